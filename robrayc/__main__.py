@@ -1,0 +1,3 @@
+from robrayc.cli import main
+
+raise SystemExit(main())

@@ -1,0 +1,52 @@
+"""Output formats: one module each, found through BACKENDS.
+
+A backend module defines ``NAME``, ``SUFFIXES`` (output file endings that select it), ``HELP``,
+``add_arguments(group)`` for its own command-line options, and
+``emit(scene, ctx) -> list[OutputFile]``. Backends never import one another; heavy libraries
+are imported inside ``emit`` so that loading the table stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from robrayc.diagnostics import DiagnosticSink
+
+# format name -> module. Add one line to register a backend.
+BACKENDS: dict[str, str] = {
+    "c": "robrayc.backends.amino_c",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class OutputFile:
+    path: Path
+    data: bytes
+
+
+@dataclass
+class EmitContext:
+    output: Path | None  # the main output path (None: standard output)
+    options: argparse.Namespace
+    sink: DiagnosticSink
+    name: str = "scenegraph"  # scene name for generated symbols (-n)
+    extra: dict = field(default_factory=dict)
+
+
+def load(name: str) -> ModuleType:
+    return importlib.import_module(BACKENDS[name])
+
+
+def by_suffix(path: str) -> str | None:
+    """The format whose SUFFIXES match the output path's ending, longest first."""
+    best: tuple[int, str] | None = None
+    lower = path.lower()
+    for name in BACKENDS:
+        for suffix in load(name).SUFFIXES:
+            if lower.endswith(suffix) and (best is None or len(suffix) > best[0]):
+                best = (len(suffix), name)
+    return best[1] if best else None

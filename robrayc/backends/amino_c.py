@@ -1,0 +1,145 @@
+"""amino C: a function that builds the scene with amino's scene-graph API (as aarxc emits).
+
+Frames parents-first (the original sorts by name; amino resolves parents at init, so order is
+free), each with its geometry; meshes as static arrays before the function; allowed pairs last.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from robrayc import __version__, ir
+from robrayc.backends import EmitContext, OutputFile
+from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
+from robrayc.templating import render
+
+NAME = "c"
+SUFFIXES = (".c",)
+HELP = "C source for the amino library (default); also writes OUTPUT.h"
+
+_LIMIT_FUNCS = (("pos", "position"), ("vel", "velocity"), ("acc", "acceleration"),
+                ("eff", "effort"))
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--no-header", action="store_true",
+                       help="C: do not write OUTPUT.h beside the C file")
+
+
+def function_name(name: str) -> str:
+    return "aa_rx_dl_sg__" + name
+
+
+def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
+    fn = function_name(ctx.name)
+    if not ctx.name.isidentifier() or not ctx.name.isascii():
+        raise ctx.sink.fatal(f"scene name '{ctx.name}' is not a C identifier",
+                             hint="use -n NAME with letters, digits and '_'")
+    write_header = ctx.output is not None and not getattr(ctx.options, "no_header", False)
+    header_path = ctx.output.with_name(ctx.output.name + ".h") if write_header else None
+    meshes = _meshes(scene, ctx)
+    model = {
+        "version": __version__,
+        "sources": c_comment(", ".join(s.rsplit("/", 1)[-1] for s in scene.sources[:3])
+                             or "(no files)"),
+        "header": header_path.name if header_path else None,
+        "function": fn,
+        "meshes": list(meshes.values()),
+        "frames": [_frame(f, meshes) for f in scene.frames],
+        "allowed": [(c_string(a.a), c_string(a.b)) for a in scene.allowed],
+    }
+    out = [OutputFile(ctx.output, render("amino_c.c.j2", model).encode())] if ctx.output \
+        else [OutputFile(None, render("amino_c.c.j2", model).encode())]
+    if header_path is not None:
+        guard = c_identifier(header_path.name).upper() + "_"
+        out.append(OutputFile(header_path, render(
+            "amino_c.h.j2", {"version": __version__, "guard": guard, "function": fn}).encode()))
+    return out
+
+
+def _frame(f: ir.Frame, meshes: dict) -> dict:
+    name = c_string(f.name)
+    variable = c_string(f.variable) if f.variable is not None else None
+    limits = []
+    if f.is_joint:
+        for fn, attr in _LIMIT_FUNCS:
+            rng = getattr(f.limits, attr)
+            if rng is not None:
+                limits.append((fn, c_double(rng[0]), c_double(rng[1])))
+    return {
+        "comment": c_comment(f.name),
+        "name": name,
+        "parent": c_string(f.parent) if f.parent is not None else "root",
+        "kind": f.kind,
+        "q": c_doubles(f.quaternion),
+        "v": c_doubles(f.translation),
+        "axis": c_doubles(f.axis) if f.is_joint and f.axis is not None else None,
+        "variable": variable,
+        "offset": c_double(f.offset),
+        "limits": limits,
+        "inertia": c_doubles(f.inertial.inertia) if f.inertial else None,
+        "mass": c_double(f.inertial.mass) if f.inertial else None,
+        "geometries": [_geometry(g, meshes) for g in f.geometries],
+    }
+
+
+def _geometry(g: ir.Geometry, meshes: dict) -> dict:
+    s = g.shape
+    array = array2 = None
+    if isinstance(s, ir.Box):
+        array = ("dimension", 3, c_doubles(s.dimension))
+        constructor = "aa_rx_geom_box(opt, dimension)"
+    elif isinstance(s, ir.Sphere):
+        constructor = f"aa_rx_geom_sphere(opt, {c_double(s.radius)})"
+    elif isinstance(s, ir.Cylinder):
+        constructor = f"aa_rx_geom_cylinder(opt, {c_double(s.height)}, {c_double(s.radius)})"
+    elif isinstance(s, ir.Cone):
+        constructor = (f"aa_rx_geom_cone(opt, {c_double(s.height)}, "
+                       f"{c_double(s.start_radius)}, {c_double(s.end_radius)})")
+    elif isinstance(s, ir.Grid):
+        array = ("dimension", 2, c_doubles(s.dimension))
+        array2 = ("delta", 2, c_doubles(s.delta))
+        constructor = f"aa_rx_geom_grid(opt, dimension, delta, {c_double(s.thickness)})"
+    else:
+        constructor = f"aa_rx_geom_mesh(opt, {meshes[_mesh_key(s)]['var']})"
+    return {
+        "color": c_doubles(g.color), "alpha": c_double(g.alpha),
+        "specular": c_doubles(g.specular), "visual": int(g.visual),
+        "collision": int(g.collision), "no_shadow": int(g.no_shadow),
+        "scale": c_double(g.scale) if g.scale != 1.0 else None,
+        "array": array, "array2": array2, "constructor": constructor,
+    }
+
+
+def _mesh_key(m: ir.Mesh) -> tuple:
+    return (m.path, m.scale3)
+
+
+def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
+    """One static function per distinct (file, scale) with the triangles embedded."""
+    out: dict = {}
+    used: set[str] = set()
+    for _, g in ir.walk_geometries(scene):
+        if not isinstance(g.shape, ir.Mesh) or _mesh_key(g.shape) in out:
+            continue
+        from robrayc.ctext import c_float
+        from robrayc.meshes import load_mesh
+
+        data = load_mesh(g.shape, ctx.sink, g.pos)
+        base = c_identifier(g.shape.path)
+        ident = base
+        k = 1
+        while ident in used:
+            k += 1
+            ident = f"{base}_{k}"
+        used.add(ident)
+        v = data.vertices.reshape(-1)
+        out[_mesh_key(g.shape)] = {
+            "fn": "aa_rx_dl_mesh__" + ident, "var": "mesh__" + ident,
+            "n_vertices": len(data.vertices), "n_vertex_floats": len(v),
+            "n_triangles": len(data.faces), "n_index": data.faces.size,
+            "vertices": ", ".join(c_float(x) for x in v),
+            "normals": ", ".join(c_float(x) for x in data.normals.reshape(-1)),
+            "indices": ", ".join(str(int(i)) + "u" for i in data.faces.reshape(-1)),
+        }
+    return out

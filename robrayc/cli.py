@@ -1,0 +1,246 @@
+"""The `robrayc` command: aarxc's options plus -I, --format, -W error, -q and backends' own.
+
+Exit status: 0 success, 1 errors in the inputs or outputs, 2 usage errors. Never a traceback:
+an unexpected exception is reported as an internal error with exit status 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import importlib
+import os
+import signal
+import sys
+from pathlib import Path
+
+from robrayc import __version__
+from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos, render
+
+# `robrayc WORD ...` runs another tool when WORD is one of these (and not a file).
+SUBCOMMANDS: dict[str, str] = {
+}
+
+EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse would exit; we want our own status and text
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from robrayc.backends import BACKENDS, load
+
+    p = _Parser(
+        prog="robrayc",
+        description="Compile robray scene files (and URDF) to C for amino, and more.",
+        epilog="Subcommands: " + (", ".join(sorted(SUBCOMMANDS)) or "none")
+        + ". Formats: " + ", ".join(BACKENDS) + ".",
+        add_help=False, allow_abbrev=False)
+    p.add_argument("files", nargs="*", metavar="FILE", help="scene files (.robray, .urdf, ...)")
+    p.add_argument("-h", "-?", "--help", action="store_true", help="show this help and exit")
+    p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file ('-': standard output)")
+    p.add_argument("-n", "--name", default="scenegraph", metavar="NAME",
+                   help="scene name for generated symbols (default: scenegraph)")
+    p.add_argument("-s", "--scene-output", metavar="FILE", help="also write the scene as robray")
+    p.add_argument("--format", metavar="FMT", choices=sorted(BACKENDS),
+                   help="output format (default: from -o's suffix, else c)")
+    p.add_argument("--list-frames", action="store_true", help="print the frame names")
+    p.add_argument("--list-vars", action="store_true", help="print the configuration variables")
+    p.add_argument("--var", action="append", default=[], metavar="NAME",
+                   help="configuration variable (pair with --val; repeatable)")
+    p.add_argument("--val", action="append", default=[], metavar="VALUE",
+                   help="value of the preceding --var")
+    p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
+                   help="search DIR for include files (after the including file's folder)")
+    p.add_argument("--package-path", action="append", default=[], metavar="NAME=DIR",
+                   help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH)")
+    p.add_argument("--missing-mesh", choices=("error", "drop", "bbox"), default="error",
+                   help="what to do with a mesh file that cannot be found (default: error)")
+    p.add_argument("-U", "--mesh-up-axis", default="Z", metavar="AXIS",
+                   help="up axis of meshes that do not declare one (default Z)")
+    p.add_argument("-F", "--mesh-forward-axis", default="Y", metavar="AXIS",
+                   help="forward axis of meshes that do not declare one (default Y)")
+    p.add_argument("--root", metavar="FRAME", help="parent frame of top-level frames")
+    p.add_argument("-W", dest="warnings", action="append", default=[], metavar="error",
+                   help="-W error: treat warnings as errors")
+    p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
+    p.add_argument("--if-changed", action="store_true",
+                   help="leave outputs whose content is unchanged untouched (mtime kept)")
+    for name in BACKENDS:
+        module = load(name)
+        group = p.add_argument_group(f"{name} output", module.HELP)
+        module.add_arguments(group)
+    return p
+
+
+def configuration(args: argparse.Namespace) -> dict[str, float]:
+    if len(args.var) != len(args.val):
+        raise UsageError("each --var needs a --val")
+    config = {}
+    for name, text in zip(args.var, args.val, strict=True):
+        try:
+            config[name] = float(text)
+        except ValueError:
+            raise UsageError(f"--val {text!r} for --var {name} is not a number") from None
+    return config
+
+
+def _load_options(args: argparse.Namespace):
+    from robrayc.frontend import LoadOptions
+
+    packages = {}
+    for item in args.package_path:
+        name, sep, folder = item.partition("=")
+        if not sep or not name:
+            raise UsageError(f"--package-path expects NAME=DIR, got {item!r}")
+        packages[name] = folder
+    return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
+                       missing_mesh=args.missing_mesh, mesh_up=args.mesh_up_axis.upper(),
+                       mesh_forward=args.mesh_forward_axis.upper(), root=args.root)
+
+
+def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
+    """(format, path) for each output requested; path None is standard output."""
+    from robrayc.backends import by_suffix
+
+    outs: list[tuple[str, Path | None]] = []
+    if args.output is not None:
+        path = None if args.output == "-" else Path(args.output)
+        fmt = args.format or (by_suffix(args.output) if path else None) or "c"
+        outs.append((fmt, path))
+    elif args.format:
+        outs.append((args.format, None))
+    if args.scene_output is not None:
+        outs.append(("robray", None if args.scene_output == "-" else Path(args.scene_output)))
+    return outs
+
+
+def run(argv: list[str], sink: DiagnosticSink) -> int:
+    from robrayc.backends import BACKENDS, EmitContext, load
+    from robrayc.frontend import LoadContext, load_with_context
+    from robrayc.outputs import check_target, write_directory, write_files
+
+    args = build_parser().parse_args(argv)
+    if args.help:
+        build_parser().print_help()
+        return EXIT_OK
+    if args.version:
+        print(f"robrayc {__version__}")
+        return EXIT_OK
+    if not args.files:
+        raise UsageError("no input scene")
+    if any(w != "error" for w in args.warnings):
+        raise UsageError("only '-W error' is supported")
+    sink.werror = bool(args.warnings)
+    sink.quiet = args.quiet
+    args.configuration = configuration(args)
+    outputs = _outputs(args)
+    for fmt, _ in outputs:
+        if fmt not in BACKENDS:
+            raise UsageError(f"output format {fmt!r} is not available")
+    for fmt, path in outputs:  # fail before any work if an output cannot be written
+        if path is not None and not getattr(load(fmt), "DIRECTORY", False):
+            check_target(path, sink)
+    sink.check()
+
+    ctx = LoadContext(_load_options(args), sink, sources=_SOURCES)
+    scene = load_with_context(args.files, ctx)
+    if args.list_frames:
+        sys.stdout.write("".join(f.name + "\n" for f in scene.frames))
+    if args.list_vars:
+        sys.stdout.write("".join(v + "\n" for v in scene.variables))
+
+    files: list[tuple[Path, bytes]] = []
+    directories: list[tuple[Path, dict[str, bytes]]] = []
+    stdout_chunks: list[bytes] = []
+    for fmt, path in outputs:
+        module = load(fmt)
+        emitted = module.emit(scene, EmitContext(path, args, sink, name=args.name))
+        sink.check()
+        if getattr(module, "DIRECTORY", False):
+            if path is None:
+                raise UsageError(f"format {fmt} writes a directory: give -o DIR")
+            directories.append((path, {str(o.path.relative_to(path)): o.data for o in emitted}))
+            continue
+        for out in emitted:
+            if out.path is None:
+                stdout_chunks.append(out.data)
+            else:
+                files.append((out.path, out.data))
+    sink.check()
+    if files and not write_files(files, sink, if_changed=args.if_changed):
+        return EXIT_ERROR
+    for path, content in directories:
+        if not write_directory(path, content, sink):
+            return EXIT_ERROR
+    for chunk in stdout_chunks:
+        sys.stdout.buffer.write(chunk)
+    sys.stdout.flush()
+    return EXIT_OK
+
+
+_SOURCES = SourceCache()
+
+
+def _print_diagnostics(sink: DiagnosticSink) -> None:
+    for d in sink.items:
+        sys.stderr.write(render(d, _SOURCES) + "\n")
+    n = sink.error_count
+    if n > 1:
+        sys.stderr.write(f"{n} errors\n")
+
+
+def _interrupted(signum, frame):  # SIGTERM -> unwind like Ctrl-C so temporaries are removed
+    raise KeyboardInterrupt
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
+        module, _, func = SUBCOMMANDS[argv[0]].partition(":")
+        return getattr(importlib.import_module(module), func or "main")(argv[1:])
+    gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
+    signal.signal(signal.SIGTERM, _interrupted)
+    sink = DiagnosticSink()
+    try:
+        status = run(argv, sink)
+    except UsageError as exc:
+        _print_diagnostics(sink)
+        sys.stderr.write(f"robrayc: error: {exc}\nsee 'robrayc --help' for usage\n")
+        return EXIT_USAGE
+    except CompileError:
+        status = EXIT_ERROR
+    except KeyboardInterrupt:
+        sys.stderr.write("robrayc: interrupted\n")
+        return 130
+    except RecursionError:
+        sink.error("input nested too deeply", SourcePos("robrayc"))
+        status = EXIT_ERROR
+    except MemoryError:
+        sink.error("out of memory", SourcePos("robrayc"))
+        status = EXIT_ERROR
+    except BrokenPipeError:
+        return EXIT_ERROR
+    except Exception as exc:  # a bug: say so briefly, never dump a traceback on users
+        _print_diagnostics(sink)
+        sys.stderr.write(f"robrayc: internal error: {type(exc).__name__}: {exc}\n"
+                         "please report this with the input that caused it "
+                         "(set ROBRAYC_DEBUG=1 for details)\n")
+        if os.environ.get("ROBRAYC_DEBUG"):
+            raise
+        return EXIT_INTERNAL
+    _print_diagnostics(sink)
+    if status == EXIT_OK and sink.error_count:
+        status = EXIT_ERROR
+    return status
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,137 @@
+"""Source positions, diagnostics and their rendering (gcc style).
+
+Every stage reports problems as :class:`Diagnostic` objects into a :class:`DiagnosticSink`;
+stages stop at their boundary when errors were reported, so one run shows several errors.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True, slots=True)
+class SourcePos:
+    """A 1-based position (and optional end) in a source file."""
+
+    file: str
+    line: int = 0
+    col: int = 0
+    end_line: int = 0
+    end_col: int = 0
+
+    def __str__(self) -> str:
+        if self.line <= 0:
+            return self.file
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+NOWHERE = SourcePos("<command line>")
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    severity: str  # "error" | "warning" | "note"
+    message: str
+    pos: SourcePos = NOWHERE
+    hint: str | None = None
+    notes: tuple[tuple[SourcePos, str], ...] = ()
+
+
+class CompileError(Exception):
+    """Raised to stop a compilation; the diagnostics are already in the sink."""
+
+    def __init__(self, diagnostics: Iterable[Diagnostic] = ()) -> None:
+        self.diagnostics = list(diagnostics)
+        super().__init__("; ".join(d.message for d in self.diagnostics) or "compilation failed")
+
+
+@dataclass
+class DiagnosticSink:
+    """Collects diagnostics; `werror` turns warnings into errors, `quiet` drops warnings."""
+
+    werror: bool = False
+    quiet: bool = False
+    items: list[Diagnostic] = field(default_factory=list)
+
+    def error(self, message: str, pos: SourcePos = NOWHERE, hint: str | None = None,
+              notes: tuple[tuple[SourcePos, str], ...] = ()) -> None:
+        self.items.append(Diagnostic("error", message, pos, hint, notes))
+
+    def warning(self, message: str, pos: SourcePos = NOWHERE, hint: str | None = None,
+                notes: tuple[tuple[SourcePos, str], ...] = ()) -> None:
+        severity = "error" if self.werror else "warning"
+        if self.quiet and severity == "warning":
+            return
+        self.items.append(Diagnostic(severity, message, pos, hint, notes))
+
+    @property
+    def error_count(self) -> int:
+        return sum(1 for d in self.items if d.severity == "error")
+
+    def check(self) -> None:
+        """Stop at a stage boundary when errors have been reported."""
+        if self.error_count:
+            raise CompileError(self.items)
+
+    def fatal(self, message: str, pos: SourcePos = NOWHERE, hint: str | None = None) -> CompileError:
+        """Record an error and return the exception that stops the compilation."""
+        self.error(message, pos, hint)
+        return CompileError(self.items)
+
+
+def suggest(name: str, candidates: Iterable[str]) -> str | None:
+    """A 'did you mean' hint for a misspelt name, or None."""
+    close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
+    return f"did you mean '{close[0]}'?" if close else None
+
+
+class SourceCache:
+    """Source texts by file name, so the renderer can show the offending line."""
+
+    def __init__(self) -> None:
+        self.texts: dict[str, str] = {}
+
+    def add(self, file: str, text: str) -> None:
+        self.texts[file] = text
+
+    def line(self, file: str, line: int) -> str | None:
+        text = self.texts.get(file)
+        if text is None:
+            try:
+                with open(file, encoding="utf-8", errors="replace", newline="") as fh:
+                    text = fh.read(4 << 20)
+            except OSError:
+                return None
+            self.texts[file] = text
+        lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if 1 <= line <= len(lines):
+            return lines[line - 1]
+        return None
+
+
+def _printable(line: str) -> str:
+    # Tabs keep the caret aligned; other controls are shown escaped.
+    return "".join(ch if ch == "\t" or ch.isprintable() else "?" for ch in line)
+
+
+def render(diag: Diagnostic, sources: SourceCache | None = None) -> str:
+    """`file:line:col: error: message`, the source line, a caret, then hint and notes."""
+    out = [f"{diag.pos}: {diag.severity}: {diag.message}"]
+    if sources is not None and diag.pos.line > 0:
+        text = sources.line(diag.pos.file, diag.pos.line)
+        if text is not None and len(text) <= 500:
+            shown = _printable(text)
+            out.append(" " + shown)
+            col = max(diag.pos.col, 1)
+            pad = "".join("\t" if ch == "\t" else " " for ch in shown[: col - 1])
+            width = 1
+            if diag.pos.end_line == diag.pos.line and diag.pos.end_col > col:
+                width = diag.pos.end_col - col
+            out.append(" " + pad + "^" + "~" * (width - 1))
+    if diag.hint:
+        out.append(f"hint: {diag.hint}")
+    for pos, note in diag.notes:
+        out.append(f"{pos}: note: {note}")
+    return "\n".join(out)

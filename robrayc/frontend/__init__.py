@@ -1,0 +1,143 @@
+"""Front end: load every input (robray, URDF, JSON, ...), merge, validate -> one Scene.
+
+Loaders are chosen by file suffix through LOADERS (module path, imported on demand); each
+exposes ``load(path, ctx) -> Partial``. Merging checks what needs all inputs at once: duplicate
+frames, unknown parents, parent cycles and allow_collision names; then orders frames
+parents-first with siblings in source order.
+"""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+from robrayc import ir
+from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos, suggest
+from robrayc.frontend.common import LoadContext, LoadOptions, Partial, PendingFrame
+
+__all__ = ["LOADERS", "LoadContext", "LoadOptions", "load_scene", "load_with_context",
+           "merge"]
+
+# suffix -> loader module. "" is a file without suffix (robray, as the original).
+LOADERS: dict[str, str] = {
+    ".robray": "robrayc.frontend.robray",
+    ".curly": "robrayc.frontend.robray",
+    "": "robrayc.frontend.robray",
+}
+
+
+def loader_for(path: Path) -> str | None:
+    return LOADERS.get(path.suffix.lower())
+
+
+def load_scene(paths: list[str], options: LoadOptions | None = None,
+               sink: DiagnosticSink | None = None) -> ir.Scene:
+    """Load and merge `paths` into one validated Scene; raises CompileError on errors."""
+    ctx = LoadContext(options or LoadOptions(), sink or DiagnosticSink())
+    return load_with_context(paths, ctx)
+
+
+def load_with_context(paths: list[str], ctx: LoadContext) -> ir.Scene:
+    sink = ctx.sink
+    if not paths:
+        raise sink.fatal("no input scene")
+    partials: list[Partial] = []
+    for name in paths:
+        path = Path(name)
+        module = loader_for(path)
+        if module is None:
+            known = ", ".join(repr(s) for s in LOADERS if s)
+            sink.error(f"unrecognized scene file suffix '{path.suffix}'", SourcePos(name),
+                       f"known suffixes: {known}")
+            continue
+        partials.append(importlib.import_module(module).load(path, ctx))
+    sink.check()
+    return merge(partials, ctx)
+
+
+def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
+    sink = ctx.sink
+    by_name: dict[str, PendingFrame] = {}
+    order: list[PendingFrame] = []
+    for part in partials:
+        for pending in part.frames:
+            f = pending.frame
+            first = by_name.get(f.name)
+            if first is None:
+                by_name[f.name] = pending
+                order.append(pending)
+            elif first.frame.pos != f.pos:  # the same definition read by two inputs is one
+                sink.error(f"duplicate frame '{f.name}'", f.pos,
+                           notes=((first.frame.pos, "first defined here"),))
+    for pending in order:
+        parent = pending.frame.parent
+        if parent is not None and parent not in by_name:
+            if ctx.options.root is not None and parent == ctx.options.root:
+                continue
+            sink.error(f"unknown parent frame '{parent}' of frame '{pending.frame.name}'",
+                       pending.parent_pos or pending.frame.pos, suggest(parent, by_name))
+    sink.check()
+    frames = _parents_first(order, sink)
+    sink.check()
+    allowed = _allowed(partials, by_name, sink)
+    sink.check()
+    return ir.Scene(frames=tuple(frames), allowed=tuple(allowed),
+                    sources=tuple(ctx.dependencies))
+
+
+def _parents_first(order: list[PendingFrame], sink: DiagnosticSink) -> list[ir.Frame]:
+    children: dict[str | None, list[ir.Frame]] = {}
+    names = {p.frame.name for p in order}
+    for p in order:
+        parent = p.frame.parent if p.frame.parent in names else None
+        children.setdefault(parent, []).append(p.frame)
+    out: list[ir.Frame] = []
+    stack = list(reversed(children.get(None, [])))
+    while stack:  # iterative pre-order: deep chains cannot hit the recursion limit
+        f = stack.pop()
+        out.append(f)
+        stack.extend(reversed(children.get(f.name, [])))
+    if len(out) != len(order):
+        _report_cycles(order, {f.name for f in out}, sink)
+    return out
+
+
+def _report_cycles(order: list[PendingFrame], placed: set[str], sink: DiagnosticSink) -> None:
+    parent_of = {p.frame.name: p for p in order}
+    reported: set[str] = set()
+    for p in order:
+        if p.frame.name in placed or p.frame.name in reported:
+            continue
+        chain = [p.frame.name]
+        seen = {p.frame.name: 0}
+        cur = p.frame.parent
+        while cur is not None and cur not in seen and cur in parent_of:
+            seen[cur] = len(chain)
+            chain.append(cur)
+            cur = parent_of[cur].frame.parent
+        if cur is None or cur not in seen:
+            continue
+        cycle = chain[seen[cur]:]
+        if reported.intersection(cycle):
+            continue
+        reported.update(cycle)
+        first = parent_of[cycle[0]]
+        notes = tuple((parent_of[n].parent_pos or parent_of[n].frame.pos,
+                       f"'{n}' has parent '{parent_of[n].frame.parent}'") for n in cycle[1:])
+        sink.error("parent cycle: " + " -> ".join(cycle + [cycle[0]]),
+                   first.parent_pos or first.frame.pos, notes=notes)
+
+
+def _allowed(partials: list[Partial], frames: dict, sink: DiagnosticSink):
+    pairs: dict[tuple[str, str], ir.AllowedCollision] = {}
+    for part in partials:
+        for a, b, pos in part.allowed:
+            bad = [n for n in (a, b) if n not in frames]
+            if bad:
+                for n in bad:
+                    sink.warning(f"allow_collision names unknown frame '{n}'; pair ignored", pos,
+                                 suggest(n, frames))
+                continue
+            key = (a, b) if a <= b else (b, a)
+            pairs.setdefault(key, ir.AllowedCollision(key[0], key[1], pos))
+    return [pairs[k] for k in sorted(pairs)]

@@ -1,0 +1,94 @@
+"""Shared front-end state: load options, the load context, partial (unmerged) scenes."""
+
+from __future__ import annotations
+
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
+
+MAX_SOURCE_BYTES = 256 << 20
+
+
+@dataclass
+class LoadOptions:
+    include_dirs: tuple[str, ...] = ()
+    package_paths: dict[str, str] = field(default_factory=dict)  # --package-path NAME=DIR
+    missing_mesh: str = "error"  # error | drop | bbox
+    mesh_up: str = "Z"  # -U: up axis of meshes that do not declare one
+    mesh_forward: str = "Y"  # -F
+    root: str | None = None  # parent of top-level frames (None: the world)
+
+
+@dataclass
+class PendingFrame:
+    frame: ir.Frame
+    parent_pos: SourcePos | None = None  # where the parent was named (for errors)
+
+
+@dataclass
+class Partial:
+    """What one input contributes before merging: frames, allowed pairs, files read."""
+
+    frames: list[PendingFrame] = field(default_factory=list)
+    allowed: list[tuple[str, str, SourcePos]] = field(default_factory=list)
+
+
+@dataclass
+class LoadContext:
+    options: LoadOptions
+    sink: DiagnosticSink
+    sources: SourceCache = field(default_factory=SourceCache)
+    dependencies: list[str] = field(default_factory=list)  # every file read, in order
+
+    def include_path(self) -> list[Path]:
+        dirs = [Path(d) for d in self.options.include_dirs]
+        dirs += [Path(d) for d in os.environ.get("ROBRAY_PATH", "").split(os.pathsep) if d]
+        return dirs
+
+    def note_dependency(self, path: str) -> None:
+        if path not in self.dependencies:
+            self.dependencies.append(path)
+
+    def read_source(self, path: Path, at: SourcePos | None = None) -> bytes | None:
+        """Read a scene file's bytes; problems become errors at `at` (or the file itself)."""
+        where = at or SourcePos(str(path))
+        try:
+            st = path.stat()
+        except OSError as exc:
+            self.sink.error(f"cannot read '{path}': {exc.strerror or exc}", where)
+            return None
+        if stat.S_ISDIR(st.st_mode):
+            self.sink.error(f"cannot read '{path}': is a directory", where)
+            return None
+        if not stat.S_ISREG(st.st_mode):
+            self.sink.error(f"cannot read '{path}': not a regular file", where)
+            return None
+        if st.st_size > MAX_SOURCE_BYTES:
+            self.sink.error(f"cannot read '{path}': larger than {MAX_SOURCE_BYTES >> 20} MiB",
+                            where)
+            return None
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            self.sink.error(f"cannot read '{path}': {exc.strerror or exc}", where)
+            return None
+        self.note_dependency(str(path))
+        return data
+
+    def mesh_shape(self, path: str, source: str, pos: SourcePos,
+                   scale3: ir.Vec3 = (1.0, 1.0, 1.0)) -> ir.Mesh | None:
+        """A Mesh shape for a file named in a scene; a missing file follows --missing-mesh."""
+        if os.path.isfile(path):
+            self.note_dependency(path)
+            return ir.Mesh(path=os.path.abspath(path), source=source, scale3=scale3)
+        if self.options.missing_mesh == "error":
+            self.sink.error(f"mesh file '{source}' not found (looked for '{path}')", pos,
+                            "use --missing-mesh=drop to leave missing meshes out")
+        else:
+            self.sink.warning(f"mesh file '{source}' not found; geometry dropped", pos)
+        return None

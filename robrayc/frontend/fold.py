@@ -1,0 +1,162 @@
+"""Constant folding of robray expressions to exact doubles.
+
+Iterative (an explicit stack), so a 10,000-deep expression cannot exhaust Python's recursion
+limit. Division by zero, overflow, NaN, complex results and unknown names are errors at the
+sub-expression's position; folding of the other expressions goes on so several are reported.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from lark import Token, Tree
+
+from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
+
+BUILTINS: dict[str, float] = {"pi": math.pi, "π": math.pi, "deg": math.pi / 180}
+
+_EXPONENT = re.compile(r"[dDsS]")
+
+
+def number_value(text: str) -> float:
+    """A robray literal as an exact double (`1d-3`, `2.5D2`, `1s2` use other exponent letters)."""
+    return float(_EXPONENT.sub("e", text))
+
+
+def first_token(node: Tree | Token) -> Token | None:
+    while isinstance(node, Tree):
+        if not node.children:
+            return None
+        node = node.children[0]
+    return node
+
+
+def last_token(node: Tree | Token) -> Token | None:
+    while isinstance(node, Tree):
+        if not node.children:
+            return None
+        node = node.children[-1]
+    return node
+
+
+def node_pos(node: Tree | Token, file: str) -> SourcePos:
+    """Span of a node, from its first to its last token."""
+    first, last = first_token(node), last_token(node)
+    if first is None:
+        return SourcePos(file)
+    end = last if last is not None else first
+    return SourcePos(file, first.line, first.column,
+                     end.end_line or end.line, end.end_column or end.column + len(end))
+
+
+class FoldError(Exception):
+    """One sub-expression could not be folded (already reported)."""
+
+
+_BINARY = {"add", "sub", "mul", "div", "pow"}
+
+
+def fold(expr: Tree | Token, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
+    """Evaluate `expr`; on failure report the problem and raise FoldError."""
+    # Post-order walk: (node, visited) pairs; results on a value stack.
+    stack: list[tuple[Tree, bool]] = [(expr, False)]
+    values: list[float] = []
+    while stack:
+        node, visited = stack.pop()
+        kind = node.data
+        if kind == "number":
+            values.append(number_value(node.children[0]))
+            continue
+        if kind == "ident":
+            values.append(_lookup(node, env, file, sink))
+            continue
+        if not visited:
+            stack.append((node, True))
+            operands = [c for c in node.children if isinstance(c, Tree)]
+            for child in reversed(operands):
+                stack.append((child, False))
+            continue
+        if kind == "paren" or kind == "plus":
+            continue  # value already on the stack
+        if kind == "neg":
+            values.append(-values.pop())
+            continue
+        if kind not in _BINARY:
+            sink.error(f"expected a number, got {_describe(node)}", node_pos(node, file))
+            raise FoldError
+        right = values.pop()
+        left = values.pop()
+        if kind == "pow" and node.children[0].data == "neg":
+            sink.warning("unary minus binds tighter than power here: -x^y means (-x)^y",
+                         node_pos(node, file), "add parentheses to say which you mean")
+        values.append(_binary(kind, left, right, node, file, sink))
+    return values[0]
+
+
+def _describe(node: Tree) -> str:
+    if node.data == "array":
+        return f"an array of {len(node.children)} values"
+    if node.data == "string":
+        return "a string"
+    return node.data
+
+
+def _lookup(node: Tree, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
+    name = str(node.children[0])
+    if name in env:
+        return env[name]
+    if name in BUILTINS:
+        return BUILTINS[name]
+    pos = node_pos(node, file)
+    hint = suggest(name, list(env) + ["pi", "deg"])
+    if "-" in name:
+        parts = name.split("-")
+        if all(p in env or p in BUILTINS or _is_number(p) for p in parts):
+            hint = (f"a hyphen belongs to the name; for subtraction write "
+                    f"'{' - '.join(parts)}'")
+    sink.error(f"unknown name '{name}'", pos, hint)
+    raise FoldError
+
+
+def _is_number(text: str) -> bool:
+    try:
+        number_value(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _binary(kind: str, a: float, b: float, node: Tree, file: str, sink: DiagnosticSink) -> float:
+    pos = node_pos(node, file)
+    try:
+        if kind == "add":
+            r = a + b
+        elif kind == "sub":
+            r = a - b
+        elif kind == "mul":
+            r = a * b
+        elif kind == "div":
+            if b == 0:
+                sink.error("division by zero", pos)
+                raise FoldError
+            r = a / b
+        else:
+            r = a ** b
+            if isinstance(r, complex):
+                sink.error(f"complex result: ({a!r}) ** {b!r}", pos,
+                           "a negative base needs an integer exponent")
+                raise FoldError
+    except ZeroDivisionError:
+        sink.error("division by zero (zero to a negative power)", pos)
+        raise FoldError from None
+    except OverflowError:
+        sink.error("number too large (overflow)", pos)
+        raise FoldError from None
+    if math.isinf(r):
+        sink.error("number too large (overflow to infinity)", pos)
+        raise FoldError
+    if math.isnan(r):
+        sink.error("result is not a number (NaN)", pos)
+        raise FoldError
+    return r

@@ -1,0 +1,556 @@
+"""robray files -> IR frames: include resolution, constant folding, classes, lowering.
+
+Semantics follow the original (see README "The robray language"): defs, classes and frames are
+processed in file order, an include inserts the file at that point (once per input), classes
+are frozen when defined. Attribute precedence: a block's own attributes (last wins), then its
+classes: for geometry and classes the LAST `isa` wins, for frame-level `isa` the FIRST wins.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import stat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lark import Token, Tree
+
+from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
+from robrayc.frontend.common import LoadContext, Partial, PendingFrame
+from robrayc.frontend.fold import FoldError, fold, node_pos
+from robrayc.frontend.parse import decode, parse
+from robrayc.transforms import qnorm, rpy_to_quat
+
+# --- attribute schema -------------------------------------------------------------------------
+NUM, VEC, SYM, STR = "number", "array", "name", "string"
+
+# name -> (kind, allowed array lengths)
+ATTR_TYPES: dict[str, tuple[str, tuple[int, ...]]] = {
+    "parent": (SYM, ()), "translation": (VEC, (3,)), "quaternion": (VEC, (4,)),
+    "rpy": (VEC, (3,)), "type": (SYM, ()), "axis": (VEC, (3,)), "offset": (NUM, ()),
+    "variable": (SYM, ()), "isa": (SYM, ()),
+    "limit_position": (VEC, (2,)), "limit_velocity": (NUM, (2,)),
+    "limit_acceleration": (NUM, (2,)), "limit_effort": (NUM, (2,)),
+    "mass": (NUM, ()), "inertia": (VEC, (6, 9)),
+    "shape": (SYM, ()), "mesh": (STR, ()), "dimension": (VEC, (2, 3)), "radius": (NUM, ()),
+    "height": (NUM, ()), "start_radius": (NUM, ()), "end_radius": (NUM, ()),
+    "delta": (VEC, (2,)), "thickness": (NUM, ()), "color": (VEC, (3,)), "alpha": (NUM, ()),
+    "specular": (VEC, (3,)), "scale": (NUM, ()), "visual": (NUM, ()), "collision": (NUM, ()),
+    "no-shadow": (NUM, ()),
+}
+ALIASES = {"no_shadow": "no-shadow"}
+FRAME_ATTRS = frozenset({
+    "parent", "translation", "quaternion", "rpy", "type", "axis", "offset", "variable", "isa",
+    "limit_position", "limit_velocity", "limit_acceleration", "limit_effort", "mass", "inertia",
+})
+GEOM_ATTRS = frozenset({
+    "shape", "mesh", "dimension", "radius", "height", "start_radius", "end_radius", "delta",
+    "thickness", "color", "alpha", "specular", "scale", "visual", "collision", "no-shadow", "isa",
+})
+CLASS_ATTRS = (FRAME_ATTRS | GEOM_ATTRS) - {"variable"}
+JOINT_TYPES = ("fixed", "revolute", "prismatic")
+SHAPES = ("box", "sphere", "cylinder", "cone", "grid")
+UNIT_TOLERANCE = 1e-6
+
+Value = float | tuple[float, ...] | str
+
+
+@dataclass(frozen=True, slots=True)
+class Attr:
+    value: Value
+    pos: SourcePos  # the value's position
+
+
+@dataclass
+class Block:
+    """Resolved attributes of a class, frame or geometry block (own attributes + classes)."""
+
+    attrs: dict[str, Attr] = field(default_factory=dict)
+    tags: list[str] = field(default_factory=list)  # isa names, transitive, in order
+
+    def get(self, name: str) -> Value | None:
+        a = self.attrs.get(name)
+        return None if a is None else a.value
+
+    def pos(self, name: str, default: SourcePos) -> SourcePos:
+        a = self.attrs.get(name)
+        return default if a is None else a.pos
+
+
+@dataclass
+class ClassDef:
+    block: Block
+    pos: SourcePos
+
+
+class _Unit:
+    """One top-level input file and everything it includes: one def/class namespace."""
+
+    def __init__(self, ctx: LoadContext, top: Path) -> None:
+        self.ctx = ctx
+        self.sink: DiagnosticSink = ctx.sink
+        self.top = top
+        self.env: dict[str, float] = {}
+        self.def_pos: dict[str, SourcePos] = {}
+        self.classes: dict[str, ClassDef] = {}
+        self.loaded: set[str] = set()
+        self.partial = Partial()
+
+    # --- files and includes ----------------------------------------------------------------
+    def run(self) -> Partial:
+        self._load_file(self.top, chain=())
+        return self.partial
+
+    def _load_file(self, path: Path, chain: tuple[tuple[str, SourcePos], ...],
+                   at: SourcePos | None = None) -> None:
+        real = os.path.realpath(path)
+        if real in self.loaded:
+            return  # a file is read once per input, later includes are no-ops
+        file = str(path)
+        data = self.ctx.read_source(path, at)
+        if data is None:
+            return
+        self.loaded.add(real)
+        text = decode(data, file, self.sink)
+        if text is None:
+            return
+        self.ctx.sources.add(file, text)
+        tree = parse(text, file, self.sink)
+        if tree is None:
+            return
+        if not tree.children and not chain:
+            self.sink.error("empty scene file: no statements", SourcePos(file, 1, 1, 1, 2),
+                            "a scene needs at least one frame, def, class or include")
+            return
+        chain = chain + ((real, at or SourcePos(file)),)
+        for stmt in tree.children:
+            kind = stmt.data
+            try:
+                if kind == "include":
+                    self._include(stmt, path, chain)
+                elif kind == "def_stmt":
+                    self._def(stmt, file)
+                elif kind == "class_stmt":
+                    self._class(stmt, file)
+                elif kind == "frame":
+                    self._frame(stmt, file, None)
+                elif kind == "allow":
+                    self._allow(stmt, file)
+            except FoldError:
+                pass  # already reported; go on with the next statement
+
+    def _include(self, stmt: Tree, includer: Path, chain) -> None:
+        tok = stmt.children[0]
+        file = str(includer)
+        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        name = str(tok)[1:-1]
+        target = self._resolve_include(name, includer)
+        if target is None:
+            searched = [str(includer.parent)] + [str(d) for d in self.ctx.include_path()]
+            self.sink.error(f"cannot find include file '{name}'", pos,
+                            "searched: " + ", ".join(searched))
+            return
+        real = os.path.realpath(target)
+        for i, (done, _) in enumerate(chain):
+            if done == real:
+                cycle = [os.path.relpath(c[0]) for c in chain[i:]] + [os.path.relpath(real)]
+                notes = tuple((p, "included from here") for _, p in chain[i + 1:])
+                self.sink.error("include cycle: " + " -> ".join(cycle), pos, notes=notes)
+                return
+        self.ctx.note_dependency(str(target))
+        self._load_file(target, chain, pos)
+
+    def _resolve_include(self, name: str, includer: Path) -> Path | None:
+        names = [name]
+        if not Path(name).suffix and includer.suffix:
+            names.insert(0, name + includer.suffix)  # the original appends the includer's suffix
+        if os.path.isabs(name):
+            dirs = [Path("/")]
+        else:
+            dirs = [includer.parent, *self.ctx.include_path()]
+        for d in dirs:
+            for n in names:
+                candidate = d / n
+                if candidate.exists():
+                    return candidate
+        return None
+
+    # --- defs and classes -------------------------------------------------------------------
+    def _def(self, stmt: Tree, file: str) -> None:
+        tok, expr = stmt.children
+        name = str(tok)
+        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        value = fold(expr, self.env, file, self.sink)
+        if name in self.env:
+            self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
+                              notes=((self.def_pos[name], "previous definition is here"),))
+        self.env[name] = value
+        self.def_pos[name] = pos
+
+    def _class(self, stmt: Tree, file: str) -> None:
+        tok = stmt.children[0]
+        name = str(tok)
+        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        if name in self.classes:
+            self.sink.error(f"duplicate class '{name}'", pos,
+                            notes=((self.classes[name].pos, "first defined here"),))
+            return
+        block = self._block(stmt.children[1:], file, CLASS_ATTRS, "class", last_isa_wins=True)
+        self.classes[name] = ClassDef(block, pos)
+
+    def _block(self, items, file: str, allowed: frozenset[str], context: str,
+               last_isa_wins: bool) -> Block:
+        """Evaluate a block's attributes, then merge in its classes by precedence."""
+        block = Block()
+        isa: list[tuple[str, SourcePos]] = []
+        for item in items:
+            if not isinstance(item, Tree) or item.data != "attr":
+                continue
+            name_tok, value = item.children
+            name = ALIASES.get(str(name_tok), str(name_tok))
+            npos = SourcePos(file, name_tok.line, name_tok.column, name_tok.end_line,
+                             name_tok.end_column)
+            if name not in allowed:
+                self._unknown_attr(name, npos, allowed, context)
+                continue
+            try:
+                val = self._value(name, value, file)
+            except FoldError:
+                continue
+            if name == "isa":
+                isa.append((str(val), npos))
+            else:
+                block.attrs[name] = Attr(val, node_pos(value, file))
+        order = reversed(isa) if last_isa_wins else iter(isa)
+        for cname, cpos in order:
+            cdef = self.classes.get(cname)
+            if cdef is None:
+                self.sink.warning(f"class '{cname}' is not declared; kept as a tag only", cpos,
+                                  suggest(cname, self.classes))
+                continue
+            for key, attr in cdef.block.attrs.items():
+                block.attrs.setdefault(key, attr)
+        for cname, _ in isa:
+            _add_tag(block.tags, cname)
+            cdef = self.classes.get(cname)
+            if cdef is not None:
+                for t in cdef.block.tags:
+                    _add_tag(block.tags, t)
+        return block
+
+    def _unknown_attr(self, name: str, pos: SourcePos, allowed: frozenset[str], context: str):
+        if context == "frame" and name in GEOM_ATTRS:
+            self.sink.error(f"'{name}' is a geometry attribute, not a frame attribute", pos,
+                            "put it inside a 'geometry { ... }' block of the frame")
+        elif context == "geometry" and name in FRAME_ATTRS:
+            self.sink.error(f"'{name}' is a frame attribute, not a geometry attribute", pos,
+                            "put it in the enclosing frame, outside 'geometry { ... }'")
+        else:
+            self.sink.error(f"unknown attribute '{name}' in {context}", pos,
+                            suggest(name, sorted(allowed)))
+
+    def _value(self, name: str, node: Tree, file: str) -> Value:
+        kind, lengths = ATTR_TYPES[name]
+        pos = node_pos(node, file)
+        if kind in (SYM, STR):
+            if node.data == "string":
+                return str(node.children[0])[1:-1]
+            if kind == SYM and node.data == "ident":
+                return str(node.children[0])
+            want = "a name" if kind == SYM else "a string"
+            self.sink.error(f"expected {want} for '{name}', got {_describe(node)}", pos)
+            raise FoldError
+        if node.data == "array":
+            if kind == NUM and not lengths:
+                self.sink.error(f"expected a number for '{name}', got {_describe(node)}", pos)
+                raise FoldError
+            n = len(node.children)
+            if n not in lengths:
+                want = " or ".join(str(k) for k in lengths)
+                self.sink.error(f"expected {want} values for '{name}', got {n}", pos)
+                raise FoldError
+            return tuple(fold(c, self.env, file, self.sink) for c in node.children)
+        if node.data == "string":
+            self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
+                            f"'{name}', got a string", pos)
+            raise FoldError
+        if kind == VEC:
+            n = " or ".join(str(k) for k in lengths)
+            self.sink.error(f"expected an array of {n} numbers for '{name}', got a number", pos,
+                            f"write '{name} [...]'")
+            raise FoldError
+        return fold(node, self.env, file, self.sink)
+
+    # --- frames -------------------------------------------------------------------------------
+    def _frame(self, stmt: Tree, file: str, enclosing: str | None) -> None:
+        # Nested frames are flattened with an explicit stack (no recursion limit).
+        work: list[tuple[Tree, str | None]] = [(stmt, enclosing)]
+        while work:
+            node, outer = work.pop()
+            children = self._one_frame(node, file, outer)
+            work.extend(reversed(children))
+
+    def _one_frame(self, stmt: Tree, file: str, outer: str | None) -> list[tuple[Tree, str]]:
+        name_node = stmt.children[0]
+        name = str(name_node.children[0])
+        if name_node.data == "string":
+            name = name[1:-1]
+        pos = node_pos(name_node, file)
+        items = stmt.children[1:]
+        try:
+            block = self._block(items, file, FRAME_ATTRS, "frame", last_isa_wins=False)
+        except FoldError:
+            block = Block()
+        parent: str | None = outer
+        parent_pos = None
+        if "parent" in block.attrs:
+            if outer is not None:
+                self.sink.error(f"cannot reparent nested frame '{name}'", block.attrs["parent"].pos,
+                                f"it is nested in '{outer}', which is its parent")
+            else:
+                parent = str(block.get("parent"))
+                parent_pos = block.attrs["parent"].pos
+        geometries = []
+        nested: list[tuple[Tree, str]] = []
+        for item in items:
+            if not isinstance(item, Tree):
+                continue
+            if item.data == "geometry":
+                geom = self._geometry(item, file, name)
+                if geom is not None:
+                    geometries.append(geom)
+            elif item.data == "frame":
+                nested.append((item, name))
+        frame = self._lower_frame(name, parent, block, tuple(geometries), pos)
+        if frame is not None:
+            self.partial.frames.append(PendingFrame(frame, parent_pos))
+        return nested
+
+    def _lower_frame(self, name: str, parent: str | None, block: Block,
+                     geometries: tuple[ir.Geometry, ...], pos: SourcePos) -> ir.Frame | None:
+        kind = str(block.get("type") or "fixed")
+        if kind not in JOINT_TYPES:
+            self.sink.error(f"unknown joint type '{kind}' in frame '{name}'",
+                            block.pos("type", pos), suggest(kind, JOINT_TYPES)
+                            or "joint types are fixed, revolute and prismatic")
+            return None
+        q = self._orientation(block, pos)
+        v = block.get("translation") or ir.ZERO_V
+        axis = None
+        variable = None
+        if kind != "fixed":
+            axis = self._axis(name, kind, block, pos)
+            if axis is None:
+                return None
+            variable = str(block.get("variable") or name)
+        else:
+            for key in ("axis", "offset", "variable", "limit_position", "limit_velocity",
+                        "limit_acceleration", "limit_effort"):
+                if key in block.attrs:
+                    self.sink.warning(f"'{key}' has no effect on fixed frame '{name}'",
+                                      block.pos(key, pos), "set 'type revolute;' or "
+                                      "'type prismatic;' to make it a joint")
+        return ir.Frame(
+            name=name, parent=parent, kind=kind, translation=v, quaternion=q, axis=axis,
+            offset=float(block.get("offset") or 0.0) if kind != "fixed" else 0.0,
+            variable=variable, limits=self._limits(block, pos),
+            inertial=self._inertial(block, pos), geometries=geometries,
+            tags=tuple(block.tags), pos=pos)
+
+    def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
+        q = block.get("quaternion")
+        if q is not None:  # quaternion wins over rpy, as in the original
+            n = qnorm(q)
+            qpos = block.pos("quaternion", pos)
+            if n == 0:
+                self.sink.error("quaternion is zero", qpos, "the identity is [0, 0, 0, 1]")
+                return ir.IDENTITY_Q
+            if abs(n - 1) > UNIT_TOLERANCE:
+                self.sink.warning(f"quaternion has norm {n!r}; normalised", qpos,
+                                  "robray quaternions are [x, y, z, w], scalar last")
+            return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+        rpy = block.get("rpy")
+        if rpy is not None:
+            return rpy_to_quat(*rpy)
+        return ir.IDENTITY_Q
+
+    def _axis(self, name: str, kind: str, block: Block, pos: SourcePos) -> ir.Vec3 | None:
+        axis = block.get("axis")
+        if axis is None:
+            self.sink.error(f"{kind} frame '{name}' has no 'axis'", pos,
+                            "add e.g. 'axis [0, 0, 1];'")
+            return None
+        n = math.sqrt(sum(c * c for c in axis))
+        apos = block.pos("axis", pos)
+        if n == 0:
+            self.sink.error(f"axis of {kind} frame '{name}' is zero", apos)
+            return None
+        if kind == "revolute" and abs(n - 1) > UNIT_TOLERANCE:
+            # amino turns the axis into a quaternion as given: only a unit axis is a rotation
+            self.sink.warning(f"axis of revolute frame '{name}' has length {n!r}; normalised",
+                              apos)
+            return (axis[0] / n, axis[1] / n, axis[2] / n)
+        return axis
+
+    def _limits(self, block: Block, pos: SourcePos) -> ir.Limits:
+        out = {}
+        for key in ("position", "velocity", "acceleration", "effort"):
+            value = block.get("limit_" + key)
+            if value is None:
+                continue
+            if isinstance(value, float):
+                lo, hi = -abs(value), abs(value)
+            else:
+                lo, hi = value
+            if lo > hi:
+                self.sink.error(f"limit_{key}: minimum {lo!r} is above maximum {hi!r}",
+                                block.pos("limit_" + key, pos))
+            out[key] = (lo, hi)
+        return ir.Limits(**out) if out else ir.NO_LIMITS
+
+    def _inertial(self, block: Block, pos: SourcePos) -> ir.Inertial | None:
+        mass = block.get("mass")
+        inertia = block.get("inertia")
+        if mass is None and inertia is None:
+            return None
+        if inertia is None:
+            inertia = (0.0,) * 6
+        if len(inertia) == 6:  # ixx ixy ixz iyy iyz izz, as URDF
+            ixx, ixy, ixz, iyy, iyz, izz = inertia
+            inertia = (ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)
+        elif any(inertia[i] != inertia[j] for i, j in ((1, 3), (2, 6), (5, 7))):
+            self.sink.error("inertia matrix is not symmetric", block.pos("inertia", pos))
+        return ir.Inertial(float(mass or 0.0), tuple(inertia))
+
+    # --- geometry -----------------------------------------------------------------------------
+    def _geometry(self, node: Tree, file: str, frame: str) -> ir.Geometry | None:
+        kw = node.children[0]
+        pos = SourcePos(file, kw.line, kw.column, kw.end_line, kw.end_column)
+        block = self._block(node.children[1:], file, GEOM_ATTRS, "geometry", last_isa_wins=True)
+        shape = self._shape(block, pos, frame, file)
+        if shape is None:
+            return None
+        return ir.Geometry(
+            shape=shape,
+            color=block.get("color") or ir.DEFAULT_COLOR,
+            alpha=_num(block.get("alpha"), 1.0),
+            specular=block.get("specular") or ir.ZERO_V,
+            visual=_num(block.get("visual"), 1.0) != 0,
+            collision=_num(block.get("collision"), 1.0) != 0,
+            no_shadow=_num(block.get("no-shadow"), 0.0) != 0,
+            scale=_num(block.get("scale"), 1.0),
+            tags=tuple(block.tags), pos=pos)
+
+    def _need(self, block: Block, key: str, shape: str, pos: SourcePos, n: int = 0):
+        value = block.get(key)
+        if value is None:
+            self.sink.error(f"{shape} geometry needs '{key}'", pos)
+            raise FoldError
+        if n and len(value) != n:
+            self.sink.error(f"'{key}' of a {shape} needs {n} values, got {len(value)}",
+                            block.pos(key, pos))
+            raise FoldError
+        return value
+
+    def _shape(self, block: Block, pos: SourcePos, frame: str, file: str) -> ir.Shape | None:
+        mesh = block.get("mesh")
+        shape = block.get("shape")
+        if shape is None and mesh is None:
+            self.sink.error(f"no shape or mesh in geometry of frame '{frame}'", pos,
+                            "add 'shape box;' (or sphere, cylinder, cone, grid) or 'mesh \"file\";'")
+            return None
+        if shape is None or (mesh is not None and shape == "mesh"):
+            return self._mesh(str(mesh), block.pos("mesh", pos), file)
+        shape = str(shape)
+        spos = block.pos("shape", pos)
+        try:
+            if shape == "box":
+                dim = self._need(block, "dimension", "box", pos, 3)
+                self._nonnegative(dim, "dimension", block.pos("dimension", pos))
+                return ir.Box(dim)
+            if shape == "sphere":
+                return ir.Sphere(self._nonnegative(self._need(block, "radius", shape, pos),
+                                                   "radius", block.pos("radius", pos)))
+            if shape == "cylinder":
+                return ir.Cylinder(self._need(block, "height", shape, pos),
+                                   self._nonnegative(self._need(block, "radius", shape, pos),
+                                                     "radius", block.pos("radius", pos)))
+            if shape == "cone":
+                return ir.Cone(self._need(block, "height", shape, pos),
+                               self._need(block, "start_radius", shape, pos),
+                               self._need(block, "end_radius", shape, pos))
+            if shape == "grid":
+                dim = self._need(block, "dimension", "grid", pos, 2)
+                return ir.Grid(dim, self._need(block, "delta", "grid", pos, 2),
+                               self._need(block, "thickness", "grid", pos))
+        except FoldError:
+            return None
+        if shape == "mesh":
+            self.sink.error("'shape mesh' needs a file", spos, "write 'mesh \"file.stl\";'")
+        else:
+            self.sink.error(f"unknown shape '{shape}'", spos,
+                            suggest(shape, SHAPES) or "shapes are " + ", ".join(SHAPES))
+        return None
+
+    def _nonnegative(self, value, key: str, pos: SourcePos):
+        values = value if isinstance(value, tuple) else (value,)
+        if any(v < 0 for v in values):
+            self.sink.error(f"'{key}' must not be negative", pos)
+            raise FoldError
+        return value
+
+    def _mesh(self, name: str, pos: SourcePos, file: str) -> ir.Shape | None:
+        """Relative to the naming file, then the top-level file's directory (the original)."""
+        path = Path(name)
+        here = Path(file).parent / path
+        if path.is_absolute() or here.exists():
+            resolved = path if path.is_absolute() else here
+        elif (self.top.parent / path).exists():
+            resolved = self.top.parent / path
+            self.sink.warning(f"mesh '{name}' found relative to the top-level file, not the "
+                              "file naming it", pos)
+        else:
+            resolved = here
+        return self.ctx.mesh_shape(str(resolved), name, pos)
+
+    # --- allowed collisions ----------------------------------------------------------------
+    def _allow(self, stmt: Tree, file: str) -> None:
+        names = []
+        for node in stmt.children:
+            text = str(node.children[0])
+            names.append(text[1:-1] if node.data == "string" else text)
+        pos = node_pos(stmt.children[0], file)
+        end = node_pos(stmt.children[1], file)
+        pos = SourcePos(file, pos.line, pos.col, end.end_line, end.end_col)
+        self.partial.allowed.append((names[0], names[1], pos))
+
+
+def _add_tag(tags: list[str], name: str) -> None:
+    if name not in tags:
+        tags.append(name)
+
+
+def _num(value, default: float) -> float:
+    return default if value is None else float(value)
+
+
+def _describe(node: Tree | Token) -> str:
+    if isinstance(node, Tree) and node.data == "array":
+        return f"an array of {len(node.children)} values"
+    if isinstance(node, Tree) and node.data == "string":
+        return "a string"
+    return "a number expression"
+
+
+def load(path: Path, ctx: LoadContext) -> Partial:
+    """Load one top-level robray file (and its includes)."""
+    return _Unit(ctx, path).run()
+
+
+def is_regular(path: Path) -> bool:
+    try:
+        return stat.S_ISREG(path.stat().st_mode)
+    except OSError:
+        return False

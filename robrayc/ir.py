@@ -1,0 +1,195 @@
+"""The scene-graph IR: immutable, typed, position-carrying dataclasses.
+
+Every front end (robray, URDF, JSON, cs2 board) lowers to a :class:`Scene`; every backend and
+analysis reads one. Numbers are plain Python floats (exact doubles); vectors are tuples.
+Transforms stay pure Python here so a C compile never imports numpy (see ``transforms.py``;
+``analysis/fk.py`` builds numpy arrays on demand).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from robrayc.diagnostics import NOWHERE, SourcePos
+
+Vec2 = tuple[float, float]
+Vec3 = tuple[float, float, float]
+Quat = tuple[float, float, float, float]  # x, y, z, w (scalar last, as amino)
+
+IDENTITY_Q: Quat = (0.0, 0.0, 0.0, 1.0)
+ZERO_V: Vec3 = (0.0, 0.0, 0.0)
+
+JointKind = Literal["fixed", "revolute", "prismatic"]
+
+
+# --- shapes ---------------------------------------------------------------------------------
+# Placement (amino convention): box and sphere centred on the frame origin; cylinder and cone
+# from the origin along +Z for `height`; grid in the frame's XY plane.
+
+
+@dataclass(frozen=True, slots=True)
+class Box:
+    dimension: Vec3
+
+
+@dataclass(frozen=True, slots=True)
+class Sphere:
+    radius: float
+
+
+@dataclass(frozen=True, slots=True)
+class Cylinder:
+    height: float
+    radius: float
+
+
+@dataclass(frozen=True, slots=True)
+class Cone:
+    height: float
+    start_radius: float
+    end_radius: float
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    dimension: Vec2
+    delta: Vec2
+    thickness: float
+
+
+@dataclass(frozen=True, slots=True)
+class Mesh:
+    """A mesh file. `path` is as resolved (absolute where the file was found); `source` is the
+    text the scene gave (e.g. a package:// URI). `scale3` is a per-axis scale applied to the
+    vertices on top of the geometry's scalar `scale` (URDF allows non-uniform scale)."""
+
+    path: str
+    source: str = ""
+    scale3: Vec3 = (1.0, 1.0, 1.0)
+
+
+Shape = Box | Sphere | Cylinder | Cone | Grid | Mesh
+
+SHAPE_NAMES: dict[type, str] = {
+    Box: "box", Sphere: "sphere", Cylinder: "cylinder", Cone: "cone", Grid: "grid", Mesh: "mesh",
+}
+
+
+def shape_name(shape: Shape) -> str:
+    return SHAPE_NAMES[type(shape)]
+
+
+DEFAULT_COLOR: Vec3 = (0.8, 0.8, 0.8)
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    shape: Shape
+    color: Vec3 = DEFAULT_COLOR
+    alpha: float = 1.0
+    specular: Vec3 = ZERO_V
+    visual: bool = True
+    collision: bool = True
+    no_shadow: bool = False
+    scale: float = 1.0
+    tags: tuple[str, ...] = ()  # class names from `isa`, in order, transitive, no duplicates
+    pos: SourcePos = NOWHERE
+
+
+# --- frames ---------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """Joint limits as (min, max) pairs; None where unknown."""
+
+    position: tuple[float, float] | None = None
+    velocity: tuple[float, float] | None = None
+    acceleration: tuple[float, float] | None = None
+    effort: tuple[float, float] | None = None
+
+    def is_empty(self) -> bool:
+        return (self.position is None and self.velocity is None
+                and self.acceleration is None and self.effort is None)
+
+
+NO_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Inertial:
+    """Mass and the symmetric 3x3 inertia tensor (column-major, 9 values) at the frame origin."""
+
+    mass: float
+    inertia: tuple[float, ...]  # 9 values, column-major (symmetric, so also row-major)
+
+
+@dataclass(frozen=True, slots=True)
+class Frame:
+    name: str
+    parent: str | None = None  # None: child of the root given at load time
+    kind: JointKind = "fixed"
+    translation: Vec3 = ZERO_V
+    quaternion: Quat = IDENTITY_Q  # unit, x y z w
+    axis: Vec3 | None = None  # joints only
+    offset: float = 0.0
+    variable: str | None = None  # joints only; the configuration variable name
+    limits: Limits = NO_LIMITS
+    inertial: Inertial | None = None
+    geometries: tuple[Geometry, ...] = ()
+    tags: tuple[str, ...] = ()  # frame-level `isa`
+    pos: SourcePos = NOWHERE
+
+    @property
+    def is_joint(self) -> bool:
+        return self.kind != "fixed"
+
+
+@dataclass(frozen=True, slots=True)
+class AllowedCollision:
+    a: str  # a < b
+    b: str
+    pos: SourcePos = NOWHERE
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """A validated scene: frames parents-first (siblings in source order), no cycles, every
+    parent known (or None), allowed pairs sorted and naming known frames."""
+
+    frames: tuple[Frame, ...]
+    allowed: tuple[AllowedCollision, ...] = ()
+    sources: tuple[str, ...] = ()  # every file read (inputs, includes, URDFs, meshes)
+    _index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "_index", {f.name: i for i, f in enumerate(self.frames)})
+
+    def frame(self, name: str) -> Frame:
+        return self.frames[self._index[name]]
+
+    def has_frame(self, name: str) -> bool:
+        return name in self._index
+
+    def index(self, name: str) -> int:
+        return self._index[name]
+
+    @property
+    def variables(self) -> tuple[str, ...]:
+        """Configuration variables in frame order, each once."""
+        seen: dict[str, None] = {}
+        for f in self.frames:
+            if f.is_joint and f.variable is not None:
+                seen.setdefault(f.variable, None)
+        return tuple(seen)
+
+    def children(self, name: str | None) -> tuple[Frame, ...]:
+        return tuple(f for f in self.frames if f.parent == name)
+
+
+def walk_geometries(scene: Scene):
+    """Yield (frame, geometry) for every geometry, in frame order."""
+    for f in scene.frames:
+        for g in f.geometries:
+            yield f, g
