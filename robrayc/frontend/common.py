@@ -43,6 +43,7 @@ class LoadContext:
     sink: DiagnosticSink
     sources: SourceCache = field(default_factory=SourceCache)
     dependencies: list[str] = field(default_factory=list)  # every file read, in order
+    _packages: dict[str, Path | None] = field(default_factory=dict)
 
     def include_path(self) -> list[Path]:
         dirs = [Path(d) for d in self.options.include_dirs]
@@ -80,15 +81,79 @@ class LoadContext:
         self.note_dependency(str(path))
         return data
 
+    def package_dirs(self) -> list[str]:
+        return [d for d in os.environ.get("ROS_PACKAGE_PATH", "").split(os.pathsep) if d]
+
+    def find_package(self, name: str) -> Path | None:
+        """A ROS package folder: --package-path first, then ROS_PACKAGE_PATH searched
+        recursively by directory name (as amino; no descent below a package.xml)."""
+        if name in self.options.package_paths:
+            return Path(self.options.package_paths[name])
+        if name in self._packages:
+            return self._packages[name]
+        found = None
+        for root in self.package_dirs():
+            found = _find_dir(Path(root), name)
+            if found is not None:
+                break
+        self._packages[name] = found
+        return found
+
+    def resolve_package_uri(self, uri: str) -> Path | None:
+        """package://PKG/rest -> a path, or None when PKG is not found."""
+        rest = uri[len("package://"):]
+        pkg, _, tail = rest.partition("/")
+        folder = self.find_package(pkg)
+        return None if folder is None else folder / tail
+
+    def _relocate(self, path: str) -> Path | None:
+        """A missing absolute mesh path from another machine (…/PKG/meshes/x.stl): try each
+        folder name on it as a package found through the package path."""
+        parts = Path(path).parts
+        for i in range(len(parts) - 2, 0, -1):
+            if not self.options.package_paths and not self.package_dirs():
+                return None
+            folder = self.find_package(parts[i])
+            if folder is not None:
+                candidate = folder.joinpath(*parts[i + 1:])
+                if candidate.is_file():
+                    return candidate
+        return None
+
     def mesh_shape(self, path: str, source: str, pos: SourcePos,
                    scale3: ir.Vec3 = (1.0, 1.0, 1.0)) -> ir.Mesh | None:
         """A Mesh shape for a file named in a scene; a missing file follows --missing-mesh."""
         if os.path.isfile(path):
             self.note_dependency(path)
             return ir.Mesh(path=os.path.abspath(path), source=source, scale3=scale3)
+        moved = self._relocate(path) if os.path.isabs(path) else None
+        if moved is not None:
+            self.sink.warning(f"mesh '{source}' not found; using '{moved}' from the package path",
+                              pos)
+            self.note_dependency(str(moved))
+            return ir.Mesh(path=str(moved.resolve()), source=source, scale3=scale3)
         if self.options.missing_mesh == "error":
-            self.sink.error(f"mesh file '{source}' not found (looked for '{path}')", pos,
+            same = os.path.abspath(source) == os.path.abspath(path)
+            looked = "" if same else f" (looked for '{path}')"
+            self.sink.error(f"mesh file '{source}' not found{looked}", pos,
                             "use --missing-mesh=drop to leave missing meshes out")
         else:
             self.sink.warning(f"mesh file '{source}' not found; geometry dropped", pos)
         return None
+
+
+def _find_dir(root: Path, name: str) -> Path | None:
+    """Breadth-first search for a folder called `name` below root (not below packages)."""
+    queue = [root]
+    while queue:
+        folder = queue.pop(0)
+        if folder.name == name:
+            return folder
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError:
+            continue
+        if folder != root and any(e.name == "package.xml" for e in entries):
+            continue
+        queue.extend(Path(e.path) for e in entries if e.is_dir(follow_symlinks=False))
+    return None

@@ -96,6 +96,7 @@ class _Unit:
         self.def_pos: dict[str, SourcePos] = {}
         self.classes: dict[str, ClassDef] = {}
         self.loaded: set[str] = set()
+        self.undeclared: set[str] = set()  # undeclared classes already warned about
         self.partial = Partial()
 
     # --- files and includes ----------------------------------------------------------------
@@ -227,6 +228,9 @@ class _Unit:
         for cname, cpos in order:
             cdef = self.classes.get(cname)
             if cdef is None:
+                if cname in self.undeclared:
+                    continue
+                self.undeclared.add(cname)
                 self.sink.warning(f"class '{cname}' is not declared; kept as a tag only", cpos,
                                   suggest(cname, self.classes))
                 continue
