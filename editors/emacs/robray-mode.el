@@ -59,8 +59,7 @@ unsaved changes are checked and includes resolve from the file's directory."
 
 (defconst robray-frame-attributes
   '("parent" "translation" "quaternion" "rpy" "type" "axis" "offset" "variable"
-    "limit" "limits" "velocity" "velocity_limit" "acceleration" "acceleration_limit"
-    "effort" "effort_limit" "mass" "inertia")
+    "limit_position" "limit_velocity" "limit_acceleration" "limit_effort" "mass" "inertia")
   "Attributes of a frame.")
 
 (defconst robray-geometry-attributes

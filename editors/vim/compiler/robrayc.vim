@@ -32,6 +32,8 @@ CompilerSet errorformat=
       \%-C\ %.%#,
       \%Chint:\ %m,
       \%Erobrayc:\ error:\ %m,
+      \%E%f:\ error:\ %m,
+      \%W%f:\ warning:\ %m,
       \%-G%.%#
 
 let &cpo = s:cpo_save

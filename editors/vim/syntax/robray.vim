@@ -31,8 +31,8 @@ endfunction
 let s:stmt = '\%(\%(^\|[{;]\)\s*\)\@<='
 
 let s:frame_attrs = ['parent', 'translation', 'quaternion', 'rpy', 'type', 'axis', 'offset',
-      \ 'variable', 'limit', 'limits', 'velocity', 'velocity_limit', 'acceleration',
-      \ 'acceleration_limit', 'effort', 'effort_limit', 'mass', 'inertia']
+      \ 'variable', 'limit_position', 'limit_velocity', 'limit_acceleration', 'limit_effort',
+      \ 'mass', 'inertia']
 let s:geom_attrs = ['shape', 'mesh', 'dimension', 'radius', 'height', 'start_radius',
       \ 'end_radius', 'delta', 'thickness', 'color', 'alpha', 'specular', 'scale', 'visual',
       \ 'collision', 'no-shadow', 'no_shadow']
