@@ -14,7 +14,7 @@ import signal
 import sys
 from pathlib import Path
 
-from robrayc import __version__
+from robrayc import __version__, depfile
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos, render
 
 # `robrayc WORD ...` runs another tool when WORD is one of these (and not a file).
@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("files", nargs="*", metavar="FILE", help="scene files (.robray, .urdf, ...)")
     p.add_argument("-h", "-?", "--help", action="store_true", help="show this help and exit")
     p.add_argument("--version", action="store_true", help="print the version and exit")
+    p.add_argument("--cmake-dir", action="store_true",
+                   help="print the folder of robrayc's CMake package (robrayc-config.cmake)")
     p.add_argument("-o", "--output", metavar="FILE", help="output file ('-': standard output)")
     p.add_argument("-n", "--name", default="scenegraph", metavar="NAME",
                    help="scene name for generated symbols (default: scenegraph)")
@@ -73,6 +75,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
     p.add_argument("--if-changed", action="store_true",
                    help="leave outputs whose content is unchanged untouched (mtime kept)")
+    depfile.add_arguments(p)
     for name in BACKENDS:
         module = load(name)
         group = p.add_argument_group(f"{name} output", module.HELP)
@@ -134,6 +137,11 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     if args.version:
         print(f"robrayc {__version__}")
         return EXIT_OK
+    if args.cmake_dir:
+        from robrayc.resources import resource_dir
+
+        print(resource_dir("cmake"))
+        return EXIT_OK
     if not args.files:
         raise UsageError("no input scene")
     if any(w != "error" for w in args.warnings):
@@ -145,6 +153,14 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     for fmt, _ in outputs:
         if fmt not in BACKENDS:
             raise UsageError(f"output format {fmt!r} is not available")
+    dep_path = None
+    if depfile.wanted(args):
+        try:
+            dep_path = depfile.destination(args, outputs[0][1] if outputs else None)
+        except depfile.DepfileError as exc:
+            raise UsageError(str(exc)) from None
+        if dep_path is not None:
+            check_target(dep_path, sink)
     for fmt, path in outputs:  # fail before any work if an output cannot be written
         if path is not None and not getattr(load(fmt), "DIRECTORY", False):
             check_target(path, sink)
@@ -156,6 +172,14 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
         sys.stdout.write("".join(f.name + "\n" for f in scene.frames))
     if args.list_vars:
         sys.stdout.write("".join(v + "\n" for v in scene.variables))
+
+    if args.dep_only:  # -M: the rule only, nothing compiled
+        targets = depfile.default_target(args, [p for _, p in outputs])
+        dep = depfile.text(args, scene.sources, targets, sink)
+        if dep_path is None:
+            sys.stdout.buffer.write(dep)
+            return EXIT_OK
+        return EXIT_OK if write_files([(dep_path, dep)], sink, args.if_changed) else EXIT_ERROR
 
     files: list[tuple[Path, bytes]] = []
     directories: list[tuple[Path, dict[str, bytes]]] = []
@@ -175,6 +199,14 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
             else:
                 files.append((out.path, out.data))
     sink.check()
+    if depfile.wanted(args):  # after emitting: the rule names every file this run writes
+        written = [str(p) for p, _ in files + directories]
+        targets = written or depfile.default_target(args, [])
+        dep = depfile.text(args, scene.sources, targets, sink)
+        if dep_path is None:
+            stdout_chunks.append(dep)
+        else:
+            files.append((dep_path, dep))
     if files and not write_files(files, sink, if_changed=args.if_changed):
         return EXIT_ERROR
     for path, content in directories:
