@@ -75,7 +75,8 @@ class DiagnosticSink:
         if self.error_count:
             raise CompileError(self.items)
 
-    def fatal(self, message: str, pos: SourcePos = NOWHERE, hint: str | None = None) -> CompileError:
+    def fatal(self, message: str, pos: SourcePos = NOWHERE,
+              hint: str | None = None) -> CompileError:
         """Record an error and return the exception that stops the compilation."""
         self.error(message, pos, hint)
         return CompileError(self.items)

@@ -12,7 +12,7 @@ import importlib
 from pathlib import Path
 
 from robrayc import ir
-from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos, suggest
+from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, LoadOptions, Partial, PendingFrame
 
 __all__ = ["LOADERS", "LoadContext", "LoadOptions", "load_scene", "load_with_context",

@@ -96,7 +96,7 @@ def fold(expr: Tree | Token, env: dict[str, float], file: str, sink: DiagnosticS
 
 def _describe(node: Tree) -> str:
     if node.data == "array":
-        return f"an array of {len(node.children)} values"
+        return f"an array of {sum(isinstance(c, Tree) for c in node.children)} values"
     if node.data == "string":
         return "a string"
     return node.data

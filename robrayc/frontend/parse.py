@@ -104,15 +104,18 @@ def _syntax_error(err: UnexpectedInput, text: str, file: str, sink: DiagnosticSi
         return
     pos = SourcePos(file, tok.line, tok.column, tok.end_line or tok.line,
                     tok.end_column or tok.column + 1)
-    if "SEMICOLON" in expected and tok.type != "SEMICOLON":
-        sink.error(f"expected ';' before {_describe_token(tok)}", pos,
-                   "every attribute, def and allow_collision ends with ';'")
-    elif tok.type == "RBRACE" and "DEF" in expected:
+    start = tok.start_pos if tok.start_pos is not None else 0
+    if text.startswith("/*", start):
+        sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
+    elif "DEF" in expected and tok.type == "RBRACE":
         sink.error("unexpected '}'", pos, "no block is open here")
-    elif tok.type == "NAME" and "DEF" in expected:
+    elif "DEF" in expected and tok.type == "NAME":
         hint = suggest(str(tok), STATEMENT_WORDS) or (
             "a statement starts with " + ", ".join(STATEMENT_WORDS))
         sink.error(f"unknown statement '{tok}'", pos, hint)
+    elif "SEMICOLON" in expected and tok.type != "SEMICOLON":
+        sink.error(f"expected ';' before {_describe_token(tok)}", pos,
+                   "every attribute, def and allow_collision ends with ';'")
     else:
         sink.error(f"unexpected {_describe_token(tok)}, expected {_expected(expected)}", pos)
 

@@ -270,12 +270,13 @@ class _Unit:
             if kind == NUM and not lengths:
                 self.sink.error(f"expected a number for '{name}', got {_describe(node)}", pos)
                 raise FoldError
-            n = len(node.children)
+            elements = [c for c in node.children if isinstance(c, Tree)]
+            n = len(elements)
             if n not in lengths:
                 want = " or ".join(str(k) for k in lengths)
                 self.sink.error(f"expected {want} values for '{name}', got {n}", pos)
                 raise FoldError
-            return tuple(fold(c, self.env, file, self.sink) for c in node.children)
+            return tuple(fold(c, self.env, file, self.sink) for c in elements)
         if node.data == "string":
             self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
                             f"'{name}', got a string", pos)
@@ -463,7 +464,8 @@ class _Unit:
         shape = block.get("shape")
         if shape is None and mesh is None:
             self.sink.error(f"no shape or mesh in geometry of frame '{frame}'", pos,
-                            "add 'shape box;' (or sphere, cylinder, cone, grid) or 'mesh \"file\";'")
+                            "add 'shape box;' (or sphere, cylinder, cone, grid) "
+                            "or 'mesh \"file\";'")
             return None
         if shape is None or (mesh is not None and shape == "mesh"):
             return self._mesh(str(mesh), block.pos("mesh", pos), file)
@@ -542,7 +544,7 @@ def _num(value, default: float) -> float:
 
 def _describe(node: Tree | Token) -> str:
     if isinstance(node, Tree) and node.data == "array":
-        return f"an array of {len(node.children)} values"
+        return f"an array of {sum(isinstance(c, Tree) for c in node.children)} values"
     if isinstance(node, Tree) and node.data == "string":
         return "a string"
     return "a number expression"
