@@ -195,8 +195,13 @@ def run_robrayc(inputs: Sequence[Path | str], name: str, out_c: Path, *,
     full_env = dict(os.environ)
     if env:
         full_env.update(env)
+    if cwd is None:
+        inputs = [Path(p).resolve() if Path(p).exists() else p for p in inputs]
     cmd = [*robrayc_command(), *map(str, inputs), *extra, "-n", name, "-o", str(out_c)]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env,
+    # Started outside the checkout (unless told otherwise), `-m robrayc` imports the INSTALLED
+    # package, as a user gets it, not the source tree on the current directory.
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd or out_c.parent,
+                       env=full_env,
                        timeout=600, stdin=subprocess.DEVNULL)
     return Compiled(r.returncode == 0 and out_c.is_file(), r.returncode, r.stdout, r.stderr,
                     out_c)
@@ -217,7 +222,11 @@ def check_binary(c_file: Path, name: str) -> Path:
     """Link `c_file` (defining aa_rx_dl_sg__NAME) with check_scene and the real library, once
     per content: the executable is cached under CACHE by a hash of everything it depends on."""
     require_library()
-    key = _digest(c_file.read_bytes(), name.encode(), (AMINO_DIR / "check_scene.c").read_bytes(),
+    # Both compilers write OUT.c.h beside OUT.c; robrayc's C includes it by that name.
+    header = c_file.with_name(c_file.name + ".h")
+    header_bytes = header.read_bytes() if header.is_file() else b""
+    key = _digest(c_file.read_bytes(), header_bytes, c_file.name.encode(), name.encode(),
+                  (AMINO_DIR / "check_scene.c").read_bytes(),
                   (AMINO_DIR / "Makefile").read_bytes(), str(PREFIX).encode())
     out = CACHE / "check" / key / "check"
     if out.is_file():
@@ -226,8 +235,10 @@ def check_binary(c_file: Path, name: str) -> Path:
     tmp_dir = Path(tempfile.mkdtemp(dir=out.parent))
     try:
         # Copy the scene beside the binary so the compile never sees a file changing under it.
-        scene = tmp_dir / "scene.c"
+        scene = tmp_dir / c_file.name
         shutil.copyfile(c_file, scene)
+        if header.is_file():
+            shutil.copyfile(header, tmp_dir / header.name)
         r = subprocess.run(
             ["make", "-s", "-f", str(AMINO_DIR / "Makefile"), f"PREFIX={PREFIX}",
              f"SCENE={scene}", f"SCENE_NAME={name}", f"OUT={tmp_dir / 'check'}"],
@@ -289,7 +300,11 @@ def normalize(d: dict) -> dict:
         g = dict(g)
         geometry.setdefault(g.pop("frame"), []).append(g)
     allowed = sorted(tuple(sorted(p)) for p in d.get("allowed_collision", []))
-    return {"frames": frames, "configs": configs, "geometry": geometry, "allowed": allowed}
+    # amino orders frames and variables itself (parents first over a name-sorted map), so the
+    # orders are part of the loaded scene users index into: they must match too.
+    return {"frames": frames, "configs": configs, "geometry": geometry, "allowed": allowed,
+            "frame_order": [f["name"] for f in d["frames"]],
+            "config_order": [c["name"] for c in d["configs"]]}
 
 
 @dataclass(frozen=True)
@@ -306,7 +321,7 @@ def _close(a: object, b: object, rel: float, abs_: float) -> bool:
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return math.isclose(a, b, rel_tol=rel, abs_tol=abs_)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_close(x, y, rel, abs_) for x, y in zip(a, b))
+        return len(a) == len(b) and all(_close(x, y, rel, abs_) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(_close(a[k], b[k], rel, abs_) for k in a)
     return a == b
@@ -339,12 +354,13 @@ def compare(ours: dict, theirs: dict, *, pose_tol: float = POSE_TOL,
         # Geometry order within a frame is the attach order; compare as sorted multisets so a
         # different (legal) emission order is not a difference.
         la, lb = _sorted_geoms(la), _sorted_geoms(lb)
-        for i, (x, y) in enumerate(zip(la, lb)):
+        for i, (x, y) in enumerate(zip(la, lb, strict=True)):
             for key in sorted(x.keys() | y.keys()):
                 if not _close(x.get(key), y.get(key), rel_tol, 1e-12):
                     out.append(Mismatch(f"geometry/{name}/{i}/{key}", x.get(key), y.get(key)))
-    if ours["allowed"] != theirs["allowed"]:
-        out.append(Mismatch("allowed", ours["allowed"], theirs["allowed"]))
+    for key in ("allowed", "frame_order", "config_order"):
+        if ours[key] != theirs[key]:
+            out.append(Mismatch(key, ours[key], theirs[key]))
     return out
 
 
