@@ -44,8 +44,8 @@ def test_expression_values(tmp_path: Path, expr: str, value: float) -> None:
 
 def test_hyphen_belongs_to_identifier(tmp_path: Path) -> None:
     scene = scene_of(tmp_path, "def shelf-length 2; def move 1;\n"
-                               "frame upper-link { translation [shelf-length+move, -shelf-length/2, "
-                               "shelf-length - move]; }")
+                               "frame upper-link { translation [shelf-length+move, "
+                               "-shelf-length/2, shelf-length - move]; }")
     assert scene.frame("upper-link").translation == (3.0, -1.0, 1.0)
 
 
@@ -238,7 +238,8 @@ def _hand(q: dict[str, float]) -> np.ndarray:
     hand_height = 1.618 * 0.05
     return (_rot("x", q["s0"]) @ _rot("y", q["s1"]) @ _rot("x", q["s2"])
             @ _trans(1) @ _rot("y", q["e"]) @ _trans(1) @ _rot("x", q["w0"])
-            @ _rot("y", q["w1"]) @ _rot("z", q["w2"]) @ _trans(hand_height) @ _rot("y", math.pi / 2))
+            @ _rot("y", q["w1"]) @ _rot("z", q["w2"]) @ _trans(hand_height)
+            @ _rot("y", math.pi / 2))
 
 
 def test_7dof_facts() -> None:
