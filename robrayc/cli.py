@@ -19,6 +19,7 @@ from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, Sourc
 
 # `robrayc WORD ...` runs another tool when WORD is one of these (and not a file).
 SUBCOMMANDS: dict[str, str] = {
+    "lsp": "robrayc.lsp_cli:main",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
