@@ -19,6 +19,7 @@ from robrayc.diagnostics import DiagnosticSink
 # format name -> module. Add one line to register a backend.
 BACKENDS: dict[str, str] = {
     "c": "robrayc.backends.amino_c",
+    "c-standalone": "robrayc.backends.c_standalone",
 }
 
 

@@ -1,0 +1,322 @@
+"""Standalone C: the scene as constant tables plus generated forward kinematics, no amino.
+
+`-o scene.c` writes scene.c and scene.h (the header is inlined when the C goes to standard
+output). The FK function is straight-line code, one block per frame in parents-first order:
+poses that do not depend on the configuration are folded at compile time (a fixed frame under
+fixed frames is a constant; a chain of fixed frames below a joint is one pre-multiplied pose),
+and products with the constant 0 or 1 are left out. Poses are quaternion x y z w followed by the
+translation; the arithmetic follows amino's (revolute: fixed rotation, then rotation about the
+axis by value + offset; prismatic: translation along the rotated axis).
+"""
+
+from __future__ import annotations
+
+import argparse
+from dataclasses import dataclass
+
+from robrayc import __version__, ir
+from robrayc.backends import EmitContext, OutputFile
+from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
+from robrayc.templating import render
+from robrayc.transforms import IDENTITY, Pose, compose, qmul, qrotate
+
+NAME = "c-standalone"
+SUFFIXES = ()  # never chosen by suffix: ".c" stays amino's format
+HELP = ("C99 without amino: constant scene tables and a generated forward-kinematics "
+        "function NAME_fk; also writes OUTPUT.h (scene.c -> scene.h)")
+
+_KINDS = {"fixed": "ROBRAYC_FIXED", "revolute": "ROBRAYC_REVOLUTE",
+          "prismatic": "ROBRAYC_PRISMATIC"}
+_SHAPES = {ir.Box: "ROBRAYC_BOX", ir.Sphere: "ROBRAYC_SPHERE", ir.Cylinder: "ROBRAYC_CYLINDER",
+           ir.Cone: "ROBRAYC_CONE", ir.Grid: "ROBRAYC_GRID", ir.Mesh: "ROBRAYC_MESH"}
+_LIMITS = (("position", "ROBRAYC_LIMIT_POSITION"), ("velocity", "ROBRAYC_LIMIT_VELOCITY"),
+           ("acceleration", "ROBRAYC_LIMIT_ACCELERATION"), ("effort", "ROBRAYC_LIMIT_EFFORT"))
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """No options of its own: -n NAME names the symbols, -o the files."""
+
+
+def header_path(output):
+    """scene.c -> scene.h; any other name gets '.h' appended."""
+    if output.suffix == ".c":
+        return output.with_suffix(".h")
+    return output.with_name(output.name + ".h")
+
+
+def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
+    name = ctx.name
+    if not name.isidentifier() or not name.isascii():
+        raise ctx.sink.fatal(f"scene name '{name}' is not a C identifier",
+                             hint="use -n NAME with letters, digits and '_'")
+    model = _model(scene, name)
+    header_file = header_path(ctx.output) if ctx.output is not None else None
+    model["guard"] = c_identifier(header_file.name if header_file else name + ".h").upper() + "_"
+    header = render("c_standalone.h.j2", model)
+    model["include"] = header_file.name if header_file else None
+    model["inline_header"] = None if header_file else header
+    source = render("c_standalone.c.j2", model).encode()
+    if header_file is None:
+        return [OutputFile(None, source)]
+    return [OutputFile(ctx.output, source), OutputFile(header_file, header.encode())]
+
+
+# --- tables -----------------------------------------------------------------------------------
+
+
+def _model(scene: ir.Scene, name: str) -> dict:
+    variables = {v: i for i, v in enumerate(scene.variables)}
+    index = {f.name: i for i, f in enumerate(scene.frames)}
+    roots = sorted({f.parent for f in scene.frames if f.parent is not None
+                    and f.parent not in index})
+    return {
+        "version": __version__,
+        "sources": c_comment(", ".join(s.rsplit("/", 1)[-1] for s in scene.sources[:3])
+                             or "(no files)"),
+        "name": name,
+        "n_frames": len(scene.frames),
+        "n_config": len(variables),
+        "root": c_string(roots[0]) if roots else "NULL",
+        "frames": [_frame(f, index, variables) for f in scene.frames],
+        "configs": _configs(scene, variables),
+        "geometries": [_geometry(g, index[f.name]) for f, g in ir.walk_geometries(scene)],
+        "allowed": [(index[a.a], index[a.b], c_comment(f"{a.a} {a.b}")) for a in scene.allowed],
+        "fk": _fk_blocks(scene, index, variables),
+    }
+
+
+def _is_joint(f: ir.Frame) -> bool:
+    return f.is_joint and f.axis is not None and f.variable is not None
+
+
+def _frame(f: ir.Frame, index: dict[str, int], variables: dict[str, int]) -> dict:
+    joint = _is_joint(f)
+    inertial = f.inertial
+    return {
+        "comment": c_comment(f.name),
+        "name": c_string(f.name),
+        "parent": index.get(f.parent, -1) if f.parent is not None else -1,
+        "kind": _KINDS[f.kind] if joint else "ROBRAYC_FIXED",
+        "config": variables[f.variable] if joint else -1,
+        "axis": c_doubles(f.axis if joint else (0.0, 0.0, 0.0)),
+        "offset": c_double(f.offset if joint else 0.0),
+        "q": c_doubles(f.quaternion),
+        "v": c_doubles(f.translation),
+        "mass": c_double(inertial.mass if inertial else 0.0),
+        "has_inertial": int(inertial is not None),
+        "inertia": c_doubles(inertial.inertia if inertial else (0.0,) * 9),
+    }
+
+
+def _configs(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
+    """One entry per variable; limits as amino keeps them (set per variable, last wins)."""
+    limits: dict[str, dict[str, tuple[float, float]]] = {v: {} for v in variables}
+    for f in scene.frames:
+        if _is_joint(f):
+            for attr, _ in _LIMITS:
+                rng = getattr(f.limits, attr)
+                if rng is not None:
+                    limits[f.variable][attr] = rng
+    out = []
+    for v in variables:
+        have = limits[v]
+        mask = " | ".join(flag for attr, flag in _LIMITS if attr in have) or "0u"
+        out.append({
+            "comment": c_comment(v), "name": c_string(v), "mask": mask,
+            **{attr: c_doubles(have.get(attr, (0.0, 0.0))) for attr, _ in _LIMITS},
+        })
+    return out
+
+
+def _geometry(g: ir.Geometry, frame: int) -> dict:
+    s = g.shape
+    mesh = "NULL"
+    if isinstance(s, ir.Box):
+        size = s.dimension
+    elif isinstance(s, ir.Sphere):
+        size = (s.radius,)
+    elif isinstance(s, ir.Cylinder):
+        size = (s.height, s.radius)
+    elif isinstance(s, ir.Cone):
+        size = (s.height, s.start_radius, s.end_radius)
+    elif isinstance(s, ir.Grid):
+        size = (*s.dimension, *s.delta, s.thickness)
+    else:
+        size = s.scale3
+        mesh = c_string(s.path)
+    size = tuple(size) + (0.0,) * (5 - len(size))
+    return {
+        "frame": frame, "shape": _SHAPES[type(s)], "size": c_doubles(size), "mesh": mesh,
+        "color": c_doubles(g.color), "alpha": c_double(g.alpha),
+        "specular": c_doubles(g.specular), "scale": c_double(g.scale),
+        "visual": int(g.visual), "collision": int(g.collision), "no_shadow": int(g.no_shadow),
+    }
+
+
+# --- forward kinematics -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class _Placement:
+    """A frame's absolute pose = pose of frame `anchor` (-1: the root) * `rel` (constant)."""
+
+    anchor: int
+    rel: Pose
+
+
+def _fk_blocks(scene: ir.Scene, index: dict[str, int], variables: dict[str, int]) -> list[dict]:
+    """One C block per frame: a comment and the statements that fill tf_out[i]."""
+    placed: list[_Placement] = []
+    blocks = []
+    for i, f in enumerate(scene.frames):
+        p = index.get(f.parent, -1) if f.parent is not None else -1
+        above = placed[p] if p >= 0 else _Placement(-1, IDENTITY)
+        fixed = (f.quaternion, f.translation)
+        pre = compose(above.rel, fixed)  # everything constant between the anchor and the joint
+        if not _is_joint(f):
+            placed.append(_Placement(above.anchor, pre))
+            what = "constant" if above.anchor < 0 else f"frame {above.anchor} * constant"
+            lines = _fixed_lines(i, above.anchor, pre)
+        else:
+            placed.append(_Placement(i, IDENTITY))
+            k = variables[f.variable]
+            value = f"q[{k}]" if f.offset == 0.0 else \
+                f"(q[{k}] {'-' if f.offset < 0 else '+'} {c_double(abs(f.offset))})"
+            if f.kind == "revolute":
+                lines = _revolute_lines(i, above.anchor, pre, f.axis, value)
+            else:
+                lines = _prismatic_lines(i, above.anchor, pre, f.axis, value)
+            what = f"{f.kind} on q[{k}]" + (f", after frame {above.anchor}"
+                                              if above.anchor >= 0 else "")
+        blocks.append({"comment": c_comment(f"{i} {f.name}: {what}"), "lines": lines})
+    return blocks
+
+
+# Expressions are C text; constants are written with c_double, so a zero factor is
+# recognised by its text and its product left out (exact: adding 0 changes no finite value).
+
+
+def _zero(x: str) -> bool:
+    return x in ("0.0", "-0.0")
+
+
+def _sum(terms: list[tuple[int, str, str]]) -> str:
+    """C text of sum(sign * x * y) over (sign, x, y), without products that have a zero factor
+    or a factor 1."""
+    parts: list[tuple[int, str]] = []
+    for sign, x, y in terms:
+        if _zero(x) or _zero(y):
+            continue
+        factors = []
+        for f in (x, y):
+            if f.startswith("-"):
+                sign, f = -sign, f[1:]
+            if f != "1.0":
+                factors.append(f)
+        parts.append((sign, " * ".join(factors) or "1.0"))
+    if not parts:
+        return "0.0"
+    text = ("-" if parts[0][0] < 0 else "") + parts[0][1]
+    for sign, body in parts[1:]:
+        text += f" {'-' if sign < 0 else '+'} {body}"
+    return text
+
+
+def _qmul(a: list[str], b: list[str]) -> list[str]:
+    """Hamilton product a * b (x y z w) of quaternions given as C expressions."""
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return [
+        _sum([(1, aw, bx), (1, ax, bw), (1, ay, bz), (-1, az, by)]),
+        _sum([(1, aw, by), (-1, ax, bz), (1, ay, bw), (1, az, bx)]),
+        _sum([(1, aw, bz), (1, ax, by), (-1, ay, bx), (1, az, bw)]),
+        _sum([(1, aw, bw), (-1, ax, bx), (-1, ay, by), (-1, az, bz)]),
+    ]
+
+
+def _name_nonconstant(prefix: str, values: list[str]) -> tuple[list[str], list[str]]:
+    """Locals for the values that are expressions: (declarations, names to use)."""
+    decls, names = [], []
+    for j, v in enumerate(values):
+        if _zero(v) or _is_simple(v):
+            names.append(v)
+        else:
+            decls.append(f"const double {prefix}{j} = {v};")
+            names.append(f"{prefix}{j}")
+    return decls, names
+
+
+def _is_simple(text: str) -> bool:
+    """A constant or a single name: no need for a local."""
+    return " " not in text
+
+
+def _row(i: int) -> list[str]:
+    return [f"tf_out[{i}][{j}]" for j in range(7)]
+
+
+def _assign(i: int, values: list[str]) -> list[str]:
+    return [f"tf_out[{i}][{j}] = {v};" for j, v in enumerate(values)]
+
+
+def _consts(values) -> list[str]:
+    return [c_double(x) for x in values]
+
+
+def _apply(i: int, anchor: int, q: list[str], u: list[str]) -> list[str]:
+    """Statements setting tf_out[i] = tf_out[anchor] * (q, u), for q and u given as C text
+    (amino's rotation: t = 2 cross(a.xyz, u); u' = u + w t + cross(a.xyz, t))."""
+    a = _row(anchor)
+    ax, ay, az, aw = a[:4]
+    lines, u = _name_nonconstant("u", u)
+    lines += _assign(i, _qmul(a[:4], q))
+    t = [_sum([(1, ay, u[2]), (-1, az, u[1])]),
+         _sum([(1, az, u[0]), (-1, ax, u[2])]),
+         _sum([(1, ax, u[1]), (-1, ay, u[0])])]
+    tnames = []
+    for j, tj in enumerate(t):
+        if _zero(tj):
+            tnames.append("0.0")
+        else:
+            lines.append(f"const double t{j} = 2.0 * ({tj});")
+            tnames.append(f"t{j}")
+    cross = [_sum([(1, ay, tnames[2]), (-1, az, tnames[1])]),
+             _sum([(1, az, tnames[0]), (-1, ax, tnames[2])]),
+             _sum([(1, ax, tnames[1]), (-1, ay, tnames[0])])]
+    for j in range(3):
+        parts = [a[4 + j]] + [x for x in (u[j], _sum([(1, aw, tnames[j])]))
+                              if not _zero(x)]
+        if not _zero(cross[j]):
+            parts.append(f"({cross[j]})")
+        lines.append(f"tf_out[{i}][{4 + j}] = {' + '.join(parts)};")
+    return lines
+
+
+def _fixed_lines(i: int, anchor: int, rel: Pose) -> list[str]:
+    q, v = rel
+    if anchor < 0:
+        return _assign(i, _consts((*q, *v)))
+    return _apply(i, anchor, _consts(q), _consts(v))
+
+
+def _revolute_lines(i: int, anchor: int, pre: Pose, axis: ir.Vec3, value: str) -> list[str]:
+    q0, v = pre
+    # local rotation = pre.q * (s axis, c) = c pre.q + s (pre.q * (axis, 0))
+    q1 = qmul(q0, (axis[0], axis[1], axis[2], 0.0))
+    lines = [f"const double h = 0.5 * {value};", "const double s = sin(h), c = cos(h);"]
+    local = [_sum([(1, c_double(q0[j]), "c"), (1, c_double(q1[j]), "s")]) for j in range(4)]
+    if anchor < 0:
+        return lines + _assign(i, local + _consts(v))
+    decls, local = _name_nonconstant("l", local)
+    return lines + decls + _apply(i, anchor, local, _consts(v))
+
+
+def _prismatic_lines(i: int, anchor: int, pre: Pose, axis: ir.Vec3, value: str) -> list[str]:
+    q0, v = pre
+    step = qrotate(q0, axis)  # the axis in the anchor's coordinates
+    lines = [f"const double d = {value};"]
+    local_v = [_sum([(1, c_double(v[j]), "1.0"), (1, c_double(step[j]), "d")])
+               for j in range(3)]
+    if anchor < 0:
+        return lines + _assign(i, _consts(q0) + local_v)
+    return lines + _apply(i, anchor, _consts(q0), local_v)
