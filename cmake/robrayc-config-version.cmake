@@ -1,0 +1,22 @@
+# Version of robrayc's CMake package: read from the Python package beside it (a checkout keeps
+# robrayc/__init__.py next to cmake/, a wheel keeps cmake/ inside robrayc/).
+get_filename_component(_robrayc_here "${CMAKE_CURRENT_LIST_FILE}" DIRECTORY)
+set(PACKAGE_VERSION "0")
+foreach(_robrayc_init "${_robrayc_here}/../__init__.py" "${_robrayc_here}/../robrayc/__init__.py")
+  if(EXISTS "${_robrayc_init}")
+    file(STRINGS "${_robrayc_init}" _robrayc_line REGEX "^__version__ *= *")
+    if(_robrayc_line MATCHES "[\"']([^\"']+)[\"']")
+      set(PACKAGE_VERSION "${CMAKE_MATCH_1}")
+      break()
+    endif()
+  endif()
+endforeach()
+
+if(PACKAGE_FIND_VERSION AND PACKAGE_VERSION VERSION_LESS PACKAGE_FIND_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION AND PACKAGE_VERSION VERSION_EQUAL PACKAGE_FIND_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
