@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import subprocess
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -149,6 +150,8 @@ CASES = [
     Case("multi_input", ("multi_a.robray", "multi_b.robray"), "two input files merged"),
     Case("quat_nonunit", ("quat_nonunit.robray",), "non-unit quaternions", ("unit-quaternion",)),
     Case("axis_nonunit", ("axis_nonunit.robray",), "non-unit joint axes", ("unit-axis",)),
+    Case("mesh_include_toplevel", ("meshinc/main.robray",),
+         "mesh in an included file, relative to the top-level file (original rule)"),
     Case("integer_division", ("intdiv.robray",), "1/2 in a value", ("integer-division",)),
 ]
 
@@ -167,6 +170,175 @@ def test_table_covers_enough_points() -> None:
     for c in CASES:
         for f in c.files:
             assert (DATA / f).is_file(), f
+
+
+# --- inputs the original gets wrong (issue 8 item 3) -----------------------------------------
+
+
+@dataclass(frozen=True)
+class Wrong:
+    id: str
+    files: dict[str, str]  # name -> text; the first is the input (others: further inputs)
+    original: str  # what the original's output does in the real library
+    error: str = ""  # regex robrayc's located error must match ("" = robrayc compiles it)
+    inputs: int = 1  # how many of `files` are command-line inputs
+
+
+WRONG = [
+    Wrong("unknown_parent", {"s.robray": "frame a { parent nowhere; }\n"
+                             "frame b { geometry { shape sphere; radius 1; } }\n"},
+          original="init-fails", error=r"s\.robray:1:18: error: unknown parent frame 'nowhere'"),
+    Wrong("parent_cycle", {"s.robray": "frame a { parent b; }\nframe b { parent a; }\n"
+                           "frame c { geometry { shape sphere; radius 1; } }\n"},
+          original="nan-poses", error=r"s\.robray:\d+:\d+: error: parent cycle"),
+    Wrong("duplicate_frame", {"s.robray": "frame a { translation [1, 0, 0]; }\n"
+                              "frame a { translation [2, 0, 0]; }\n"},
+          original="keeps-one", error=r"s\.robray:2:7: error: duplicate frame 'a'"),
+    Wrong("duplicate_frame_across_files", {"s.robray": "frame a { translation [1, 0, 0]; }\n",
+                                           "t.robray": "frame a { translation [2, 0, 0]; }\n"},
+          original="rejects", error=r"t\.robray:1:7: error: duplicate frame 'a'", inputs=2),
+    Wrong("unescaped_names", {"s.robray": 'frame "back\\slash" { translation [1, 0, 0]; }\n'
+                              'frame "tab\\there" { parent "back\\slash"; }\n'
+                              'frame "caf\u00e9 \u00fc" { parent "tab\\there"; }\n'},
+          original="mangles-names"),
+    Wrong("unknown_allow_collision", {"s.robray": "frame a { geometry { shape sphere; radius 1; "
+                                      "} }\nframe b { geometry { shape sphere; radius 1; } }\n"
+                                      "allow_collision a b;\nallow_collision a ghost;\n"},
+          original="crashes"),
+    Wrong("integer_division", {"s.robray": "frame f { geometry { shape sphere; radius 1; "
+                               "alpha 1/2; } }\n"}, original="alpha-zero"),
+]
+
+
+@pytest.mark.parametrize("case", WRONG, ids=[w.id for w in WRONG])
+def test_original_gets_wrong(case: Wrong, tmp_path: Path) -> None:
+    A.require_aarxc()
+    for fname, text in case.files.items():
+        (tmp_path / fname).write_text(text, encoding="utf-8")
+    inputs = [tmp_path / f for f in list(case.files)[:case.inputs]]
+    theirs = A.run_aarxc(inputs, "w", tmp_path / "aarxc" / "w.c")
+    ours = A.run_robrayc(inputs, "w", tmp_path / "robrayc" / "w.c")
+    assert "Traceback" not in ours.output
+
+    # What the original really does with it.
+    if case.original == "rejects":
+        assert not theirs.ok
+        assert "Duplicate frames in merged trees" in theirs.output
+    else:
+        assert theirs.ok, theirs.output
+        binary = A.check_binary(theirs.c_file, "w")
+        if case.original == "init-fails":
+            with pytest.raises(A.SceneInitError):
+                A.run_check(binary)
+        elif case.original == "crashes":
+            r = subprocess.run([str(binary)], capture_output=True)
+            assert r.returncode < 0, "aa_rx_sg_allow_collision_name no longer crashes?"
+        else:
+            d = A.run_check(binary)
+            frames = {f["name"]: f for f in d["frames"]}
+            if case.original == "nan-poses":
+                assert any(x is None for x in frames["a"]["abs"]["R"])
+            elif case.original == "keeps-one":
+                assert d["frame_count"] == 1
+            elif case.original == "mangles-names":
+                assert "back\\slash" not in frames and "backslash" in frames
+                assert "tab\there" in frames  # the C escape \t became a TAB
+            elif case.original == "alpha-zero":
+                assert d["geometry"][0]["opt"]["alpha"] == 0
+
+    # What robrayc does instead.
+    if case.error:
+        assert ours.returncode == 1, ours.output
+        assert re.search(case.error, ours.stderr), ours.stderr
+        assert "^" in ours.stderr  # the caret line under the culprit
+        return
+    assert ours.ok, ours.output
+    d = A.load_c(ours.c_file, "w")[0]
+    frames = {f["name"]: f for f in d["frames"]}
+    if case.id == "unescaped_names":
+        assert set(frames) == {"back\\slash", "tab\\there", "caf\u00e9 \u00fc"}
+        assert frames["caf\u00e9 \u00fc"]["parent"] == "tab\\there"
+        assert frames["caf\u00e9 \u00fc"]["abs"]["v"] == [1, 0, 0]
+    elif case.id == "unknown_allow_collision":
+        assert d["allowed_collision"] == [["a", "b"]]
+        assert re.search(r"s\.robray:4:\d+: warning: .*ghost", ours.stderr), ours.stderr
+    elif case.id == "integer_division":
+        assert d["geometry"][0]["opt"]["alpha"] == 0.5
+
+
+def test_literals_are_exact_doubles(tmp_path: Path) -> None:
+    """The original reads `0.1` as a single float; robrayc's value loads as the exact double."""
+    A.require_aarxc()
+    src = tmp_path / "s.robray"
+    src.write_text("frame f { translation [0.1, 0.2, 1e-3]; "
+                   "geometry { shape sphere; radius 0.3; } }\n")
+    ours = A.run_robrayc([src], "p", tmp_path / "r" / "p.c")
+    theirs = A.run_aarxc([src], "p", tmp_path / "a" / "p.c")
+    assert ours.ok and theirs.ok, ours.output + theirs.output
+    (o,) = A.load_c(ours.c_file, "p")
+    (t,) = A.load_c(theirs.c_file, "p")
+    assert o["frames"][0]["abs"]["v"] == [0.1, 0.2, 1e-3]
+    assert o["geometry"][0]["radius"] == 0.3
+    assert t["frames"][0]["abs"]["v"][0] == 0.10000000149011612  # float32(0.1)
+    assert t["geometry"][0]["radius"] != 0.3
+
+
+# --- extensions: inputs the original rejects and robrayc accepts on purpose ------------------
+
+EXTENSIONS = [
+    # id, files (first is the input), check(loaded scene) -> None
+    ("object_block", {"s.robray": "object o1 { translation [1, 0, 0]; "
+                      "geometry { shape sphere; radius 0.5; } }\n"},
+     lambda d: _frame(d, "o1")["abs"]["v"] == [1, 0, 0] and d["geometry"][0]["radius"] == 0.5),
+    ("include_twice", {"k.robray": "class k { shape sphere; radius 0.125; }\n",
+                       "s.robray": 'include "k.robray"\ninclude "k.robray"\n'
+                       "frame f { geometry { isa k; } }\n"},
+     lambda d: d["geometry"][0]["radius"] == 0.125),
+    ("include_semicolon", {"k.robray": "class k { shape sphere; radius 0.125; }\n",
+                           "s.robray": 'include "k.robray";\nframe f { geometry { isa k; } }\n'},
+     lambda d: d["geometry"][0]["radius"] == 0.125),
+    ("exponent_forms", {"s.robray": "frame f { translation [1e+3, 1s2, 2.5E-1]; }\n"},
+     lambda d: _frame(d, "f")["abs"]["v"] == [1000, 100, 0.25]),
+    ("binary_minus", {"s.robray": "def a 2;\nframe f { translation [2-1, a -1, a - 0.5]; }\n"},
+     lambda d: _frame(d, "f")["abs"]["v"] == [1, 1, 1.5]),
+    ("keyword_prefixed_names", {"s.robray": "frame frame-x { translation [1, 0, 0]; }\n"
+                                "frame pi-x { parent frame-x; translation [0, 1, 0]; }\n"},
+     lambda d: _frame(d, "pi-x")["parent"] == "frame-x" and _frame(d, "pi-x")["abs"]["v"]
+     == [1, 1, 0]),
+    ("attribute_expressions", {"s.robray": "def r 0.5;\nframe f { geometry { shape cylinder; "
+                               "radius r - 0.25; height (r + 0.25) * 2; } }\n"},
+     lambda d: d["geometry"][0]["radius"] == 0.25 and d["geometry"][0]["height"] == 1.5),
+    ("obj_plain_faces", {"plain.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                         "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n",
+                         "s.robray": 'frame f { geometry { mesh "plain.obj"; } }\n'},
+     lambda d: d["geometry"][0]["n_indices"] == 4 and d["geometry"][0]["bbox_max"] == [1, 1, 1]),
+    ("mesh_beside_included_file", {"sub/tet.obj": (DATA / "tet.obj").read_text(),
+                                   "sub/part.robray": 'frame p { geometry { mesh "tet.obj"; } }\n',
+                                   "s.robray": 'include "sub/part.robray"\n'},
+     lambda d: d["geometry"][0]["bbox_max"] == [1, 2, 3]),
+]
+
+
+def _frame(d: dict, name: str) -> dict:
+    return next(f for f in d["frames"] if f["name"] == name)
+
+
+@pytest.mark.parametrize("ext", EXTENSIONS, ids=[e[0] for e in EXTENSIONS])
+def test_extension(ext: tuple, tmp_path: Path) -> None:
+    """The original rejects these inputs; robrayc compiles them and the real library loads the
+    intended scene."""
+    A.require_aarxc()
+    _id, files, check = ext
+    for fname, text in files.items():
+        (tmp_path / fname).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / fname).write_text(text)
+    src = tmp_path / "s.robray"
+    theirs = A.run_aarxc([src], "e", tmp_path / "a" / "e.c")
+    assert not theirs.ok, "the original accepts it now: move it to the differential table"
+    ours = A.run_robrayc([src], "e", tmp_path / "r" / "e.c")
+    assert ours.ok, ours.output
+    (d,) = A.load_c(ours.c_file, "e")
+    assert check(d), json.dumps(d)[:3000]
 
 
 # --- the corpus: every amino file and every standalone public file ---------------------------
@@ -216,6 +388,40 @@ def test_corpus_lists_are_complete() -> None:
     assert len(amino_corpus_files()) >= 7
     assert len(public_files("standalone")) >= 20
     assert len(_REJECTED) == len(ORIGINAL_REJECTS)
+
+
+# --- the documented list of differences -------------------------------------------------------
+
+
+def _doc_entries() -> dict[str, str]:
+    text = DOC.read_text()
+    parts = re.split(r"^### `([a-z0-9-]+)`.*$", text, flags=re.M)
+    return dict(zip(parts[1::2], parts[2::2], strict=True))
+
+
+def test_differences_are_documented_and_pinned() -> None:
+    """Every difference id a test uses is in docs/differences.md, and every documented
+    difference names tests that exist (function and parameter id)."""
+    entries = _doc_entries()
+    assert set(DIFFERENCES) <= set(entries), set(DIFFERENCES) - set(entries)
+    for c in CASES:
+        assert set(c.differences) <= set(entries), c
+    params = {"test_small_scene": {c.id for c in CASES},
+              "test_original_gets_wrong": {w.id for w in WRONG},
+              "test_extension": {e[0] for e in EXTENSIONS}}
+    for ident, body in entries.items():
+        pins = re.findall(r"\*\*Pinned by:\*\*(.*?)(?:\n\n|\n###|\Z)", body, re.S)
+        assert pins, f"{ident}: no 'Pinned by' line"
+        nodes = re.findall(r"`(tests/[\w/]+\.py)::(\w+)(?:\[([\w-]+)\])?`", pins[0])
+        assert nodes, f"{ident}: 'Pinned by' names no test"
+        for file, func, param in nodes:
+            src = (HERE.parent / file).read_text()
+            assert re.search(rf"^def {func}\(", src, re.M), f"{ident}: {file}::{func} missing"
+            if param:
+                assert param in params.get(func, {param}), f"{ident}: {func}[{param}] missing"
+    # the extension table in the doc lists exactly the extension tests
+    rows = set(re.findall(r"\| `([\w-]+)` \|$", entries["extensions"], re.M))
+    assert rows == params["test_extension"], rows ^ params["test_extension"]
 
 
 # --- the infrastructure itself: it must see differences and agree with itself ---------------
