@@ -20,6 +20,11 @@ from robrayc.diagnostics import DiagnosticSink
 BACKENDS: dict[str, str] = {
     "c": "robrayc.backends.amino_c",
     "c-standalone": "robrayc.backends.c_standalone",
+    "cs2": "robrayc.backends.cs2",
+    "pysimiam": "robrayc.backends.pysimiam",
+    "simmer": "robrayc.backends.simmer",
+    "cajunbot": "robrayc.backends.cajunbot",
+    "svg": "robrayc.backends.svg",
 }
 
 

@@ -23,6 +23,7 @@ LOADERS: dict[str, str] = {
     ".robray": "robrayc.frontend.robray",
     ".curly": "robrayc.frontend.robray",
     "": "robrayc.frontend.robray",
+    ".board": "robrayc.frontend.cs2_in",
 }
 
 

@@ -1,0 +1,761 @@
+"""The 2D projection shared by the simulator backends (cs2, pySimiam, SimMeR, CajunBot, SVG).
+
+A scene is evaluated at one configuration (``--var/--val``, default zeros) and every geometry is
+projected onto the world XY plane:
+
+* boxes: the convex hull of the projected corners (exact under any rotation);
+* spheres, cylinders and cones (frustums from the frame origin along +Z for ``height``, which may
+  be negative) in any orientation: the hull of their projected rims, sampled with ``--segments``
+  points per rim plus the rim points where X and Y are extreme, so extents are exact and areas
+  converge from below;
+* meshes: the union of the projected triangles, or their convex hull with ``--hull``;
+* grids are skipped.
+
+With a height band (``--z-min``/``--z-max``) only the part of each solid inside the band counts:
+convex solids are clipped as polytopes (kept vertices plus edge/plane intersections), spheres
+exactly, meshes triangle by triangle plus their cross-sections at the band planes (so a mesh cut
+through its middle still projects its full section).
+
+Each projected geometry gets a *role*: collision geometry is a wall, visual-only geometry is
+decorative; class tags (``isa``) refine it (``marker``, ``tape``, ``robot``, ``block``,
+``ignore``) and ``--role TAG=ROLE`` overrides the mapping. A frame whose geometry (or the frame
+itself) is tagged ``robot`` is a robot start pose, its +X axis the heading; everything below it
+is part of the robot, and frames below it tagged ``ultra``/``ir``/``comp``/``odom``/``gyro`` are
+its sensors.
+
+The command-line options are added once, by the cs2 backend (argparse refuses duplicates); every
+2D backend reads the same ``ctx.options`` attributes through :func:`options_from`.
+
+numpy, shapely and trimesh are imported inside functions so that loading the backend table for
+``--help`` or a C compile stays cheap.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+from dataclasses import dataclass, field
+
+from robrayc import ir
+from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos, suggest
+from robrayc.transforms import absolute_poses, quat_to_matrix
+
+# --- roles and units ----------------------------------------------------------------------------
+GEOMETRY_ROLES = ("wall", "block", "decorative", "marker", "tape", "robot", "ignore")
+SENSOR_KINDS = ("ultra", "ir", "comp", "odom", "gyro")  # SimMeR's sensor ids
+ROLES = GEOMETRY_ROLES + SENSOR_KINDS
+ROLE_ALIASES = {"obstacle": "wall"}
+DEFAULT_TAG_ROLES: dict[str, str] = {
+    "marker": "marker", "tape": "tape", "robot": "robot", "block": "block",
+    **{k: k for k in SENSOR_KINDS},
+}
+OBSTACLE_ROLES = ("wall", "block")  # roles a robot collides with
+
+M_PER_IN = 0.0254  # exact by definition
+M_PER_FT = 0.3048
+CM_PER_M = 100.0
+DEFAULT_SEGMENTS = 64
+
+
+def add_projection_arguments(group: argparse._ArgumentGroup) -> None:
+    """The options every 2D backend reads (added once, by the cs2 backend)."""
+    group.add_argument("--z-min", type=float, metavar="Z",
+                       help="2D formats: only the part of each solid above height Z (metres) "
+                            "is projected")
+    group.add_argument("--z-max", type=float, metavar="Z",
+                       help="2D formats: only the part of each solid below height Z (metres) "
+                            "is projected")
+    group.add_argument("--hull", action="store_true",
+                       help="2D formats: project meshes as their convex hull (default: the "
+                            "union of their triangles)")
+    group.add_argument("--role", action="append", default=[], metavar="TAG=ROLE",
+                       help="2D formats: geometry of class TAG gets ROLE (" + ", ".join(ROLES)
+                            + "); defaults: collision geometry is a wall, visual-only is "
+                              "decorative, tags marker/tape/robot/block and the sensor names "
+                              "map to themselves")
+    group.add_argument("--robot-frame", action="append", default=[], metavar="FRAME",
+                       help="2D formats: FRAME is a robot start pose (as if its geometry were "
+                            "tagged robot)")
+    group.add_argument("--segments", type=int, default=DEFAULT_SEGMENTS, metavar="N",
+                       help=f"2D formats: points per circle of spheres, cylinders and cones "
+                            f"(default {DEFAULT_SEGMENTS})")
+
+
+@dataclass(frozen=True)
+class ProjectionOptions:
+    z_min: float | None = None
+    z_max: float | None = None
+    hull: bool = False
+    roles: dict[str, str] = field(default_factory=dict)  # --role TAG -> ROLE
+    robot_frames: tuple[str, ...] = ()
+    segments: int = DEFAULT_SEGMENTS
+    configuration: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def band(self) -> tuple[float, float]:
+        lo = -math.inf if self.z_min is None else self.z_min
+        hi = math.inf if self.z_max is None else self.z_max
+        return lo, hi
+
+
+def options_from(ns: argparse.Namespace, sink: DiagnosticSink) -> ProjectionOptions:
+    """Read the shared 2D options from the command line; bad values are errors (then stop)."""
+    where = NOWHERE
+    z_min = getattr(ns, "z_min", None)
+    z_max = getattr(ns, "z_max", None)
+    for name, value in (("--z-min", z_min), ("--z-max", z_max)):
+        if value is not None and not math.isfinite(value):
+            sink.error(f"{name} must be a finite height in metres, got {value!r}", where)
+    if z_min is not None and z_max is not None and z_min > z_max:
+        sink.error(f"--z-min {z_min!r} is above --z-max {z_max!r}", where)
+    segments = getattr(ns, "segments", DEFAULT_SEGMENTS)
+    if segments < 8:
+        sink.error(f"--segments must be at least 8, got {segments}", where)
+    roles: dict[str, str] = {}
+    for item in getattr(ns, "role", None) or []:
+        tag, sep, role = item.partition("=")
+        tag, role = tag.strip(), role.strip()
+        if not sep or not tag or not role:
+            sink.error(f"--role expects TAG=ROLE, got {item!r}", where,
+                       "e.g. --role pillar=wall")
+            continue
+        role = ROLE_ALIASES.get(role, role)
+        if role not in ROLES:
+            sink.error(f"unknown role '{role}' in --role {item}", where,
+                       suggest(role, ROLES + tuple(ROLE_ALIASES))
+                       or "roles: " + ", ".join(ROLES))
+            continue
+        roles[tag] = role
+    sink.check()
+    return ProjectionOptions(
+        z_min=z_min, z_max=z_max, hull=bool(getattr(ns, "hull", False)), roles=roles,
+        robot_frames=tuple(getattr(ns, "robot_frame", None) or ()), segments=segments,
+        configuration=dict(getattr(ns, "configuration", None) or {}))
+
+
+# --- number and colour formatting (shared by the text formats) ----------------------------------
+def clean(x: float, digits: int = 10) -> float:
+    """Round away conversion noise (0.3048/0.0254 -> 12.0) and negative zero."""
+    r = round(float(x), digits)
+    return 0.0 if r == 0 else r
+
+
+def fmt(x: float, digits: int = 10) -> str:
+    """A number as text: shortest round-trip repr of the cleaned value, integers without '.0'."""
+    r = clean(x, digits)
+    if r == int(r) and abs(r) < 1e15:
+        return str(int(r))
+    return repr(r)
+
+
+def hex_color(rgb: ir.Vec3) -> str:
+    """#rrggbb from a 0..1 colour (clamped): what Qt, pySimiam and SVG all accept."""
+    return "#" + "".join(f"{max(0, min(255, round(c * 255))):02x}" for c in rgb)
+
+
+def degrees(rad: float) -> float:
+    """Radians to degrees in [0, 360) (SimMeR and the heading comments)."""
+    d = math.degrees(rad) % 360.0
+    return 0.0 if clean(d) == 360.0 else d
+
+
+# --- results ------------------------------------------------------------------------------------
+@dataclass
+class Footprint:
+    """One geometry's projection: a shapely (Multi)Polygon in world metres."""
+
+    frame: ir.Frame
+    geometry: ir.Geometry
+    index: int  # the geometry's index in its frame
+    role: str
+    polygon: object  # shapely Polygon | MultiPolygon, non-empty, positive area
+    z_low: float  # height range of the (band-clipped) solid
+    z_high: float
+    robot: str | None = None  # the robot frame this geometry belongs to
+
+    @property
+    def pos(self) -> SourcePos:
+        return self.geometry.pos
+
+    @property
+    def name(self) -> str:
+        return self.frame.name if self.index == 0 else f"{self.frame.name}#{self.index}"
+
+
+@dataclass
+class Sensor:
+    frame: ir.Frame
+    kind: str  # one of SENSOR_KINDS
+    local: tuple[float, float, float]  # position in the robot frame (metres)
+    heading: float  # radians, counter-clockwise from the robot's +X
+
+
+@dataclass
+class Robot:
+    frame: ir.Frame
+    position: tuple[float, float, float]  # world
+    heading: float  # radians, world, the frame's +X projected on XY
+    rotation: tuple  # 3x3 world rotation (row-major tuples)
+    parts: list[Footprint] = field(default_factory=list)
+    sensors: list[Sensor] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        return self.frame.name
+
+    def footprint(self):
+        """Union of the parts (world), or None if nothing of the robot is in the band."""
+        import shapely
+
+        if not self.parts:
+            return None
+        return shapely.union_all([p.polygon for p in self.parts])
+
+    def to_local(self, geom):
+        """A world XY shape in the robot's 2D frame (origin at the robot, +X its heading)."""
+        from shapely import affinity
+
+        moved = affinity.translate(geom, -self.position[0], -self.position[1])
+        return affinity.rotate(moved, -self.heading, origin=(0, 0), use_radians=True)
+
+    def color(self) -> ir.Vec3:
+        for p in self.parts:
+            return p.geometry.color
+        for g in self.frame.geometries:
+            return g.color
+        return ir.DEFAULT_COLOR
+
+
+@dataclass
+class Projection:
+    footprints: list[Footprint]  # everything but robot parts, in frame/geometry order
+    robots: list[Robot]
+    options: ProjectionOptions
+    poses: dict  # frame name -> (q, v) world pose
+
+    def by_role(self, *roles: str) -> list[Footprint]:
+        return [f for f in self.footprints if f.role in roles]
+
+    def all_footprints(self) -> list[Footprint]:
+        return self.footprints + [p for r in self.robots for p in r.parts]
+
+    def bounds(self, roles: tuple[str, ...] | None = None):
+        """(minx, miny, maxx, maxy) of the footprints with these roles (all if None)."""
+        items = [f for f in self.all_footprints() if roles is None or f.role in roles]
+        if not items:
+            return None
+        bs = [f.polygon.bounds for f in items]
+        return (min(b[0] for b in bs), min(b[1] for b in bs),
+                max(b[2] for b in bs), max(b[3] for b in bs))
+
+
+# --- the projection -----------------------------------------------------------------------------
+def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> Projection:
+    """Project every geometry of `scene` at `opts.configuration` (see the module docstring)."""
+    _check_configuration(scene, opts, sink)
+    poses = absolute_poses(scene, opts.configuration)
+    used_tags: set[str] = set()
+
+    def tag_role(tags: tuple[str, ...]) -> str | None:
+        # User mappings beat the defaults; within each, the first (most direct) tag wins.
+        for table in (opts.roles, DEFAULT_TAG_ROLES):
+            for t in tags:
+                if t in table:
+                    used_tags.add(t)
+                    return table[t]
+        return None
+
+    robot_names = _robot_frames(scene, opts, tag_role, sink)
+    owner = _robot_owners(scene, robot_names)
+    robots: dict[str, Robot] = {}
+    for name in robot_names:
+        f = scene.frame(name)
+        q, v = poses[name]
+        rot = quat_to_matrix(q)
+        robots[name] = Robot(f, tuple(v), _heading(rot, f, sink), rot)
+
+    footprints: list[Footprint] = []
+    for f in scene.frames:
+        belongs = owner.get(f.name)
+        frame_role = tag_role(f.tags)
+        for i, g in enumerate(f.geometries):
+            if isinstance(g.shape, ir.Grid):
+                continue  # a drawing aid, never an obstacle
+            role = tag_role(g.tags) or (frame_role if frame_role in GEOMETRY_ROLES else None)
+            if role == "ignore":
+                continue
+            if belongs is not None:
+                role = "robot"
+            elif role is None or role in SENSOR_KINDS or role == "robot":
+                role = "wall" if g.collision else "decorative" if g.visual else "ignore"
+                if role == "ignore":
+                    continue
+            poly, zlo, zhi = geometry_footprint(g, poses[f.name], opts, sink)
+            if poly is None:
+                continue
+            fp = Footprint(f, g, i, role, poly, zlo, zhi, belongs)
+            if belongs is not None:
+                robots[belongs].parts.append(fp)
+            else:
+                footprints.append(fp)
+        if belongs is not None:
+            kind = frame_role if frame_role in SENSOR_KINDS else None
+            for g in f.geometries:
+                if kind is None:
+                    r = tag_role(g.tags)
+                    kind = r if r in SENSOR_KINDS else None
+            if kind is not None:
+                robots[belongs].sensors.append(_sensor(robots[belongs], f, kind, poses))
+        elif frame_role in SENSOR_KINDS:
+            sink.warning(f"frame '{f.name}' is tagged as a '{frame_role}' sensor but is not "
+                         "part of a robot; ignored", f.pos,
+                         "put it below a frame whose geometry is tagged 'robot'")
+    all_tags = {t for f in scene.frames for t in f.tags} | {
+        t for f in scene.frames for g in f.geometries for t in g.tags}
+    for tag in opts.roles:
+        if tag not in all_tags:
+            sink.warning(f"--role {tag}={opts.roles[tag]}: no frame or geometry has class "
+                         f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)))
+    return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
+
+
+def _check_configuration(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> None:
+    known = scene.variables
+    for name in opts.configuration:
+        if name not in known:
+            sink.warning(f"--var {name}: the scene has no configuration variable '{name}'",
+                         NOWHERE, suggest(name, known))
+
+
+def _robot_frames(scene: ir.Scene, opts: ProjectionOptions, tag_role, sink) -> list[str]:
+    """Frames that are robot start poses, outermost only, in frame order."""
+    marked: set[str] = set()
+    for name in opts.robot_frames:
+        if not scene.has_frame(name):
+            sink.error(f"--robot-frame: no frame named '{name}'", NOWHERE,
+                       suggest(name, [f.name for f in scene.frames]))
+        marked.add(name)
+    sink.check()
+    for f in scene.frames:
+        if tag_role(f.tags) == "robot" or any(tag_role(g.tags) == "robot" for g in f.geometries):
+            marked.add(f.name)
+    out = []
+    for f in scene.frames:  # parents first: an ancestor is always decided before its children
+        if f.name in marked and not _has_ancestor(scene, f, marked):
+            out.append(f.name)
+    return out
+
+
+def _has_ancestor(scene: ir.Scene, f: ir.Frame, names: set[str]) -> bool:
+    p = f.parent
+    while p is not None and scene.has_frame(p):
+        if p in names:
+            return True
+        p = scene.frame(p).parent
+    return False
+
+
+def _robot_owners(scene: ir.Scene, robots: list[str]) -> dict[str, str]:
+    owner: dict[str, str] = {}
+    rset = set(robots)
+    for f in scene.frames:  # parents first
+        if f.name in rset:
+            owner[f.name] = f.name
+        elif f.parent is not None and f.parent in owner:
+            owner[f.name] = owner[f.parent]
+    return owner
+
+
+def _heading(rot, frame: ir.Frame, sink: DiagnosticSink) -> float:
+    x, y = rot[0][0], rot[1][0]
+    if math.hypot(x, y) < 1e-9:
+        sink.warning(f"the +X axis of robot frame '{frame.name}' points straight up or down; "
+                     "heading taken as 0", frame.pos)
+        return 0.0
+    return math.atan2(y, x)
+
+
+def _sensor(robot: Robot, f: ir.Frame, kind: str, poses: dict) -> Sensor:
+    from robrayc.transforms import compose, inverse
+
+    rel_q, rel_v = compose(inverse(poses[robot.name]), poses[f.name])
+    # Heading in the robot's XY plane: the sensor's +X axis expressed in the robot frame.
+    m = quat_to_matrix(rel_q)
+    return Sensor(f, kind, tuple(rel_v), math.atan2(m[1][0], m[0][0]))
+
+
+# --- footprints of single geometries ------------------------------------------------------------
+def geometry_footprint(g: ir.Geometry, pose, opts: ProjectionOptions,
+                       sink: DiagnosticSink):
+    """(polygon, z_low, z_high) of one geometry at world pose (q, v), or (None, 0, 0) when
+    nothing of it lies in the band or its projection has no area."""
+    import numpy as np
+
+    q, v = pose
+    rot = np.array(quat_to_matrix(q), dtype=float)
+    t = np.array(v, dtype=float)
+    shape, s = g.shape, g.scale
+    band = opts.band
+    if isinstance(shape, ir.Sphere):
+        return _sphere(t, abs(shape.radius * s), band, opts.segments)
+    if isinstance(shape, ir.Box):
+        d = np.abs(np.array(shape.dimension, dtype=float)) * abs(s) / 2
+        corners = np.array([[sx * d[0], sy * d[1], sz * d[2]]
+                            for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+        return _convex(corners @ rot.T + t, _BOX_EDGES, band)
+    if isinstance(shape, ir.Cylinder):
+        return _frustum(rot, t, shape.height * s, shape.radius * s, shape.radius * s, band,
+                        opts.segments)
+    if isinstance(shape, ir.Cone):
+        return _frustum(rot, t, shape.height * s, shape.start_radius * s, shape.end_radius * s,
+                        band, opts.segments)
+    if isinstance(shape, ir.Mesh):
+        from robrayc.meshes import load_mesh
+
+        data = load_mesh(shape, sink, g.pos)
+        verts = np.asarray(data.vertices, dtype=float) * s @ rot.T + t
+        return _mesh(verts, np.asarray(data.faces), band, opts.hull)
+    return None, 0.0, 0.0
+
+
+_BOX_EDGES = [(a, b) for a in range(8) for b in range(a + 1, 8)
+              if bin(a ^ b).count("1") == 1]  # corners differing in one sign
+
+
+def _area_polygon(geom):
+    """Keep only polygonal parts with area; None if nothing remains."""
+    import shapely
+
+    if geom is None or geom.is_empty:
+        return None
+    if geom.geom_type == "GeometryCollection":
+        parts = [p for p in geom.geoms if p.geom_type in ("Polygon", "MultiPolygon")]
+        geom = shapely.union_all(parts) if parts else None
+        if geom is None or geom.is_empty:
+            return None
+    if geom.geom_type not in ("Polygon", "MultiPolygon") or geom.area <= 0:
+        return None
+    return shapely.normalize(geom)
+
+
+def _convex(points, edges, band):
+    """Footprint of the convex polytope with these vertices and edges, clipped to the band."""
+    import numpy as np
+    import shapely
+
+    lo, hi = band
+    z = points[:, 2]
+    kept = [points[(z >= lo) & (z <= hi)]]
+    e = np.asarray(edges, dtype=int)
+    a, b = points[e[:, 0]], points[e[:, 1]]
+    for plane in (lo, hi):
+        if not math.isfinite(plane):
+            continue
+        za, zb = a[:, 2], b[:, 2]
+        cross = (za - plane) * (zb - plane) < 0
+        if cross.any():
+            s = (plane - za[cross]) / (zb[cross] - za[cross])
+            p = a[cross] + s[:, None] * (b[cross] - a[cross])
+            p[:, 2] = plane
+            kept.append(p)
+    pts = np.concatenate(kept)
+    if len(pts) == 0:
+        return None, 0.0, 0.0
+    poly = _area_polygon(shapely.MultiPoint(pts[:, :2]).convex_hull)
+    if poly is None:
+        return None, 0.0, 0.0
+    return poly, float(pts[:, 2].min()), float(pts[:, 2].max())
+
+
+def _angles(u, v, segments: int):
+    """Rim parameters: `segments` even steps plus the four where X or Y is extreme."""
+    import numpy as np
+
+    extra = []
+    for k in (0, 1):  # x, then y: d/dt (u_k cos t + v_k sin t) = 0
+        if abs(u[k]) > 0 or abs(v[k]) > 0:
+            t0 = math.atan2(v[k], u[k])
+            extra += [t0, t0 + math.pi]
+    ts = np.concatenate([np.arange(segments) * (2 * math.pi / segments),
+                         np.mod(np.array(extra, dtype=float), 2 * math.pi)])
+    ts = np.unique(ts)
+    keep = np.concatenate([[True], np.diff(ts) > 1e-12])  # one point where two coincide
+    if 2 * math.pi - ts[-1] <= 1e-12 and len(ts) > 1:
+        keep[-1] = False
+    return ts[keep]
+
+
+def _frustum(rot, t, height, r0, r1, band, segments):
+    """A cylinder (r0 == r1) or cone: rims at the origin and at `height` along local Z."""
+    import numpy as np
+
+    r0, r1 = abs(r0), abs(r1)
+    u, v, axis = rot[:, 0], rot[:, 1], rot[:, 2]
+    ts = _angles(u, v, segments)
+    ring = np.cos(ts)[:, None] * u + np.sin(ts)[:, None] * v  # unit rim directions (world)
+    bottom = t + r0 * ring
+    top = t + height * axis + r1 * ring
+    n = len(ts)
+    idx = np.arange(n)
+    nxt = (idx + 1) % n
+    edges = np.concatenate([np.stack([idx, nxt], 1), np.stack([idx + n, nxt + n], 1),
+                            np.stack([idx, idx + n], 1)])
+    return _convex(np.concatenate([bottom, top]), edges, band)
+
+
+def _sphere(center, r, band, segments):
+    import numpy as np
+    import shapely
+
+    lo, hi = band
+    zc = float(center[2])
+    zlo, zhi = max(lo, zc - r), min(hi, zc + r)
+    if r <= 0 or zlo >= zhi:
+        return None, 0.0, 0.0
+    if zlo <= zc <= zhi:
+        re = r
+    else:  # the widest section in the band is at the band plane nearest the centre
+        d = min(abs(zlo - zc), abs(zhi - zc))
+        re = math.sqrt(max(r * r - d * d, 0.0))
+    ts = _angles(np.array([1.0, 0.0]), np.array([0.0, 1.0]), segments)
+    pts = np.stack([center[0] + re * np.cos(ts), center[1] + re * np.sin(ts)], 1)
+    # the axis points exactly (cos/sin of pi/2 are not exact zeros)
+    for k, (dx, dy) in enumerate(((re, 0), (0, re), (-re, 0), (0, -re))):
+        pts[np.argmin(np.abs(ts - k * math.pi / 2))] = (center[0] + dx, center[1] + dy)
+    poly = _area_polygon(shapely.Polygon(pts))
+    return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
+
+
+def _mesh(verts, faces, band, hull: bool):
+    import numpy as np
+    import shapely
+
+    lo, hi = band
+    tris = verts[faces]  # (m, 3, 3)
+    z = tris[:, :, 2]
+    if not (math.isfinite(lo) or math.isfinite(hi)):
+        pieces = list(tris)
+        zlo, zhi = float(z.min()), float(z.max())
+    else:
+        inside = (z >= lo).all(1) & (z <= hi).all(1)
+        outside = (z < lo).all(1) | (z > hi).all(1)
+        pieces = list(tris[inside])
+        for tri in tris[~inside & ~outside]:
+            clipped = _clip_polygon_z(tri, lo, hi)
+            if len(clipped) >= 3:
+                pieces.append(np.array(clipped))
+        if not pieces:
+            return None, 0.0, 0.0
+        zs = np.concatenate([p[:, 2] for p in pieces])
+        zlo, zhi = float(zs.min()), float(zs.max())
+    if not pieces:
+        return None, 0.0, 0.0
+    if hull:
+        pts = np.concatenate([p[:, :2] for p in pieces])
+        poly = _area_polygon(shapely.MultiPoint(pts).convex_hull)
+        return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
+    polys = []
+    full = [p for p in pieces if len(p) == 3]
+    if full:
+        arr = np.array(full)[:, :, :2]
+        area2 = ((arr[:, 1, 0] - arr[:, 0, 0]) * (arr[:, 2, 1] - arr[:, 0, 1])
+                 - (arr[:, 2, 0] - arr[:, 0, 0]) * (arr[:, 1, 1] - arr[:, 0, 1]))
+        arr = arr[np.abs(area2) > 0]  # edge-on triangles project to segments: no area
+        if len(arr):
+            polys.extend(shapely.polygons(arr))
+    for p in pieces:
+        if len(p) > 3:
+            poly = shapely.Polygon(p[:, :2])
+            if poly.area > 0:
+                polys.append(poly if poly.is_valid else shapely.make_valid(poly))
+    # Cross-sections at the band planes: the part of a solid that crosses a plane without any
+    # boundary inside the band (e.g. a wall cut through its middle) projects as its section.
+    for plane in (lo, hi):
+        if math.isfinite(plane) and zlo <= plane <= zhi:
+            polys.extend(_section(verts, faces, plane))
+    poly = _area_polygon(shapely.union_all(polys)) if polys else None
+    return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
+
+
+def _clip_polygon_z(poly, lo: float, hi: float) -> list:
+    """Sutherland-Hodgman clipping of a 3D polygon to lo <= z <= hi."""
+    pts = [tuple(p) for p in poly]
+    for plane, keep_above in ((lo, True), (hi, False)):
+        if not math.isfinite(plane) or not pts:
+            continue
+
+        def inside(p, plane=plane, keep_above=keep_above):
+            return p[2] >= plane if keep_above else p[2] <= plane
+
+        out = []
+        for i, cur in enumerate(pts):
+            prev = pts[i - 1]
+            if inside(cur):
+                if not inside(prev):
+                    out.append(_cut(prev, cur, plane))
+                out.append(cur)
+            elif inside(prev):
+                out.append(_cut(prev, cur, plane))
+        pts = out
+    return pts
+
+
+def _cut(a, b, plane):
+    s = (plane - a[2]) / (b[2] - a[2])
+    return (a[0] + s * (b[0] - a[0]), a[1] + s * (b[1] - a[1]), plane)
+
+
+def _section(verts, faces, plane: float) -> list:
+    """Polygons of a mesh's cross-section at z = plane (even-odd nesting, via trimesh)."""
+    import trimesh
+
+    tm = trimesh.Trimesh(vertices=verts, faces=faces, process=False)
+    try:
+        lines = trimesh.intersections.mesh_plane(tm, [0.0, 0.0, 1.0], [0.0, 0.0, plane])
+        if len(lines) == 0:
+            return []
+        path = trimesh.load_path(lines[:, :, :2])
+        return [p for p in path.polygons_full if p is not None and p.area > 0]
+    except Exception:  # open or degenerate meshes have no closed section: triangles suffice
+        return []
+
+
+# --- 3D solids (for the writers that keep 3D objects: CajunBot) ----------------------------------
+def world_transform(pose):
+    """(3x3 rotation, translation) numpy arrays of a (q, v) pose."""
+    import numpy as np
+
+    q, v = pose
+    return np.array(quat_to_matrix(q), dtype=float), np.array(v, dtype=float)
+
+
+def frustum_mesh(height: float, r0: float, r1: float, segments: int):
+    """Triangles (vertices, faces) of a cylinder/cone in its own frame: rims at z = 0 and
+    z = height, outward-facing for either sign of height; an apex (radius 0) is one vertex."""
+    import numpy as np
+
+    ts = np.arange(segments) * (2 * math.pi / segments)
+    ring = np.stack([np.cos(ts), np.sin(ts), np.zeros(segments)], 1)
+    verts: list = []
+    faces: list = []
+
+    def rim(r: float, z: float) -> list[int]:
+        base = len(verts)
+        if r == 0:
+            verts.append((0.0, 0.0, z))
+            return [base] * segments
+        verts.extend(tuple(p) for p in ring * abs(r) + (0.0, 0.0, z))
+        return [base + i for i in range(segments)]
+
+    bottom, top = rim(r0, 0.0), rim(r1, height)
+    for i in range(segments):
+        j = (i + 1) % segments
+        for tri in ((bottom[i], bottom[j], top[j]), (bottom[i], top[j], top[i])):
+            if len(set(tri)) == 3:
+                faces.append(tri)
+    for ids, z, up in ((bottom, 0.0, False), (top, height, True)):
+        if len(set(ids)) > 1:  # a cap: fan around its centre
+            c = len(verts)
+            verts.append((0.0, 0.0, z))
+            for i in range(segments):
+                j = (i + 1) % segments
+                faces.append((c, ids[i], ids[j]) if up else (c, ids[j], ids[i]))
+    v = np.array(verts, dtype=float)
+    f = np.array(faces, dtype=np.int64)
+    if height < 0:  # mirrored along z: flip the winding to keep normals outward
+        f = f[:, ::-1]
+    return v, f
+
+
+def solid_points(g: ir.Geometry, sink: DiagnosticSink, segments: int = DEFAULT_SEGMENTS):
+    """Points of a geometry's solid in its frame whose hull is the solid (curved shapes sampled):
+    for bounding boxes of 3D objects. Grids give their flat rectangle."""
+    import numpy as np
+
+    shape, s = g.shape, g.scale
+    if isinstance(shape, ir.Box):
+        d = np.abs(np.array(shape.dimension, dtype=float)) * abs(s) / 2
+        return np.array([[a * d[0], b * d[1], c * d[2]]
+                         for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
+    if isinstance(shape, ir.Sphere):
+        r = abs(shape.radius * s)
+        return np.array([[a * r, 0, 0] for a in (-1, 1)] + [[0, a * r, 0] for a in (-1, 1)]
+                        + [[0, 0, a * r] for a in (-1, 1)], dtype=float)
+    if isinstance(shape, (ir.Cylinder, ir.Cone)):
+        r0, r1 = ((shape.radius, shape.radius) if isinstance(shape, ir.Cylinder)
+                  else (shape.start_radius, shape.end_radius))
+        return frustum_mesh(shape.height * s, r0 * s, r1 * s, max(segments, 4) // 4 * 4)[0]
+    if isinstance(shape, ir.Mesh):
+        from robrayc.meshes import load_mesh
+
+        return np.asarray(load_mesh(shape, sink, g.pos).vertices, dtype=float) * s
+    if isinstance(shape, ir.Grid):
+        w, h = (abs(c) * abs(s) / 2 for c in shape.dimension)
+        return np.array([[a * w, b * h, 0] for a in (-1, 1) for b in (-1, 1)], dtype=float)
+    return np.zeros((0, 3))
+
+
+# --- polygon helpers for the writers ------------------------------------------------------------
+def parts(geom) -> list:
+    """The polygons of a Polygon or MultiPolygon."""
+    if geom is None or geom.is_empty:
+        return []
+    if geom.geom_type == "Polygon":
+        return [geom]
+    return [g for g in geom.geoms if g.geom_type == "Polygon" and not g.is_empty]
+
+
+def ring_points(ring) -> list[tuple[float, float]]:
+    """A ring's vertices without the closing repeat."""
+    coords = list(ring.coords)
+    if len(coords) > 1 and coords[0] == coords[-1]:
+        coords = coords[:-1]
+    return [(float(x), float(y)) for x, y in coords]
+
+
+def rings(geom) -> list[list[tuple[float, float]]]:
+    """Every boundary ring (exteriors counter-clockwise, then holes) of a (multi)polygon."""
+    from shapely.geometry.polygon import orient
+
+    out = []
+    for p in parts(geom):
+        p = orient(p, 1.0)
+        out.append(ring_points(p.exterior))
+        out.extend(ring_points(h) for h in p.interiors)
+    return out
+
+
+def edges(geom) -> list[tuple[tuple[float, float], tuple[float, float]]]:
+    """Every boundary edge of a (multi)polygon."""
+    out = []
+    for ring in rings(geom):
+        for i, a in enumerate(ring):
+            out.append((a, ring[(i + 1) % len(ring)]))
+    return out
+
+
+def comment_text(text: str) -> str:
+    """Text safe inside a one-line comment of any format (no controls, no '--' for XML)."""
+    out = "".join(c if c.isprintable() else "?" for c in text)
+    while "--" in out:
+        out = out.replace("--", "-")
+    return out
+
+
+def source_names(scene: ir.Scene) -> str:
+    """The input file names for header comments."""
+    names = [s.replace("\\", "/").rsplit("/", 1)[-1] for s in scene.sources[:3]]
+    more = len(scene.sources) - 3
+    text = ", ".join(names) + (f" and {more} more" if more > 0 else "")
+    return comment_text(text) or "(no files)"
+
+
+def project_for(scene: ir.Scene, ctx) -> Projection:
+    """Options from ctx.options, then the projection; errors stop the compilation."""
+    opts = options_from(ctx.options, ctx.sink)
+    try:
+        proj = project_scene(scene, opts, ctx.sink)
+    except CompileError:
+        raise
+    ctx.sink.check()
+    return proj
