@@ -49,7 +49,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not name.isidentifier() or not name.isascii():
         raise ctx.sink.fatal(f"scene name '{name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
-    model = _model(scene, name)
+    model = _model(scene, name, getattr(ctx.options, "root", None))
     header_file = header_path(ctx.output) if ctx.output is not None else None
     model["guard"] = c_identifier(header_file.name if header_file else name + ".h").upper() + "_"
     header = render("c_standalone.h.j2", model)
@@ -64,11 +64,12 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 # --- tables -----------------------------------------------------------------------------------
 
 
-def _model(scene: ir.Scene, name: str) -> dict:
+def _model(scene: ir.Scene, name: str, root: str | None) -> dict:
     variables = {v: i for i, v in enumerate(scene.variables)}
     index = {f.name: i for i, f in enumerate(scene.frames)}
-    roots = sorted({f.parent for f in scene.frames if f.parent is not None
-                    and f.parent not in index})
+    # --root names the frame top-level frames hang from; frames may also name it as parent
+    roots = [root] if root else sorted({f.parent for f in scene.frames
+                                        if f.parent is not None and f.parent not in index})
     return {
         "version": __version__,
         "sources": c_comment(", ".join(s.rsplit("/", 1)[-1] for s in scene.sources[:3])
