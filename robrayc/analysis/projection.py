@@ -468,11 +468,12 @@ def _convex(points, edges, band):
 
 
 def _angles(u, v, segments: int):
-    """Rim parameters: `segments` even steps plus the four where X or Y is extreme."""
+    """Rim parameters: `segments` even steps plus those where X, Y or Z is extreme (exact
+    extents and height range)."""
     import numpy as np
 
     extra = []
-    for k in (0, 1):  # x, then y: d/dt (u_k cos t + v_k sin t) = 0
+    for k in range(len(u)):  # d/dt (u_k cos t + v_k sin t) = 0
         if abs(u[k]) > 0 or abs(v[k]) > 0:
             t0 = math.atan2(v[k], u[k])
             extra += [t0, t0 + math.pi]

@@ -7,7 +7,9 @@ supervisor come from ``--robot-type``/``--supervisor`` (default the documented K
 K3DefaultSupervisor). Walls and blocks are obstacles; decorative geometry, markers and tape are
 markers. Each polygon's ``pose`` is its frame's projected pose and its points are relative to
 that pose, so a box keeps its own axes. Colours are ``#rrggbb`` (the reader knows only hex and
-four names). Footprints with holes lose the holes (a pySimiam polygon is simple), with a warning.
+four names). The documented DTD never declares ``<supervisor>`` although ``<robot>`` requires
+one; the element written is what the reader wants (a ``type`` attribute). Footprints with
+holes lose the holes (a pySimiam polygon is simple), with a warning.
 
 The 2D options (``--z-min`` etc.) are added by the cs2 backend and read here too.
 """
@@ -42,23 +44,6 @@ HELP = "pySimiam world XML (metres, radians)"
 DEFAULT_ROBOT = "Khepera3"
 DEFAULT_SUPERVISOR = "K3DefaultSupervisor"
 
-DTD = """<!ELEMENT simulation (robot+,obstacle*,marker*)>
-<!ELEMENT robot (supervisor,pose)>
-<!ATTLIST robot type CDATA #REQUIRED
-                color CDATA #IMPLIED>
-<!ELEMENT obstacle (pose, geometry)>
-<!ATTLIST obstacle color CDATA #IMPLIED>
-<!ELEMENT marker (pose, geometry)>
-<!ATTLIST marker color CDATA #IMPLIED>
-<!ELEMENT pose EMPTY>
-<!ATTLIST pose x CDATA #REQUIRED
-               y CDATA #REQUIRED
-               theta CDATA #REQUIRED>
-<!ELEMENT geometry (point, point+)>
-<!ELEMENT point EMPTY>
-<!ATTLIST point x CDATA #REQUIRED
-                y CDATA #REQUIRED>
-"""  # from the pySimiam world-file documentation (specs/pysimiam-world-file.rst)
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -123,7 +108,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 
 
 def _pose(x: float, y: float, theta: float) -> str:
-    return f"<pose x=\"{fmt(x)}\" y=\"{fmt(y)}\" theta=\"{fmt(theta)}\" />"
+    # metres to 12 decimals (no float noise), angles to the full double
+    return f"<pose x=\"{fmt(x, 12)}\" y=\"{fmt(y, 12)}\" theta=\"{fmt(theta, 17)}\" />"
 
 
 def frame_pose_2d(pose) -> tuple[float, float, float]:
@@ -150,7 +136,7 @@ def _polygons(tag: str, f: Footprint, pose, ctx: EmitContext) -> list[str]:
                 "    <geometry>"]
         for x, y in pts:  # relative to the pose: rotate the offset by -theta
             dx, dy = x - x0, y - y0
-            out.append(f"      <point x=\"{fmt(c * dx + s * dy)}\" "
-                       f"y=\"{fmt(-s * dx + c * dy)}\" />")
+            out.append(f"      <point x=\"{fmt(c * dx + s * dy, 12)}\" "
+                       f"y=\"{fmt(-s * dx + c * dy, 12)}\" />")
         out += ["    </geometry>", f"  </{tag}>"]
     return out

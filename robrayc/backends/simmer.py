@@ -3,9 +3,10 @@
 * ``maze.csv``: rows x columns of 1-ft cells, row 1 the NORTH (top) row: 0 wall, 1 empty,
   2 robot start, 3 block. A cell is a wall when walls cover at least ``--fill`` of it (default
   0.5). The grid's south-west corner and size come from ``--maze-origin X,Y`` (metres) and
-  ``--maze-size COLSxROWS``, else from the bounds of the walls, blocks and robot. SimMeR's
-  ``import_maze.m`` hard-codes an 8 x 4 ft maze (it needs at least 4 rows of 8 cells and ignores
-  the rest), so a scene needing more is an error unless ``--maze-size`` says so.
+  ``--maze-size COLSxROWS``, else the corner of the bounds of the walls, blocks and robot and
+  SimMeR's size: ``import_maze.m`` hard-codes an 8 x 4 ft maze (it needs at least 4 rows of 8
+  cells and ignores the rest), so a scene needing more is an error ("maze too large") unless
+  ``--maze-size`` says so; anything outside an explicit grid is an error too.
 * ``robot.csv``: circle (0) or rectangle (1) from the robot's footprint in its own frame,
   centred on the robot frame (diameter = twice the farthest point; rectangle = twice the
   farthest |x| and |y|), inches; SimMeR rejects robots over 12 in.
@@ -77,8 +78,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="SimMeR: south-west corner of the maze grid, metres (default: "
                             "from the walls, blocks and robot)")
     group.add_argument("--maze-size", metavar="COLSxROWS",
-                       help="SimMeR: maze size in 1-ft cells (default: from the scene, at "
-                            "least SimMeR's 8x4)")
+                       help="SimMeR: maze size in 1-ft cells (default SimMeR's 8x4; larger "
+                            "mazes need dim1/dim2 changed in import_maze.m)")
     group.add_argument("--fill", type=float, default=0.5, metavar="F",
                        help="SimMeR: a cell is a wall when walls cover at least F of it "
                             "(default 0.5)")
@@ -196,33 +197,24 @@ def _grid(proj: Projection, s: dict, sink) -> tuple[tuple[float, float], tuple[i
     else:
         r = proj.robots[0].position
         origin = (r[0] - M_PER_FT / 2, r[1] - M_PER_FT / 2)
-    if s["size"] is not None:
-        size = s["size"]
-    else:
-        need = (0, 0)
-        if bounds is not None:
-            need = (math.ceil((bounds[2] - origin[0]) / M_PER_FT - EPS),
-                    math.ceil((bounds[3] - origin[1]) / M_PER_FT - EPS))
-        size = (max(SIMMER_MAZE[0], need[0]), max(SIMMER_MAZE[1], need[1]))
+    size = s["size"] or SIMMER_MAZE
     x0, y0 = origin
     x1, y1 = x0 + size[0] * M_PER_FT, y0 + size[1] * M_PER_FT
     tol = EPS * M_PER_FT
     for f in items:
         bx0, by0, bx1, by1 = f.polygon.bounds
         if bx0 < x0 - tol or by0 < y0 - tol or bx1 > x1 + tol or by1 > y1 + tol:
-            span = (f"{fmt((max(x1, bx1) - min(x0, bx0)) / M_PER_FT, 3)} x "
-                    f"{fmt((max(y1, by1) - min(y0, by0)) / M_PER_FT, 3)} ft")
-            if s["size"] is None:
-                why = (f"SimMeR's maze is {SIMMER_MAZE[0]} x {SIMMER_MAZE[1]} ft; the scene "
-                       f"spans at least {span}")
-                hint = ("leave objects out with --z-min/--z-max or --role TAG=ignore, or pass "
-                        "--maze-size COLSxROWS after changing dim1/dim2 in import_maze.m")
-            else:
-                why = f"'{f.name}' lies outside the {size[0]} x {size[1]} ft maze grid"
-                hint = "give a larger --maze-size or another --maze-origin"
-            sink.error(f"maze too large: {why}", f.pos, hint)
-            if s["size"] is None:
-                break
+            if s["size"] is None and s["origin"] is None:
+                span = (f"{fmt((bounds[2] - bounds[0]) / M_PER_FT, 3)} x "
+                        f"{fmt((bounds[3] - bounds[1]) / M_PER_FT, 3)} ft")
+                sink.error(f"maze too large: SimMeR's maze is {size[0]} x {size[1]} ft; the "
+                           f"walls, blocks and robot span {span}", f.pos,
+                           "leave objects out with --z-min/--z-max or --role TAG=ignore, or "
+                           "pass --maze-size COLSxROWS after changing dim1/dim2 in "
+                           "import_maze.m")
+                break  # one error says it: the scene does not fit
+            sink.error(f"maze too large: '{f.name}' lies outside the {size[0]} x {size[1]} ft "
+                       "maze grid", f.pos, "give a larger --maze-size or another --maze-origin")
     return origin, size
 
 
@@ -281,8 +273,9 @@ def _maze(proj: Projection, robot: Robot, origin, size, fill: float, sink):
 def _robot_csv(robot: Robot, shape: str, sink) -> str:
     foot = robot.footprint()
     if foot is None:
-        raise sink.fatal(f"robot '{robot.name}' has no footprint (nothing of it in the height "
-                         "band)", robot.frame.pos)
+        raise sink.fatal(f"robot '{robot.name}' has no footprint", robot.frame.pos,
+                         "none of its geometry is projected: check --z-min/--z-max and "
+                         "--role ...=ignore")
     local = robot.to_local(foot)
     pts = [pt for ring in rings(local) for pt in ring]
     half_x = max(abs(x) for x, _ in pts)
