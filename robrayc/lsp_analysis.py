@@ -15,17 +15,17 @@ Positions here are robrayc's: 1-based lines and columns counted in characters, e
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
-
-from lark import Token, Tree
-from lark.exceptions import UnexpectedInput
+from typing import Any
 
 from robrayc import ir
 from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourcePos
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
 from robrayc.frontend.fold import BUILTINS, FoldError, fold
-from robrayc.frontend.parse import _parser, decode, parse
+from robrayc.frontend.parse import decode, parse
 from robrayc.frontend.robray import (
     ALIASES,
     ATTR_TYPES,
@@ -35,6 +35,14 @@ from robrayc.frontend.robray import (
     JOINT_TYPES,
     SHAPES,
 )
+
+Tree = Any  # a parse-tree node: .data, .children
+Token = Any  # a token: .type, .line, .column, .end_line, .end_column, str(tok)
+
+
+def _is_node(x: object) -> bool:
+    return hasattr(x, "data") and hasattr(x, "children")
+
 
 KEYWORDS_TOP = ("include", "def", "class", "frame", "object", "allow_collision")
 KEYWORDS_FRAME = ("geometry", "frame", "object")
@@ -246,6 +254,75 @@ def resolve_include(name: str, includer: Path, options: LoadOptions) -> Path | N
     return None
 
 
+# --- tokens -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Lexeme:
+    type: str
+    value: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    start_pos: int
+    end_pos: int
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@lru_cache(maxsize=1)
+def _lexer() -> tuple[re.Pattern, frozenset[str], dict[str, str]]:
+    """One regex over the grammar's terminals (from the tables generated from
+    grammar/robray.lark), the ignored terminals and the keyword map."""
+    try:
+        from robrayc.frontend import _tables as t
+
+        terminals, ignore, keywords = t.TERMINALS, t.IGNORE, t.KEYWORDS
+    except ImportError:  # a front end still on lark: read the same grammar through lark
+        from lark import Lark
+
+        from robrayc.frontend.parse import grammar_text
+
+        g = Lark(grammar_text(), parser="lalr", lexer="contextual")
+        name_rx = re.compile(next(x.pattern.to_regexp() for x in g.terminals
+                                  if x.name == "NAME"))
+        terminals = [(x.name, x.pattern.to_regexp()) for x in g.terminals]
+        ignore = list(g.ignore_tokens)
+        keywords = {x.pattern.value: x.name for x in g.terminals
+                    if x.pattern.type == "str" and name_rx.fullmatch(x.pattern.value)}
+        terminals.sort(key=lambda nt: (nt[0] in keywords.values(), -len(nt[1])))
+    master = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in terminals
+                                 if name not in keywords.values()))
+    return master, frozenset(ignore), dict(keywords)
+
+
+def lex(text: str) -> tuple[list[Lexeme], int | None]:
+    """The tokens of `text` and, if lexing stopped early, the offset where no token matched.
+    A name is a keyword when it starts a statement (where the parser would take it as one)."""
+    master, ignore, keywords = _lexer()
+    out: list[Lexeme] = []
+    pos, line, line_start, n = 0, 1, 0, len(text)
+    while pos < n:
+        m = master.match(text, pos)
+        if m is None or m.end() == pos:
+            return out, pos
+        kind, value = m.lastgroup or "", m.group()
+        end_line, end_start = line, line_start
+        if "\n" in value:
+            end_line = line + value.count("\n")
+            end_start = pos + value.rindex("\n") + 1
+        if kind not in ignore:
+            if kind == "NAME" and value in keywords and (
+                    not out or out[-1].type in ("SEMICOLON", "LBRACE", "RBRACE")):
+                kind = keywords[value]
+            out.append(Lexeme(kind, value, line, pos - line_start + 1, end_line,
+                              m.end() - end_start + 1, pos, m.end()))
+        line, line_start, pos = end_line, end_start, m.end()
+    return out, None
+
+
 def _tok_pos(file: str, tok: Token) -> SourcePos:
     return SourcePos(file, tok.line, tok.column, tok.end_line or tok.line,
                      tok.end_column or tok.column + len(tok))
@@ -348,7 +425,7 @@ class _Indexer:
     def items(self, items, fi: FileIndex, context: str, frame: Symbol | None) -> list[Tree]:
         nested = []
         for item in items:
-            if not isinstance(item, Tree):
+            if not _is_node(item):
                 continue
             if item.data == "attr":
                 self.attr(item, fi, context)
@@ -364,7 +441,7 @@ class _Indexer:
         fi.refs.append(Ref("attr", key, _tok_pos(fi.path, key_tok), self.tick(),
                            context=context))
         kinds = {"parent": "frame", "isa": "class", "shape": "shape", "type": "joint"}
-        if key in kinds and isinstance(value, Tree) and value.data in ("ident", "string"):
+        if key in kinds and _is_node(value) and value.data in ("ident", "string"):
             name, tok = _name_of(value)
             kind = kinds[key]
             # The loader replaces a shape/type/parent value by a def of the same name.
@@ -377,12 +454,16 @@ class _Indexer:
             self.expr_refs(value, fi)
 
     def expr_refs(self, expr, fi: FileIndex) -> None:
-        if not isinstance(expr, Tree):
-            return
-        for node in expr.iter_subtrees_topdown():
+        stack = [expr]
+        while stack:  # iterative: deep expressions must not hit the recursion limit
+            node = stack.pop()
+            if not _is_node(node):
+                continue
             if node.data == "ident":
                 tok = node.children[0]
                 fi.refs.append(Ref("def", str(tok), _tok_pos(fi.path, tok), self.tick()))
+            else:
+                stack.extend(reversed(node.children))
 
 
 class _Spans:
@@ -391,10 +472,7 @@ class _Spans:
 
     def __init__(self, text: str, file: str) -> None:
         self.file = file
-        try:
-            self.tokens = list(_parser().lex(text))
-        except UnexpectedInput:
-            self.tokens = []
+        self.tokens, _ = lex(text)
         self.at = {(t.line, t.column): i for i, t in enumerate(self.tokens)}
         self.match: dict[int, int] = {}
         stack: list[int] = []
@@ -499,19 +577,14 @@ class CompletionContext:
 
 def completion_context(text_before: str) -> CompletionContext:
     """What may be typed at the end of `text_before` (the document up to the cursor)."""
-    tokens: list[Token] = []
+    tokens, stop = lex(text_before)
     in_string = False
-    try:
-        for tok in _parser().lex(text_before):
-            tokens.append(tok)
-    except UnexpectedInput as err:
-        rest = text_before[err.pos_in_stream:]
+    if stop is not None:
+        rest = text_before[stop:]
         if rest.startswith('"'):
             in_string = True
-        elif rest.startswith("/*"):
+        else:  # an unterminated /* comment, or a character no token starts with
             return CompletionContext("other", "none", "")
-    except Exception:
-        return CompletionContext("other", "none", "")
     if not in_string and text_before and _in_line_comment(text_before, tokens):
         return CompletionContext("other", "none", "")
 

@@ -28,6 +28,7 @@
 ;;; Code:
 
 (require 'rx)
+(require 'subr-x)
 
 (defgroup robray nil
   "Editing robray scene files."
@@ -43,10 +44,11 @@
   "The robrayc program, used by `compile', flymake and eglot."
   :type 'string)
 
-(defcustom robray-flymake-arguments '("lsp" "--check" "--stdin")
+(defcustom robray-flymake-arguments '("lsp" "--stdin" "--check")
   "Arguments given to `robray-executable' by the flymake backend.
-The buffer's file name is appended; the buffer's text is sent on standard input, so
-unsaved changes are checked and includes resolve from the file's directory."
+The buffer's file name is appended; the buffer's text is sent on
+standard input, so unsaved changes are checked and includes resolve
+from the file's directory."
   :type '(repeat string))
 
 (defface robray-number-face
@@ -203,21 +205,35 @@ unsaved changes are checked and includes resolve from the file's directory."
 (defun robray-indent-line ()
   "Indent the current line as robray code."
   (interactive)
-  (let ((indent (robray-calculate-indentation))
-        (offset (- (current-column) (current-indentation))))
-    (indent-line-to indent)
-    (when (> offset 0)
-      (forward-char offset))))
+  (let ((indent (robray-calculate-indentation)))
+    (save-excursion
+      (beginning-of-line)
+      (let ((want (if indent-tabs-mode
+                      (concat (make-string (/ indent tab-width) ?\t)
+                              (make-string (% indent tab-width) ?\s))
+                    (make-string indent ?\s))))
+        ;; Re-write the whitespace unless it is already what `indent-to' would make (so a tab
+        ;; is replaced by spaces when `indent-tabs-mode' is off).
+        (unless (looking-at-p (concat (regexp-quote want) "[^ \t]"))
+          (delete-horizontal-space)
+          (indent-to indent))))
+    ;; Point stays on its text; from inside the indentation it moves to the first character.
+    (when (< (current-column) (current-indentation))
+      (back-to-indentation))))
 
 ;;; imenu
 
+(defconst robray--imenu-name-re
+  (concat "\\(?:\"\\(?1:[^\"\n]*\\)\"\\|\\(?1:" robray--name-re "\\)\\)")
+  "A name or a quoted name; group 1 is the name without quotes.")
+
 (defconst robray-imenu-generic-expression
-  `(("Defs" ,(concat "^[ \t]*def[ \t]+\\(" robray--name-re "\\)") 1)
-    ("Classes" ,(concat "^[ \t]*class[ \t]+\\(" robray--name-or-string-re "\\)") 1)
-    (nil ,(concat "\\(?:^\\|[{;]\\)[ \t]*\\(?:frame\\|object\\)[ \t\n]+\\("
-                  robray--name-or-string-re "\\)")
-         1))
-  "Imenu entries: frames at the top, defs and classes in sub-menus.")
+  `(("Defs" ,(concat "^[ \t]*def[ \t]+" robray--imenu-name-re) 1)
+    ("Classes" ,(concat "^[ \t]*class[ \t]+" robray--imenu-name-re) 1)
+    ("Frames" ,(concat "\\(?:^\\|[{;]\\)[ \t]*\\(?:frame\\|object\\)[ \t\n]+"
+                       robray--imenu-name-re)
+     1))
+  "Imenu entries for frames (nested ones too), classes and defs.")
 
 ;;; compile
 
@@ -301,10 +317,17 @@ WIDTH comes from the caret line (`^~~~') when there is one."
                (when (memq (process-status proc) '(exit signal))
                  (unwind-protect
                      (if (with-current-buffer source (eq proc robray--flymake-process))
-                         (let ((diags nil))
-                           (dolist (d (robray--parse-diagnostics
-                                       (with-current-buffer (process-buffer proc)
+                         (let ((diags nil)
+                               (output (with-current-buffer (process-buffer proc)
                                          (buffer-string))))
+                           ;; Exit 0: clean, 1: diagnostics; anything else is a failure to
+                           ;; run (an old robrayc without `lsp', a crash): disable, say why.
+                           (unless (memq (process-exit-status proc) '(0 1))
+                             (funcall report-fn :panic
+                                      :explanation (format "%s failed: %s" robray-executable
+                                                           (string-trim output)))
+                             (setq output nil))
+                           (dolist (d (and output (robray--parse-diagnostics output)))
                              (pcase-let ((`(,dfile ,line ,col ,width ,type ,msg) d))
                                ;; Diagnostics in other files (includes) are reported at
                                ;; the top of this buffer, naming their place.
@@ -319,7 +342,8 @@ WIDTH comes from the caret line (`^~~~') when there is one."
                                           (_ :note))
                                         (if here msg (format "%s:%d:%d: %s" dfile line col msg)))
                                        diags))))
-                           (funcall report-fn (nreverse diags)))
+                           (when output
+                             (funcall report-fn (nreverse diags))))
                        (flymake-log :warning "Canceling obsolete check %s" proc))
                    (kill-buffer (process-buffer proc)))))))
       (process-send-region robray--flymake-process (point-min) (point-max))
