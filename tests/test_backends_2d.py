@@ -656,3 +656,14 @@ def test_unknown_role_error_through_the_cli(tmp_path: Path, capsys) -> None:
 
 def test_projection_options_default() -> None:
     assert ProjectionOptions().band == (-math.inf, math.inf)
+
+
+def test_simmer_without_robot_writes_the_sample_robot(tmp_path: Path, capsys) -> None:
+    out = tmp_path / "config"
+    assert main([str(_blocks()), "--format", "simmer", "-o", str(out)]) == 0
+    assert "warning: no frame is a robot start pose" in capsys.readouterr().err
+    assert _csv(out / "robot.csv") == [["circle (0) / rectangle (1)", "0"],
+                                       ["diameter/x-size", "6"], ["unused/y-size", "6"]]
+    assert len(_csv(out / "sensors.csv")) == 1  # the header row SimMeR skips
+    assert "bot_center" not in (out / "main_setup.m").read_text().replace("keep Main.m's "
+                                                                         "bot_center", "")
