@@ -269,13 +269,42 @@ def test_mesh_band_on_a_sloped_mesh() -> None:
     assert poly_band.area == pytest.approx(math.pi * 0.75, rel=5e-3)
 
 
-def _mesh_from(mesh, **opts):
+@pytest.mark.parametrize("variant", ["closed", "inside-out", "open"])
+def test_mesh_shadow_equals_union_of_all_triangles(variant: str) -> None:
+    import shapely
+    import trimesh
+
+    # a non-convex closed mesh (a torus, tilted): the fast path for closed surfaces unions one
+    # facing half only; it must give what the union of every projected triangle gives
+    mesh = trimesh.creation.torus(major_radius=1.0, minor_radius=0.3, major_sections=24,
+                                  minor_sections=12)
+    mesh.apply_transform(trimesh.transformations.rotation_matrix(0.9, [1, 0.3, 0]))
+    if variant == "inside-out":
+        mesh.invert()
+    elif variant == "open":
+        mesh.update_faces(np.arange(len(mesh.faces)) % 7 != 0)
+    poly, _, _, stored = _mesh_from(mesh, keep=True)
+    tri = stored.vertices[stored.faces][:, :, :2]  # as read back (STL stores float32)
+    area2 = ((tri[:, 1, 0] - tri[:, 0, 0]) * (tri[:, 2, 1] - tri[:, 0, 1])
+             - (tri[:, 2, 0] - tri[:, 0, 0]) * (tri[:, 1, 1] - tri[:, 0, 1]))
+    expect = shapely.union_all(shapely.polygons(tri[np.abs(area2) > 0]))
+    assert poly.symmetric_difference(expect).area < 1e-12
+    if variant != "open":  # the torus's hole, and no round-off pinholes
+        assert poly.geom_type == "Polygon" and len(poly.interiors) == 1
+
+
+def _mesh_from(mesh, keep: bool = False, **opts):
     import tempfile
+
+    import trimesh
 
     with tempfile.TemporaryDirectory() as d:
         p = Path(d) / "m.stl"
         mesh.export(p)
-        return _foot(ir.Mesh(path=str(p), source="m.stl"), **opts)
+        out = _foot(ir.Mesh(path=str(p), source="m.stl"), **opts)
+        if keep:
+            return (*out, trimesh.load(p, force="mesh", process=False))
+        return out
 
 
 def test_grid_is_skipped() -> None:

@@ -37,7 +37,7 @@ import math
 from dataclasses import dataclass, field
 
 from robrayc import ir
-from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos, suggest
+from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos, suggest
 from robrayc.transforms import absolute_poses, quat_to_matrix
 
 # --- roles and units ----------------------------------------------------------------------------
@@ -435,6 +435,17 @@ def _area_polygon(geom):
             return None
     if geom.geom_type not in ("Polygon", "MultiPolygon") or geom.area <= 0:
         return None
+    # Unions of many triangles leave slivers and pinholes of round-off size (~1e-18 m^2):
+    # they are no geometry, and would become spurious walls. Drop pieces below 1e-12 of
+    # the whole.
+    tiny = geom.area * 1e-12
+    polys = []
+    for p in (geom.geoms if geom.geom_type == "MultiPolygon" else [geom]):
+        if p.area <= tiny:
+            continue
+        holes = [h for h in p.interiors if shapely.Polygon(h).area > tiny]
+        polys.append(p if len(holes) == len(p.interiors) else shapely.Polygon(p.exterior, holes))
+    geom = polys[0] if len(polys) == 1 else shapely.MultiPolygon(polys)
     return shapely.normalize(geom)
 
 
@@ -534,7 +545,8 @@ def _mesh(verts, faces, band, hull: bool):
     lo, hi = band
     tris = verts[faces]  # (m, 3, 3)
     z = tris[:, :, 2]
-    if not (math.isfinite(lo) or math.isfinite(hi)):
+    banded = math.isfinite(lo) or math.isfinite(hi)
+    if not banded:
         pieces = list(tris)
         zlo, zhi = float(z.min()), float(z.max())
     else:
@@ -561,7 +573,15 @@ def _mesh(verts, faces, band, hull: bool):
         arr = np.array(full)[:, :, :2]
         area2 = ((arr[:, 1, 0] - arr[:, 0, 0]) * (arr[:, 2, 1] - arr[:, 0, 1])
                  - (arr[:, 2, 0] - arr[:, 0, 0]) * (arr[:, 1, 1] - arr[:, 0, 1]))
-        arr = arr[np.abs(area2) > 0]  # edge-on triangles project to segments: no area
+        keep = np.abs(area2) > 0  # edge-on triangles project to segments: no area
+        if not banded and _closed(faces, verts):
+            # A closed, consistently wound surface: every vertical line through the solid
+            # crosses it upward and downward as often, so the up-facing triangles alone (or the
+            # down-facing ones) cover the shadow exactly. Union the smaller half.
+            up, down = area2 > 0, area2 < 0
+            if up.any() and down.any():
+                keep = up if up.sum() <= down.sum() else down
+        arr = arr[keep]
         if len(arr):
             polys.extend(shapely.polygons(arr))
     for p in pieces:
@@ -576,6 +596,23 @@ def _mesh(verts, faces, band, hull: bool):
             polys.extend(_section(verts, faces, plane))
     poly = _area_polygon(shapely.union_all(polys)) if polys else None
     return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
+
+
+def _closed(faces, verts) -> bool:
+    """Whether the triangles form a closed surface with consistent winding: every directed
+    edge (between exactly equal vertex positions) has exactly one reverse twin."""
+    import numpy as np
+
+    _, inv = np.unique(verts, axis=0, return_inverse=True)
+    f = inv.reshape(-1)[faces]
+    if (f[:, 0] == f[:, 1]).any() or (f[:, 1] == f[:, 2]).any() or (f[:, 0] == f[:, 2]).any():
+        return False
+    e = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]).astype(np.int64)
+    n = int(f.max()) + 1
+    key = e[:, 0] * n + e[:, 1]
+    if len(np.unique(key)) != len(key):
+        return False
+    return bool(np.isin(e[:, 1] * n + e[:, 0], key).all())
 
 
 def _clip_polygon_z(poly, lo: float, hi: float) -> list:
@@ -754,9 +791,6 @@ def source_names(scene: ir.Scene) -> str:
 def project_for(scene: ir.Scene, ctx) -> Projection:
     """Options from ctx.options, then the projection; errors stop the compilation."""
     opts = options_from(ctx.options, ctx.sink)
-    try:
-        proj = project_scene(scene, opts, ctx.sink)
-    except CompileError:
-        raise
+    proj = project_scene(scene, opts, ctx.sink)
     ctx.sink.check()
     return proj
