@@ -9,6 +9,7 @@ code once more.
 
 from __future__ import annotations
 
+import argparse
 import ctypes
 import os
 import shutil
@@ -21,6 +22,8 @@ import pytest
 
 from robrayc import ir
 from robrayc.analysis.fk import fk_batch
+from robrayc.backends import EmitContext, c_standalone
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LOADERS, LoadOptions, load_scene
 from robrayc.transforms import quat_to_matrix
 from tests.corpus import CORPUS, URDF_CORPUS, require_corpus, ros_package_path
@@ -52,10 +55,18 @@ def robrayc(*args: str, cwd: Path, env: dict | None = None) -> subprocess.Comple
 
 
 def compile_scene(paths: list[str], tmp: Path, name: str = "sc",
-                  env: dict | None = None, extra: tuple[str, ...] = ()) -> Path:
-    """robrayc -> NAME.c/.h -> strict gcc -> a shared library; returns its path."""
-    robrayc(*paths, *extra, "--format", "c-standalone", "-n", name, "-o", f"{name}.c", cwd=tmp,
-            env=env)
+                  env: dict | None = None, extra: tuple[str, ...] = (),
+                  scene: ir.Scene | None = None) -> Path:
+    """robrayc -> NAME.c/.h -> strict gcc -> a shared library; returns its path. Given the
+    loaded `scene`, the backend runs in this process (no interpreter start-up per scene)."""
+    if scene is None:
+        robrayc(*paths, *extra, "--format", "c-standalone", "-n", name, "-o", f"{name}.c",
+                cwd=tmp, env=env)
+    else:
+        ctx = EmitContext(tmp / f"{name}.c", argparse.Namespace(root=None), DiagnosticSink(),
+                          name=name)
+        for out in c_standalone.emit(scene, ctx):
+            out.path.write_bytes(out.data)
     lib = tmp / f"lib{name}.so"
     r = subprocess.run([CC, *STRICT, "-O2", "-shared", "-fPIC", f"{name}.c", "-o", str(lib),
                         "-lm"], cwd=tmp, capture_output=True, text=True)
@@ -235,16 +246,26 @@ def check_tables(scene: ir.Scene, compiled: Scene) -> None:
         assert tuple(compiled.allowed[k]) == (index[a.a], index[a.b])
 
 
-def test_7dof_sanitizers(seven_dof) -> None:
-    """The FK, lookups and tables under -fsanitize=address,undefined, printing poses that
-    must equal the IR's FK."""
-    scene, _, tmp = seven_dof
-    driver = tmp / "driver.c"
-    driver.write_text(DRIVER.replace("NAME", "arm"))
-    exe = tmp / "driver_san"
+SANITIZED = ["7dof", "chain.robray", "joint_offset_variable.robray", "axis_nonunit.robray",
+             "shared_variable.robray"]
+
+
+@pytest.mark.parametrize("case", SANITIZED)
+def test_sanitizers(case: str, tmp_path: Path) -> None:
+    """FK, lookups and tables under -fsanitize=address,undefined (revolute, prismatic, offsets,
+    shared variables), printing poses that must equal the IR's FK."""
+    if case == "7dof":
+        require_corpus()
+        src = SEVEN_DOF
+    else:
+        src = CONFORMANCE / case
+    scene = load_scene([str(src)])
+    robrayc(str(src), "--format", "c-standalone", "-n", "sc", "-o", "sc.c", cwd=tmp_path)
+    (tmp_path / "driver.c").write_text(DRIVER.replace("NAME", "sc"))
+    exe = tmp_path / "driver_san"
     r = subprocess.run([CC, *STRICT, "-g", "-O1", "-fsanitize=address,undefined",
                         "-fno-sanitize-recover=all", "-fno-omit-frame-pointer",
-                        str(driver), "arm.c", "-o", str(exe), "-lm"], cwd=tmp,
+                        "driver.c", "sc.c", "-o", str(exe), "-lm"], cwd=tmp_path,
                        capture_output=True, text=True)
     if r.returncode and "sanitize" in r.stderr and "cannot find" in r.stderr:
         pytest.skip("sanitizer runtime not installed")
@@ -313,7 +334,7 @@ def test_conformance_scene(name: str, tmp_path: Path) -> None:
     if name == "multi_a.robray":
         paths.append(str(CONFORMANCE / "multi_b.robray"))
     scene = load_scene(paths)
-    compiled = load(scene, compile_scene(paths, tmp_path))
+    compiled = load(scene, compile_scene(paths, tmp_path, scene=scene))
     check_tables(scene, compiled)
     check_fk(scene, compiled, n=50)
 
