@@ -780,6 +780,18 @@ def comment_text(text: str) -> str:
     return out
 
 
+def no_robot_help(scene: ir.Scene) -> tuple[SourcePos, str]:
+    """Where to point and what to suggest when a format needs a robot and the scene has none:
+    the first frame, as the example of a frame that could be one."""
+    first = scene.frames[0] if scene.frames else None
+    where = first.pos if first is not None else (
+        SourcePos(scene.sources[0]) if scene.sources else NOWHERE)
+    name = first.name if first is not None else "FRAME"
+    return where, ("make a frame a robot start pose: tag its geometry with a 'robot' class "
+                   "(class robot { } ... geometry { isa robot; ... }) or pass --robot-frame "
+                   f"{name}")
+
+
 def source_names(scene: ir.Scene) -> str:
     """The input file names for header comments."""
     names = [s.replace("\\", "/").rsplit("/", 1)[-1] for s in scene.sources[:3]]

@@ -37,13 +37,13 @@ from robrayc.analysis.projection import (
     comment_text,
     fmt,
     frustum_mesh,
+    no_robot_help,
     project_for,
     solid_points,
     source_names,
     world_transform,
 )
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.diagnostics import NOWHERE, SourcePos
 from robrayc.transforms import quat_to_rpy
 
 NAME = "cajunbot"
@@ -89,10 +89,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     files: list[OutputFile] = []
     objects: list[_Object] = []
     if not proj.robots:
-        where = SourcePos(scene.sources[0]) if scene.sources else NOWHERE
+        where, hint = no_robot_help(scene)
         sink.warning("no robot: the CajunBot simulator needs an autonomous object", where,
-                     "tag a geometry of the robot's frame with a 'robot' class or pass "
-                     "--robot-frame FRAME")
+                     hint)
     for r in proj.robots:
         objects.append(_robot(scene, r, proj.poses, sink, segments))
     meshes = 0

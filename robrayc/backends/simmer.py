@@ -38,12 +38,13 @@ from robrayc.analysis.projection import (
     Robot,
     degrees,
     fmt,
+    no_robot_help,
     project_for,
     rings,
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.diagnostics import NOWHERE, SourcePos, suggest
+from robrayc.diagnostics import NOWHERE, suggest
 
 NAME = "simmer"
 SUFFIXES = ()  # a directory: choose it with --format simmer
@@ -103,11 +104,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     proj = project_for(scene, ctx)
     robot = proj.robots[0] if proj.robots else None
     if robot is None:
-        where = SourcePos(scene.sources[0]) if scene.sources else NOWHERE
+        where, hint = no_robot_help(scene)
         sink.warning("no frame is a robot start pose: robot.csv describes SimMeR's sample "
-                     "robot (a 6 in circle) and sensors.csv has no sensors", where,
-                     "tag a geometry of the start frame with a 'robot' class or pass "
-                     "--robot-frame FRAME")
+                     "robot (a 6 in circle) and sensors.csv has no sensors", where, hint)
     for other in proj.robots[1:]:
         sink.warning(f"SimMeR simulates one robot; '{other.name}' is left out", other.frame.pos,
                      notes=((robot.frame.pos, f"'{robot.name}' is the robot written"),))
