@@ -669,3 +669,40 @@ def test_simmer_without_robot_writes_the_sample_robot(tmp_path: Path, capsys) ->
     assert len(_csv(out / "sensors.csv")) == 1  # the header row SimMeR skips
     assert "bot_center" not in (out / "main_setup.m").read_text().replace("keep Main.m's "
                                                                          "bot_center", "")
+
+
+def test_arena_board_example(tmp_path: Path) -> None:
+    path = REPO / "examples" / "2d" / "arena.board"
+    sink = DiagnosticSink()
+    scene = load_scene([str(path)], sink=sink)
+    assert not sink.items
+    kinds = [re.fullmatch(r"arena_(\w+?)_\d+", f.name).group(1) for f in scene.frames]
+    assert kinds.count("wall") == 6 and kinds.count("tape") == 4
+    assert kinds.count("dec_rect") == 1 and kinds.count("dec_line") == 1
+    out = tmp_path / "copy.board"
+    assert main([str(path), "-o", str(out)]) == 0
+    # each 2 cm wide wall comes back as the 4 edges of its strip
+    assert sum(ln.startswith("line ") for ln in out.read_text().splitlines()) == 6 * 4
+
+
+@pytest.mark.parametrize(("overhang", "ok"), [(0.45, True), (0.55, False)])
+def test_simmer_overhang_below_fill_is_allowed(tmp_path: Path, overhang: float, ok: bool,
+                                                capsys) -> None:
+    # an 8 x 4 ft maze whose north wall sticks out by `overhang` of a cell
+    ft = 0.3048
+    path = tmp_path / "edge.robray"
+    path.write_text(f"""
+class robot {{ }}
+frame floor {{ translation [{4 * ft}, {2 * ft}, 0];
+               geometry {{ shape box; dimension [{8 * ft}, {4 * ft}, .01]; }} }}
+frame north {{ translation [{4 * ft}, {4 * ft + overhang * ft / 2}, .1];
+               geometry {{ shape box; dimension [{8 * ft}, {overhang * ft}, .2]; }} }}
+frame bot {{ translation [.15, .15, 0]; geometry {{ isa robot; shape sphere; radius .05; }} }}
+""")
+    status = main([str(path), "--format", "simmer", "--z-min", "0.01", "--maze-origin", "0,0",
+                   "-o", str(tmp_path / "c")])
+    assert status == (0 if ok else 1)
+    if ok:
+        assert all(c == "1" for row in _csv(tmp_path / "c" / "maze.csv")[:3] for c in row)
+    else:
+        assert "maze too large" in capsys.readouterr().err

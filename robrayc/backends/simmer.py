@@ -6,7 +6,9 @@
   ``--maze-size COLSxROWS``, else the corner of the bounds of the walls, blocks and robot and
   SimMeR's size: ``import_maze.m`` hard-codes an 8 x 4 ft maze (it needs at least 4 rows of 8
   cells and ignores the rest), so a scene needing more is an error ("maze too large") unless
-  ``--maze-size`` says so; anything outside an explicit grid is an error too.
+  ``--maze-size`` says so; anything outside an explicit grid is an error too. Objects may
+  overhang the grid by less than ``--fill`` of a cell: that cannot fill a cell outside it (a
+  wall on the maze's edge joins SimMeR's own outer wall).
 * ``robot.csv``: circle (0) or rectangle (1) from the robot's footprint in its own frame,
   centred on the robot frame (diameter = twice the farthest point; rectangle = twice the
   farthest |x| and |y|), inches; SimMeR rejects robots over 12 in.
@@ -201,7 +203,9 @@ def _grid(proj: Projection, s: dict, sink) -> tuple[tuple[float, float], tuple[i
     size = s["size"] or SIMMER_MAZE
     x0, y0 = origin
     x1, y1 = x0 + size[0] * M_PER_FT, y0 + size[1] * M_PER_FT
-    tol = EPS * M_PER_FT
+    # An overhang narrower than `fill` of a cell cannot fill any cell outside the grid (a wall
+    # on the maze's edge merges with SimMeR's own outer wall): only wider ones are too large.
+    tol = (s["fill"] - EPS) * M_PER_FT
     for f in items:
         bx0, by0, bx1, by1 = f.polygon.bounds
         if bx0 < x0 - tol or by0 < y0 - tol or bx1 > x1 + tol or by1 > y1 + tol:
@@ -261,7 +265,9 @@ def _maze(proj: Projection, robot: Robot | None, origin, size, fill: float, sink
         c = f.polygon.centroid
         at = _cell_of(c.x, c.y, origin, size)
         if at is None:
-            continue  # reported by the grid check
+            sink.warning(f"block '{f.name}' has its centre outside the maze grid; not placed",
+                         f.pos)
+            continue
         if block is None:
             block = f
         if grid[at[0]][at[1]] == START:
