@@ -254,14 +254,12 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
     """Project every geometry of `scene` at `opts.configuration` (see the module docstring)."""
     _check_configuration(scene, opts, sink)
     poses = absolute_poses(scene, opts.configuration)
-    used_tags: set[str] = set()
 
     def tag_role(tags: tuple[str, ...]) -> str | None:
         # User mappings beat the defaults; within each, the first (most direct) tag wins.
         for table in (opts.roles, DEFAULT_TAG_ROLES):
             for t in tags:
                 if t in table:
-                    used_tags.add(t)
                     return table[t]
         return None
 
