@@ -383,10 +383,13 @@ WIDTH comes from the caret line (`^~~~') when there is one."
 (add-to-list 'auto-mode-alist '("\\.\\(?:robray\\|curly\\)\\'" . robray-mode))
 
 ;; The language server: M-x eglot in a robray buffer starts `robrayc lsp'.
+(defun robray-eglot-contact (&optional _interactive)
+  "How eglot starts the language server: `robray-executable' lsp."
+  (list robray-executable "lsp"))
+
 (with-eval-after-load 'eglot
   (defvar eglot-server-programs)
-  (add-to-list 'eglot-server-programs
-               `(robray-mode . (,robray-executable "lsp"))))
+  (add-to-list 'eglot-server-programs '(robray-mode . robray-eglot-contact)))
 
 (provide 'robray-mode)
 

@@ -271,11 +271,16 @@
 
 (ert-deftest robray-eglot-registration ()
   "With eglot available, robray-mode buffers start `robrayc lsp'."
+  (require 'package)
+  ;; Debian's elpa-eglot (site-start, which -Q skips, would add this folder).
+  (add-to-list 'package-directory-list "/usr/share/emacs/site-lisp/elpa")
+  (package-initialize)
   (if (not (require 'eglot nil t))
       (ert-skip "eglot is not available in this Emacs")
-    (let ((entry (assoc 'robray-mode eglot-server-programs)))
+    (let ((entry (assoc 'robray-mode eglot-server-programs))
+          (robray-executable "/opt/bin/robrayc"))
       (should entry)
-      (should (equal (cddr entry) '("lsp"))))))
+      (should (equal (funcall (cdr entry)) '("/opt/bin/robrayc" "lsp"))))))
 
 (provide 'robray-mode-tests)
 
