@@ -116,16 +116,25 @@ def _mesh_key(m: ir.Mesh) -> tuple:
 
 
 def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
-    """One static function per distinct (file, scale) with the triangles embedded."""
+    """One static function per distinct (file, scale) with the triangles embedded; every
+    unreadable mesh is reported (file and the scene position naming it) before stopping."""
+    todo: dict = {}
+    for _, g in ir.walk_geometries(scene):
+        if isinstance(g.shape, ir.Mesh):
+            todo.setdefault(_mesh_key(g.shape), g)
+    if not todo:
+        return {}
+    from robrayc import meshes
+
+    up, forward = meshes.axes_from_options(ctx.options)
+    texts = meshes.c_mesh_texts([g.shape for g in todo.values()], up=up, forward=forward,
+                                collada_up=meshes.collada_up_from_options(ctx.options))
     out: dict = {}
     used: set[str] = set()
-    for _, g in ir.walk_geometries(scene):
-        if not isinstance(g.shape, ir.Mesh) or _mesh_key(g.shape) in out:
+    for (key, g), text in zip(todo.items(), texts, strict=True):
+        if isinstance(text, Exception):
+            ctx.sink.error(meshes.mesh_error_message(g.shape, text), g.pos)
             continue
-        from robrayc.ctext import c_float
-        from robrayc.meshes import load_mesh
-
-        data = load_mesh(g.shape, ctx.sink, g.pos)
         base = c_identifier(g.shape.path)
         ident = base
         k = 1
@@ -133,13 +142,12 @@ def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
             k += 1
             ident = f"{base}_{k}"
         used.add(ident)
-        v = data.vertices.reshape(-1)
-        out[_mesh_key(g.shape)] = {
+        out[key] = {
             "fn": "aa_rx_dl_mesh__" + ident, "var": "mesh__" + ident,
-            "n_vertices": len(data.vertices), "n_vertex_floats": len(v),
-            "n_triangles": len(data.faces), "n_index": data.faces.size,
-            "vertices": ", ".join(c_float(x) for x in v),
-            "normals": ", ".join(c_float(x) for x in data.normals.reshape(-1)),
-            "indices": ", ".join(str(int(i)) + "u" for i in data.faces.reshape(-1)),
+            "comment": c_comment(g.shape.source or g.shape.path),
+            "n_vertices": text.n_vertices, "n_vertex_floats": 3 * text.n_vertices,
+            "n_triangles": text.n_triangles, "n_index": 3 * text.n_triangles,
+            "vertices": text.vertices, "normals": text.normals, "indices": text.indices,
         }
+    ctx.sink.check()
     return out

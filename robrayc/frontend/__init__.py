@@ -24,6 +24,8 @@ LOADERS: dict[str, str] = {
     ".curly": "robrayc.frontend.robray",
     "": "robrayc.frontend.robray",
     ".board": "robrayc.frontend.cs2_in",
+    ".urdf": "robrayc.frontend.urdf",
+    ".xml": "robrayc.frontend.urdf",
 }
 
 
