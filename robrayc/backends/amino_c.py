@@ -7,6 +7,7 @@ free), each with its geometry; meshes as static arrays before the function; allo
 from __future__ import annotations
 
 import argparse
+from types import SimpleNamespace as View  # jinja reads attributes faster than dict keys
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
@@ -66,7 +67,7 @@ def _frame(f: ir.Frame, meshes: dict) -> dict:
             rng = getattr(f.limits, attr)
             if rng is not None:
                 limits.append((fn, c_double(rng[0]), c_double(rng[1])))
-    return {
+    return View(**{
         "comment": c_comment(f.name),
         "name": name,
         "parent": c_string(f.parent) if f.parent is not None else "root",
@@ -80,7 +81,7 @@ def _frame(f: ir.Frame, meshes: dict) -> dict:
         "inertia": c_doubles(f.inertial.inertia) if f.inertial else None,
         "mass": c_double(f.inertial.mass) if f.inertial else None,
         "geometries": [_geometry(g, meshes) for g in f.geometries],
-    }
+    })
 
 
 def _geometry(g: ir.Geometry, meshes: dict) -> dict:
@@ -102,13 +103,13 @@ def _geometry(g: ir.Geometry, meshes: dict) -> dict:
         constructor = f"aa_rx_geom_grid(opt, dimension, delta, {c_double(s.thickness)})"
     else:
         constructor = f"aa_rx_geom_mesh(opt, {meshes[_mesh_key(s)]['var']})"
-    return {
+    return View(**{
         "color": c_doubles(g.color), "alpha": c_double(g.alpha),
         "specular": c_doubles(g.specular), "visual": int(g.visual),
         "collision": int(g.collision), "no_shadow": int(g.no_shadow),
         "scale": c_double(g.scale) if g.scale != 1.0 else None,
         "array": array, "array2": array2, "constructor": constructor,
-    }
+    })
 
 
 def _mesh_key(m: ir.Mesh) -> tuple:

@@ -10,9 +10,8 @@ from __future__ import annotations
 import math
 import re
 
-from lark import Token, Tree
-
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
+from robrayc.frontend.parse import Node, Tok
 
 BUILTINS: dict[str, float] = {"pi": math.pi, "π": math.pi, "deg": math.pi / 180}
 
@@ -24,30 +23,30 @@ def number_value(text: str) -> float:
     return float(_EXPONENT.sub("e", text))
 
 
-def first_token(node: Tree | Token) -> Token | None:
-    while isinstance(node, Tree):
+def first_token(node: Node | Tok) -> Tok | None:
+    while isinstance(node, Node):
         if not node.children:
             return None
         node = node.children[0]
     return node
 
 
-def last_token(node: Tree | Token) -> Token | None:
-    while isinstance(node, Tree):
+def last_token(node: Node | Tok) -> Tok | None:
+    while isinstance(node, Node):
         if not node.children:
             return None
         node = node.children[-1]
     return node
 
 
-def node_pos(node: Tree | Token, file: str) -> SourcePos:
+def node_pos(node: Node | Tok, file: str) -> SourcePos:
     """Span of a node, from its first to its last token."""
     first, last = first_token(node), last_token(node)
     if first is None:
         return SourcePos(file)
     end = last if last is not None else first
     return SourcePos(file, first.line, first.column,
-                     end.end_line or end.line, end.end_column or end.column + len(end))
+                     end.end_line or end.line, end.end_column or end.column + len(end.value))
 
 
 class FoldError(Exception):
@@ -57,23 +56,23 @@ class FoldError(Exception):
 _BINARY = {"add", "sub", "mul", "div", "pow"}
 
 
-def fold(expr: Tree | Token, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
+def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
     """Evaluate `expr`; on failure report the problem and raise FoldError."""
     # Post-order walk: (node, visited) pairs; results on a value stack.
-    stack: list[tuple[Tree, bool]] = [(expr, False)]
+    stack: list[tuple[Node, bool]] = [(expr, False)]
     values: list[float] = []
     while stack:
         node, visited = stack.pop()
         kind = node.data
         if kind == "number":
-            values.append(number_value(node.children[0]))
+            values.append(number_value(node.children[0].value))
             continue
         if kind == "ident":
             values.append(_lookup(node, env, file, sink))
             continue
         if not visited:
             stack.append((node, True))
-            operands = [c for c in node.children if isinstance(c, Tree)]
+            operands = [c for c in node.children if isinstance(c, Node)]
             for child in reversed(operands):
                 stack.append((child, False))
             continue
@@ -94,15 +93,15 @@ def fold(expr: Tree | Token, env: dict[str, float], file: str, sink: DiagnosticS
     return values[0]
 
 
-def _describe(node: Tree) -> str:
+def _describe(node: Node) -> str:
     if node.data == "array":
-        return f"an array of {sum(isinstance(c, Tree) for c in node.children)} values"
+        return f"an array of {sum(isinstance(c, Node) for c in node.children)} values"
     if node.data == "string":
         return "a string"
     return node.data
 
 
-def _lookup(node: Tree, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
+def _lookup(node: Node, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
     name = str(node.children[0])
     if name in env:
         return env[name]
@@ -127,7 +126,7 @@ def _is_number(text: str) -> bool:
     return True
 
 
-def _binary(kind: str, a: float, b: float, node: Tree, file: str, sink: DiagnosticSink) -> float:
+def _binary(kind: str, a: float, b: float, node: Node, file: str, sink: DiagnosticSink) -> float:
     pos = node_pos(node, file)
     try:
         if kind == "add":

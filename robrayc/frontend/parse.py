@@ -1,26 +1,25 @@
-"""Text -> lark parse tree, with syntax errors turned into located diagnostics.
+"""Text -> parse tree, with syntax errors turned into located diagnostics.
 
-The grammar (``grammar/robray.lark``) is the source of truth. The LALR tables are built once
-per process and cached on disk next to the user's cache directory; see ``_parser()``.
+The grammar (``grammar/robray.lark``) is the source of truth: lark builds its LALR(1) tables,
+``regen.py`` writes them to ``_tables.py``, and this module runs them with a small driver and
+a contextual lexer (a keyword is a keyword only where the parser state accepts it, so
+`frame-x`, `def frame 1;` and `parent geometry;` keep working). The tree has the shape lark
+would build (same rule labels, filtered tokens, inlined `_rules`, `?rule` expansion) but with
+light ``Node``/``Tok`` objects: this driver is several times faster than lark's own and needs
+no lark import at run time.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
-import tempfile
+import re
 from functools import lru_cache
-from pathlib import Path
-
-from lark import Lark, Token, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.resources import resource_path
 
 STATEMENT_WORDS = ("include", "def", "class", "frame", "object", "allow_collision")
 
-# Terminal names lark generates -> what a user calls them.
+# Terminal names -> what a user calls them.
 _TERMINAL_TEXT = {
     "SEMICOLON": "';'", "LBRACE": "'{'", "RBRACE": "'}'", "LSQB": "'['", "RSQB": "']'",
     "LPAR": "'('", "RPAR": "')'", "COMMA": "','", "PLUS": "'+'", "MINUS": "'-'",
@@ -29,39 +28,156 @@ _TERMINAL_TEXT = {
     "FRAME": "'frame'", "OBJECT": "'object'", "DEF": "'def'", "CLASS": "'class'",
     "INCLUDE": "'include'", "ALLOW_COLLISION": "'allow_collision'",
 }
+_KEEP, _SPLICE = 1, 2
+_BLANKS = re.compile(r"[ \t]*")
+
+
+class Tok:
+    """A token: its terminal name, text and 1-based span (end column exclusive)."""
+
+    __slots__ = ("type", "value", "line", "column", "end_line", "end_column", "start_pos")
+
+    def __init__(self, type_: str, value: str, line: int, column: int, end_line: int,
+                 end_column: int, start_pos: int) -> None:
+        self.type, self.value, self.line, self.column = type_, value, line, column
+        self.end_line, self.end_column, self.start_pos = end_line, end_column, start_pos
+
+    def __str__(self) -> str:
+        return self.value
+
+    def __repr__(self) -> str:
+        return f"Tok({self.type}, {self.value!r}, {self.line}:{self.column})"
+
+
+class Node:
+    """A parse-tree node: the rule (or alias) label and its children."""
+
+    __slots__ = ("data", "children")
+
+    def __init__(self, data: str, children: list) -> None:
+        self.data, self.children = data, children
+
+    def __repr__(self) -> str:
+        return f"Node({self.data}, {self.children!r})"
+
+
+class SyntaxProblem(Exception):
+    def __init__(self, pos: int, line: int, column: int, token: Tok | None = None,
+                 expected: frozenset[str] = frozenset()) -> None:
+        super().__init__("syntax error")
+        self.pos, self.line, self.column = pos, line, column
+        self.token, self.expected = token, expected
 
 
 def grammar_text() -> str:
     return resource_path("grammar", "robray.lark").read_text(encoding="utf-8")
 
 
-def _cache_file(grammar: str) -> str:
-    import lark
-
-    digest = hashlib.sha256(f"{grammar}\0{lark.__version__}".encode()).hexdigest()[:20]
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    folder = Path(base) / "robrayc"
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        folder = Path(tempfile.gettempdir())
-    return str(folder / f"robray-{digest}.lark-cache")
-
-
 @lru_cache(maxsize=1)
-def _parser() -> Lark:
-    grammar = grammar_text()
-    try:
-        return Lark(grammar, parser="lalr", lexer="contextual", cache=_cache_file(grammar),
-                    maybe_placeholders=False)
-    except OSError:  # read-only cache location: build in memory
-        return Lark(grammar, parser="lalr", lexer="contextual", maybe_placeholders=False)
+def _tables():
+    from robrayc.frontend import _tables as t
+
+    # Blanks before a token are skipped by the same match (most whitespace is single spaces).
+    master = re.compile(_BLANKS.pattern + "(?:"
+                        + "|".join(f"(?P<{name}>{rx})" for name, rx in t.TERMINALS) + ")?")
+    # A unit rule (`?a: b` with one kept child) only changes the parser state.
+    rules = [(*r, bool(r[3] and r[1] == 1 and r[4][0] == _KEEP)) for r in t.RULES]
+    return master, frozenset(t.IGNORE), t.KEYWORDS, rules, t.STATES, t.END
 
 
-def _describe_token(tok: Token) -> str:
+def parse_text(text: str) -> Node:
+    """Parse a whole file; raises SyntaxProblem at the first error."""
+    master, ignore, keywords, rules, states, end_state = _tables()
+    match = master.match
+    stack = [0]
+    state = 0
+    values: list = []
+    pos, line, line_start, n = 0, 1, 0, len(text)
+    while True:
+        m = match(text, pos) if pos < n else None
+        if m is not None:
+            kind = m.lastgroup
+            if kind is None:  # blanks, then nothing a terminal matches (or the end)
+                blank = m.end()
+                if blank < n:
+                    raise SyntaxProblem(blank, line, blank - line_start + 1)
+                pos = blank
+                continue
+            value = m.group(kind)
+            start = m.start(kind)
+            pos = m.end()
+            if kind in ignore:
+                if "\n" in value:
+                    line += value.count("\n")
+                    line_start = start + value.rindex("\n") + 1
+                continue
+            if kind == "NAME":
+                keyword = keywords.get(value)
+                if keyword is not None and keyword in states[state]:
+                    kind = keyword
+            col = start - line_start + 1
+            if kind == "STRING" and "\n" in value:  # strings may span lines
+                end_line = line + value.count("\n")
+                new_start = start + value.rindex("\n") + 1
+                tok = Tok(kind, value, line, col, end_line, pos - new_start + 1, start)
+                line, line_start = end_line, new_start
+            else:
+                tok = Tok(kind, value, line, col, line, col + len(value), start)
+        else:
+            kind = "$END"
+            tok = Tok("$END", "", line, pos - line_start + 1, line, pos - line_start + 1, pos)
+        while True:
+            action = states[state].get(kind)
+            if action is None:
+                if kind == "$END" and state == end_state:
+                    return values[-1]
+                expected = frozenset(s for s in states[state] if s.isupper() or s == "$END")
+                raise SyntaxProblem(tok.start_pos, tok.line, tok.column, tok, expected)
+            if action >= 0:
+                state = action
+                stack.append(state)
+                values.append(tok)
+                break
+            origin, length, data, expand1, plan, unit = rules[-1 - action]
+            if unit:
+                # `?a: b`: the value passes through; only the state changes (the hot path:
+                # every number climbs atom -> unary -> power -> product -> sum -> expr).
+                state = states[stack[-2]][origin]
+                stack[-1] = state
+                continue
+            if length:
+                popped = values[-length:]
+                del values[-length:]
+                del stack[-length:]
+                if plan[0] == _SPLICE:  # left recursion: extend the list in place (no copy)
+                    children = popped[0]
+                    start = 1
+                else:
+                    children = []
+                    start = 0
+                for i in range(start, length):
+                    p = plan[i]
+                    if p == _KEEP:
+                        children.append(popped[i])
+                    elif p == _SPLICE:
+                        children.extend(popped[i])
+            else:
+                children = []
+            if data is None:
+                result = children
+            elif expand1 and len(children) == 1:
+                result = children[0]
+            else:
+                result = Node(data, children)
+            state = states[stack[-1]][origin]
+            stack.append(state)
+            values.append(result)
+
+
+def _describe_token(tok: Tok) -> str:
     if tok.type == "$END":
         return "end of file"
-    text = str(tok)
+    text = tok.value
     if len(text) > 40:
         text = text[:37] + "..."
     return f"'{text}'"
@@ -74,45 +190,38 @@ def _expected(names) -> str:
     return ", ".join(words)
 
 
-def _syntax_error(err: UnexpectedInput, text: str, file: str, sink: DiagnosticSink) -> None:
-    line, col = max(err.line, 1), max(err.column, 1)
-    pos = SourcePos(file, line, col, line, col + 1)
-    if isinstance(err, UnexpectedCharacters):
-        rest = text[err.pos_in_stream: err.pos_in_stream + 2]
+def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink) -> None:
+    tok = err.token
+    pos = SourcePos(file, err.line, err.column, err.line, err.column + 1)
+    if tok is None:  # no terminal matches here
+        rest = text[err.pos: err.pos + 2]
         if rest == "/*":
             sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
         elif rest[:1] == '"':
             sink.error("unterminated string", pos, "a string opened here has no closing '\"'")
         else:
-            ch = err.char
+            ch = text[err.pos]
             shown = repr(ch)[1:-1] if not ch.isprintable() or ch in "'\\" else ch
             sink.error(f"unexpected character '{shown}'", pos)
         return
-    if isinstance(err, UnexpectedEOF):
-        sink.error("unexpected end of file", pos, f"expected {_expected(err.expected)}")
-        return
-    assert isinstance(err, UnexpectedToken)
-    tok = err.token
-    expected = set(err.accepts or err.expected)
+    expected = err.expected
     if tok.type == "$END":
         last = text.rstrip()
-        nline = last.count("\n") + 1
-        ncol = len(last) - (last.rfind("\n") + 1) + 1
+        line = last.count("\n") + 1
+        col = len(last) - (last.rfind("\n") + 1) + 1
         hint = "a '{' block is still open" if "RBRACE" in expected else None
         sink.error(f"unexpected end of file, expected {_expected(expected)}",
-                   SourcePos(file, nline, ncol, nline, ncol + 1), hint)
+                   SourcePos(file, line, col, line, col + 1), hint)
         return
-    pos = SourcePos(file, tok.line, tok.column, tok.end_line or tok.line,
-                    tok.end_column or tok.column + 1)
-    start = tok.start_pos if tok.start_pos is not None else 0
-    if text.startswith("/*", start):
+    pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+    if text.startswith("/*", tok.start_pos):
         sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
     elif "DEF" in expected and tok.type == "RBRACE":
         sink.error("unexpected '}'", pos, "no block is open here")
     elif "DEF" in expected and tok.type == "NAME":
-        hint = suggest(str(tok), STATEMENT_WORDS) or (
+        hint = suggest(tok.value, STATEMENT_WORDS) or (
             "a statement starts with " + ", ".join(STATEMENT_WORDS))
-        sink.error(f"unknown statement '{tok}'", pos, hint)
+        sink.error(f"unknown statement '{tok.value}'", pos, hint)
     elif "SEMICOLON" in expected and tok.type != "SEMICOLON":
         sink.error(f"expected ';' before {_describe_token(tok)}", pos,
                    "every attribute, def and allow_collision ends with ';'")
@@ -136,10 +245,10 @@ def decode(data: bytes, file: str, sink: DiagnosticSink) -> str | None:
         return None
 
 
-def parse(text: str, file: str, sink: DiagnosticSink) -> Tree | None:
+def parse(text: str, file: str, sink: DiagnosticSink) -> Node | None:
     """Parse one file's text; on a syntax error report it and return None."""
     try:
-        return _parser().parse(text)
-    except UnexpectedInput as err:
+        return parse_text(text)
+    except SyntaxProblem as err:
         _syntax_error(err, text, file, sink)
         return None

@@ -14,13 +14,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from lark import Token, Tree
-
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.fold import FoldError, fold, node_pos
-from robrayc.frontend.parse import decode, parse
+from robrayc.frontend.parse import Node, Tok, decode, parse
 from robrayc.transforms import qnorm, rpy_to_quat
 
 # --- attribute schema -------------------------------------------------------------------------
@@ -57,10 +55,17 @@ UNIT_TOLERANCE = 1e-6
 Value = float | tuple[float, ...] | str
 
 
-@dataclass(frozen=True, slots=True)
 class Attr:
-    value: Value
-    pos: SourcePos  # the value's position
+    """An evaluated attribute; its source position is computed only when a message needs it."""
+
+    __slots__ = ("value", "node", "file")
+
+    def __init__(self, value: Value, node: Node, file: str) -> None:
+        self.value, self.node, self.file = value, node, file
+
+    @property
+    def pos(self) -> SourcePos:
+        return node_pos(self.node, self.file)
 
 
 @dataclass
@@ -142,7 +147,7 @@ class _Unit:
             except FoldError:
                 pass  # already reported; go on with the next statement
 
-    def _include(self, stmt: Tree, includer: Path, chain) -> None:
+    def _include(self, stmt: Node, includer: Path, chain) -> None:
         tok = stmt.children[0]
         file = str(includer)
         pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
@@ -179,7 +184,7 @@ class _Unit:
         return None
 
     # --- defs and classes -------------------------------------------------------------------
-    def _def(self, stmt: Tree, file: str) -> None:
+    def _def(self, stmt: Node, file: str) -> None:
         tok, expr = stmt.children
         name = str(tok)
         pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
@@ -190,7 +195,7 @@ class _Unit:
         self.env[name] = value
         self.def_pos[name] = pos
 
-    def _class(self, stmt: Tree, file: str) -> None:
+    def _class(self, stmt: Node, file: str) -> None:
         tok = stmt.children[0]
         name = str(tok)
         pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
@@ -207,7 +212,7 @@ class _Unit:
         block = Block()
         isa: list[tuple[str, SourcePos]] = []
         for item in items:
-            if not isinstance(item, Tree) or item.data != "attr":
+            if not isinstance(item, Node) or item.data != "attr":
                 continue
             name_tok, value = item.children
             name = ALIASES.get(str(name_tok), str(name_tok))
@@ -223,7 +228,7 @@ class _Unit:
             if name == "isa":
                 isa.append((str(val), npos))
             else:
-                block.attrs[name] = Attr(val, node_pos(value, file))
+                block.attrs[name] = Attr(val, value, file)
         order = reversed(isa) if last_isa_wins else iter(isa)
         for cname, cpos in order:
             cdef = self.classes.get(cname)
@@ -255,7 +260,7 @@ class _Unit:
             self.sink.error(f"unknown attribute '{name}' in {context}", pos,
                             suggest(name, sorted(allowed)))
 
-    def _value(self, name: str, node: Tree, file: str) -> Value:
+    def _value(self, name: str, node: Node, file: str) -> Value:
         kind, lengths = ATTR_TYPES[name]
         pos = node_pos(node, file)
         if kind in (SYM, STR):
@@ -270,7 +275,7 @@ class _Unit:
             if kind == NUM and not lengths:
                 self.sink.error(f"expected a number for '{name}', got {_describe(node)}", pos)
                 raise FoldError
-            elements = [c for c in node.children if isinstance(c, Tree)]
+            elements = [c for c in node.children if isinstance(c, Node)]
             n = len(elements)
             if n not in lengths:
                 want = " or ".join(str(k) for k in lengths)
@@ -289,15 +294,15 @@ class _Unit:
         return fold(node, self.env, file, self.sink)
 
     # --- frames -------------------------------------------------------------------------------
-    def _frame(self, stmt: Tree, file: str, enclosing: str | None) -> None:
+    def _frame(self, stmt: Node, file: str, enclosing: str | None) -> None:
         # Nested frames are flattened with an explicit stack (no recursion limit).
-        work: list[tuple[Tree, str | None]] = [(stmt, enclosing)]
+        work: list[tuple[Node, str | None]] = [(stmt, enclosing)]
         while work:
             node, outer = work.pop()
             children = self._one_frame(node, file, outer)
             work.extend(reversed(children))
 
-    def _one_frame(self, stmt: Tree, file: str, outer: str | None) -> list[tuple[Tree, str]]:
+    def _one_frame(self, stmt: Node, file: str, outer: str | None) -> list[tuple[Node, str]]:
         name_node = stmt.children[0]
         name = str(name_node.children[0])
         if name_node.data == "string":
@@ -318,9 +323,9 @@ class _Unit:
                 parent = str(block.get("parent"))
                 parent_pos = block.attrs["parent"].pos
         geometries = []
-        nested: list[tuple[Tree, str]] = []
+        nested: list[tuple[Node, str]] = []
         for item in items:
-            if not isinstance(item, Tree):
+            if not isinstance(item, Node):
                 continue
             if item.data == "geometry":
                 geom = self._geometry(item, file, name)
@@ -368,12 +373,15 @@ class _Unit:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
             n = qnorm(q)
-            qpos = block.pos("quaternion", pos)
+            if n == 1.0:
+                return q
             if n == 0:
-                self.sink.error("quaternion is zero", qpos, "the identity is [0, 0, 0, 1]")
+                self.sink.error("quaternion is zero", block.pos("quaternion", pos),
+                                "the identity is [0, 0, 0, 1]")
                 return ir.IDENTITY_Q
             if abs(n - 1) > UNIT_TOLERANCE:
-                self.sink.warning(f"quaternion has norm {n!r}; normalised", qpos,
+                self.sink.warning(f"quaternion has norm {n!r}; normalised",
+                                  block.pos("quaternion", pos),
                                   "robray quaternions are [x, y, z, w], scalar last")
             return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
         rpy = block.get("rpy")
@@ -388,14 +396,13 @@ class _Unit:
                             "add e.g. 'axis [0, 0, 1];'")
             return None
         n = math.sqrt(sum(c * c for c in axis))
-        apos = block.pos("axis", pos)
         if n == 0:
-            self.sink.error(f"axis of {kind} frame '{name}' is zero", apos)
+            self.sink.error(f"axis of {kind} frame '{name}' is zero", block.pos("axis", pos))
             return None
         if kind == "revolute" and abs(n - 1) > UNIT_TOLERANCE:
             # amino turns the axis into a quaternion as given: only a unit axis is a rotation
             self.sink.warning(f"axis of revolute frame '{name}' has length {n!r}; normalised",
-                              apos)
+                              block.pos("axis", pos))
             return (axis[0] / n, axis[1] / n, axis[2] / n)
         return axis
 
@@ -430,7 +437,7 @@ class _Unit:
         return ir.Inertial(float(mass or 0.0), tuple(inertia))
 
     # --- geometry -----------------------------------------------------------------------------
-    def _geometry(self, node: Tree, file: str, frame: str) -> ir.Geometry | None:
+    def _geometry(self, node: Node, file: str, frame: str) -> ir.Geometry | None:
         kw = node.children[0]
         pos = SourcePos(file, kw.line, kw.column, kw.end_line, kw.end_column)
         block = self._block(node.children[1:], file, GEOM_ATTRS, "geometry", last_isa_wins=True)
@@ -470,19 +477,18 @@ class _Unit:
         if shape is None or (mesh is not None and shape == "mesh"):
             return self._mesh(str(mesh), block.pos("mesh", pos), file)
         shape = str(shape)
-        spos = block.pos("shape", pos)
         try:
             if shape == "box":
                 dim = self._need(block, "dimension", "box", pos, 3)
-                self._nonnegative(dim, "dimension", block.pos("dimension", pos))
+                self._nonnegative(dim, "dimension", block, pos)
                 return ir.Box(dim)
             if shape == "sphere":
                 return ir.Sphere(self._nonnegative(self._need(block, "radius", shape, pos),
-                                                   "radius", block.pos("radius", pos)))
+                                                   "radius", block, pos))
             if shape == "cylinder":
                 return ir.Cylinder(self._need(block, "height", shape, pos),
                                    self._nonnegative(self._need(block, "radius", shape, pos),
-                                                     "radius", block.pos("radius", pos)))
+                                                     "radius", block, pos))
             if shape == "cone":
                 return ir.Cone(self._need(block, "height", shape, pos),
                                self._need(block, "start_radius", shape, pos),
@@ -493,6 +499,7 @@ class _Unit:
                                self._need(block, "thickness", "grid", pos))
         except FoldError:
             return None
+        spos = block.pos("shape", pos)
         if shape == "mesh":
             self.sink.error("'shape mesh' needs a file", spos, "write 'mesh \"file.stl\";'")
         else:
@@ -500,10 +507,10 @@ class _Unit:
                             suggest(shape, SHAPES) or "shapes are " + ", ".join(SHAPES))
         return None
 
-    def _nonnegative(self, value, key: str, pos: SourcePos):
+    def _nonnegative(self, value, key: str, block: Block, pos: SourcePos):
         values = value if isinstance(value, tuple) else (value,)
         if any(v < 0 for v in values):
-            self.sink.error(f"'{key}' must not be negative", pos)
+            self.sink.error(f"'{key}' must not be negative", block.pos(key, pos))
             raise FoldError
         return value
 
@@ -522,7 +529,7 @@ class _Unit:
         return self.ctx.mesh_shape(str(resolved), name, pos)
 
     # --- allowed collisions ----------------------------------------------------------------
-    def _allow(self, stmt: Tree, file: str) -> None:
+    def _allow(self, stmt: Node, file: str) -> None:
         names = []
         for node in stmt.children:
             text = str(node.children[0])
@@ -542,10 +549,10 @@ def _num(value, default: float) -> float:
     return default if value is None else float(value)
 
 
-def _describe(node: Tree | Token) -> str:
-    if isinstance(node, Tree) and node.data == "array":
-        return f"an array of {sum(isinstance(c, Tree) for c in node.children)} values"
-    if isinstance(node, Tree) and node.data == "string":
+def _describe(node: Node | Tok) -> str:
+    if isinstance(node, Node) and node.data == "array":
+        return f"an array of {sum(isinstance(c, Node) for c in node.children)} values"
+    if isinstance(node, Node) and node.data == "string":
         return "a string"
     return "a number expression"
 

@@ -1,0 +1,61 @@
+"""The generated LALR tables match the grammar, and the driver builds lark's tree shape."""
+
+from __future__ import annotations
+
+import pytest
+
+from robrayc.frontend import regen
+from robrayc.frontend.parse import Node, SyntaxProblem, Tok, parse_text
+
+
+def test_generated_tables_are_up_to_date() -> None:
+    assert regen.main(["--check"]) == 0, "run: python -m robrayc.frontend.regen"
+
+
+def _shape(node):
+    if isinstance(node, Tok):
+        return (node.type, node.value)
+    return (node.data, [_shape(c) for c in node.children])
+
+
+@pytest.mark.parametrize("source", [
+    "def a -x^2 + (1 - 2) * 3 / 4;",
+    'frame "a b" { parent x; geometry { mesh "x.obj"; } frame c { } }',
+    "object o { } ; allow_collision a \"b\";",
+    'include "x" include "y";',
+    "class c { isa d; color [1, 2, 3,]; } frame frame-x { } def frame 1;",
+])
+def test_tree_shape_equals_lark(source: str) -> None:
+    lark = pytest.importorskip("lark")
+    reference = lark.Lark(regen.grammar_text(), parser="lalr", maybe_placeholders=False)
+
+    def lark_shape(node):
+        if isinstance(node, lark.Token):
+            return (node.type, str(node))
+        return (str(node.data), [lark_shape(c) for c in node.children])
+
+    assert _shape(parse_text(source)) == lark_shape(reference.parse(source))
+
+
+def test_positions() -> None:
+    tree = parse_text('frame a {\n  translation [1,\n 2, 3];\n}\nframe "x\ny" { }')
+    attr = tree.children[0].children[1]
+    assert isinstance(attr, Node)
+    name = attr.children[0]
+    assert (name.line, name.column, name.end_column) == (2, 3, 14)
+    string = tree.children[1].children[0].children[0]
+    assert (string.line, string.column, string.end_line, string.end_column) == (5, 7, 6, 3)
+
+
+def test_keywords_are_contextual() -> None:
+    tree = parse_text("def geometry 1; frame a { parent frame; }")
+    assert tree.children[0].children[0].type == "NAME"
+    assert tree.children[1].children[1].children[1].children[0].value == "frame"
+
+
+def test_deep_nesting_does_not_recurse() -> None:
+    depth = 20000
+    tree = parse_text("def a " + "(" * depth + "1" + ")" * depth + ";")
+    assert tree.children[0].data == "def_stmt"
+    with pytest.raises(SyntaxProblem):
+        parse_text("frame a { " * 10 + "}")
