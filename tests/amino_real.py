@@ -167,17 +167,22 @@ class Compiled:
 
 def run_aarxc(inputs: Sequence[Path | str], name: str, out_c: Path, *,
               cwd: Path | None = None, env: Mapping[str, str] | None = None,
-              extra: Sequence[str] = ()) -> Compiled:
+              extra: Sequence[str] = (), timeout: float = 120) -> Compiled:
     """The original compiler: `run-aarxc.sh INPUTS -n NAME -o OUT` (it reports errors as a Lisp
-    backtrace, on stdout or stderr, and exits 1)."""
+    backtrace, on stdout or stderr, and exits 1). A run past `timeout` counts as a failure
+    (returncode -1): when a mesh is missing its worker threads sometimes deadlock instead of
+    exiting (seen about one run in six)."""
     out_c.parent.mkdir(parents=True, exist_ok=True)
     full_env = dict(os.environ, AMINO_PREFIX=str(PREFIX), AMINO_BUILD_DIR=str(BUILD_DIR))
     if env:
         full_env.update(env)
     cmd = ["sh", str(AMINO_DIR / "run-aarxc.sh"), *map(str, inputs), *extra,
            "-n", name, "-o", str(out_c)]
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env,
-                       timeout=600, stdin=subprocess.DEVNULL)
+    try:
+        r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env,
+                           timeout=timeout, stdin=subprocess.DEVNULL)
+    except subprocess.TimeoutExpired:
+        return Compiled(False, -1, "", f"aarxc timed out after {timeout} s", out_c)
     return Compiled(r.returncode == 0 and out_c.is_file(), r.returncode, r.stdout, r.stderr,
                     out_c)
 
