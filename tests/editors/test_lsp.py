@@ -401,3 +401,52 @@ def test_check_mode_reads_unsaved_text(workspace):
     line = broken[:broken.index("lge")].count("\n") + 1
     assert f"{path}:{line}:20: error: unknown name 'lge'" in proc.stdout
     assert "did you mean 'leg'" in proc.stdout
+
+
+# --- the analysis on every public scene file ---------------------------------------------------
+
+CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "public-robray"
+
+
+def corpus_files() -> list[Path]:
+    return sorted(CORPUS.rglob("*.robray")) if CORPUS.is_dir() else []
+
+
+@pytest.mark.skipif(not corpus_files(), reason="shared corpus not present")
+def test_index_agrees_with_compiler_on_corpus():
+    """On every public scene the compiler accepts, every name the index sees used resolves:
+    names in expressions to a def visible there (or a built-in), `parent` and
+    `allow_collision` names to frames. And nothing in the analysis raises, on any file."""
+    from robrayc.frontend.fold import BUILTINS
+    from robrayc.lsp_analysis import (
+        Workspace,
+        build_index,
+        compile_diagnostics,
+        completion_context,
+    )
+
+    checked = 0
+    for path in corpus_files():
+        ws = Workspace()
+        compiled = compile_diagnostics(ws, path)
+        index = build_index(ws, path)
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for cut in range(0, len(text), max(1, len(text) // 40)):
+            completion_context(text[:cut])
+        assert not any("internal error" in d.message for d in compiled.diagnostics), path
+        if any(d.severity == "error" for d in compiled.diagnostics):
+            continue
+        checked += 1
+        for fi in index.files.values():
+            for ref in fi.refs:
+                if ref.kind == "def":
+                    assert index.visible_def(ref.name, ref.order) or ref.name in BUILTINS, \
+                        (path, ref)
+                elif ref.kind == "frame" and compiled.scene is not None:
+                    allowed = {n for a in compiled.scene.allowed for n in (a.a, a.b)}
+                    if ref.name in index.frames or ref.name not in allowed:
+                        continue  # an ignored (warned) allow_collision name
+                    raise AssertionError((path, ref))
+                elif ref.kind == "include":
+                    assert ref.target is not None, (path, ref)
+    assert checked > 20
