@@ -35,6 +35,7 @@ from robrayc.frontend.robray import (
     JOINT_TYPES,
     SHAPES,
 )
+from robrayc.frontend.robray import resolve_include as _resolve
 
 Tree = Any  # a parse-tree node: .data, .children
 Token = Any  # a token: .type, .line, .column, .end_line, .end_column, str(tok)
@@ -237,21 +238,8 @@ def _contains(pos: SourcePos, line: int, col: int) -> bool:
 
 
 def resolve_include(name: str, includer: Path, options: LoadOptions) -> Path | None:
-    """Where `include "name"` in `includer` leads, as the loader resolves it: the includer's
-    folder, then -I folders, then ROBRAY_PATH; a name without a suffix takes the includer's."""
-    names = [name]
-    if not Path(name).suffix and includer.suffix:
-        names.insert(0, name + includer.suffix)
-    if os.path.isabs(name):
-        dirs = [Path("/")]
-    else:
-        dirs = [includer.parent, *(Path(d) for d in options.include_dirs),
-                *(Path(d) for d in os.environ.get("ROBRAY_PATH", "").split(os.pathsep) if d)]
-    for d in dirs:
-        for n in names:
-            if (d / n).exists():
-                return d / n
-    return None
+    """Where `include "name"` in `includer` leads, exactly as the loader resolves it."""
+    return _resolve(name, includer, LoadContext(options, DiagnosticSink()).include_path())
 
 
 # --- tokens -------------------------------------------------------------------------------------
@@ -276,23 +264,9 @@ class Lexeme:
 def _lexer() -> tuple[re.Pattern, frozenset[str], dict[str, str]]:
     """One regex over the grammar's terminals (from the tables generated from
     grammar/robray.lark), the ignored terminals and the keyword map."""
-    try:
-        from robrayc.frontend import _tables as t
+    from robrayc.frontend import _tables as t
 
-        terminals, ignore, keywords = t.TERMINALS, t.IGNORE, t.KEYWORDS
-    except ImportError:  # a front end still on lark: read the same grammar through lark
-        from lark import Lark
-
-        from robrayc.frontend.parse import grammar_text
-
-        g = Lark(grammar_text(), parser="lalr", lexer="contextual")
-        name_rx = re.compile(next(x.pattern.to_regexp() for x in g.terminals
-                                  if x.name == "NAME"))
-        terminals = [(x.name, x.pattern.to_regexp()) for x in g.terminals]
-        ignore = list(g.ignore_tokens)
-        keywords = {x.pattern.value: x.name for x in g.terminals
-                    if x.pattern.type == "str" and name_rx.fullmatch(x.pattern.value)}
-        terminals.sort(key=lambda nt: (nt[0] in keywords.values(), -len(nt[1])))
+    terminals, ignore, keywords = t.TERMINALS, t.IGNORE, t.KEYWORDS
     master = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in terminals
                                  if name not in keywords.values()))
     return master, frozenset(ignore), dict(keywords)

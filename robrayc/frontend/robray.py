@@ -152,7 +152,7 @@ class _Unit:
         file = str(includer)
         pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
         name = str(tok)[1:-1]
-        target = self._resolve_include(name, includer)
+        target = resolve_include(name, includer, self.ctx.include_path())
         if target is None:
             searched = [str(includer.parent)] + [str(d) for d in self.ctx.include_path()]
             self.sink.error(f"cannot find include file '{name}'", pos,
@@ -167,21 +167,6 @@ class _Unit:
                 return
         self.ctx.note_dependency(str(target))
         self._load_file(target, chain, pos)
-
-    def _resolve_include(self, name: str, includer: Path) -> Path | None:
-        names = [name]
-        if not Path(name).suffix and includer.suffix:
-            names.insert(0, name + includer.suffix)  # the original appends the includer's suffix
-        if os.path.isabs(name):
-            dirs = [Path("/")]
-        else:
-            dirs = [includer.parent, *self.ctx.include_path()]
-        for d in dirs:
-            for n in names:
-                candidate = d / n
-                if candidate.exists():
-                    return candidate
-        return None
 
     # --- defs and classes -------------------------------------------------------------------
     def _def(self, stmt: Node, file: str) -> None:
@@ -538,6 +523,22 @@ class _Unit:
         end = node_pos(stmt.children[1], file)
         pos = SourcePos(file, pos.line, pos.col, end.end_line, end.end_col)
         self.partial.allowed.append((names[0], names[1], pos))
+
+
+def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path | None:
+    """Where `include "name"` in `includer` leads: the includer's folder, then each folder of
+    `include_path` (-I, then ROBRAY_PATH). A name without a suffix first tries the includer's
+    suffix, as the original appends it."""
+    names = [name]
+    if not Path(name).suffix and includer.suffix:
+        names.insert(0, name + includer.suffix)
+    dirs = [Path("/")] if os.path.isabs(name) else [includer.parent, *include_path]
+    for d in dirs:
+        for n in names:
+            candidate = d / n
+            if candidate.exists():
+                return candidate
+    return None
 
 
 def _add_tag(tags: list[str], name: str) -> None:
