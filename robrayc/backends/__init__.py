@@ -25,6 +25,10 @@ BACKENDS: dict[str, str] = {
     "simmer": "robrayc.backends.simmer",
     "cajunbot": "robrayc.backends.cajunbot",
     "svg": "robrayc.backends.svg",
+    "robray": "robrayc.backends.robray",
+    "json": "robrayc.backends.json_",
+    "urdf": "robrayc.backends.urdf",
+    "dot": "robrayc.backends.dot",
 }
 
 

@@ -26,6 +26,7 @@ LOADERS: dict[str, str] = {
     ".board": "robrayc.frontend.cs2_in",
     ".urdf": "robrayc.frontend.urdf",
     ".xml": "robrayc.frontend.urdf",
+    ".json": "robrayc.frontend.json_in",
 }
 
 

@@ -1,0 +1,438 @@
+"""URDF export (`-o robot.urdf`, `--format urdf`), and allowed collisions as SRDF (`--srdf`).
+
+Each frame becomes a link and the joint that places it, the joint named after the frame (so
+that importing the URDF names the frames as before). A fixed, childless frame that robrayc's
+URDF import made for a link's shape or inertia (`LINK-visual`, `LINK-collision`,
+`LINK-inertial`, ...) is folded back into that link as the shape's `<origin>`, and the link
+takes the name LINK: URDF -> robray/JSON -> URDF gives back the same links and joints.
+
+- Shapes: box, sphere and cylinder natively (cylinder origin shifted +height/2, amino's
+  cylinders start at their frame); a mesh references its file (a package:// reference is kept,
+  other paths are written relative to the URDF); a cone becomes an STL mesh written beside the
+  URDF (`--urdf-mesh-dir`); a grid has no URDF form and is skipped with a warning. The
+  geometry's scalar `scale` multiplies primitive sizes and goes into a mesh's `scale`.
+- Visual geometry becomes `<visual>` with a robot-level material of its colour and alpha,
+  collision geometry `<collision>`; geometry that is both is written as both.
+- Joints: revolute with position limits, continuous without; prismatic; fixed. amino's joint
+  offset is folded into the origin. Velocity and effort limits are symmetric in URDF; URDF
+  insists on numbers where robrayc may have none, so an unlimited bound is written as
+  ±1.7976931348623157e+308, which robrayc's import reads back as no limit. Frames sharing a
+  configuration variable become `<mimic>` joints of the first one (multiplier 1, their own
+  offset), as robrayc's import maps URDF mimic joints.
+- Not expressible in URDF (warned once each): acceleration limits, specular colours,
+  no-shadow flags, isa tags, asymmetric velocity/effort limits.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robrayc import __version__, ir
+from robrayc.backends import EmitContext, OutputFile
+from robrayc.transforms import axis_angle_quat, qmul, qrotate, quat_to_rpy
+
+NAME = "urdf"
+SUFFIXES = (".urdf",)
+HELP = "URDF robot description (meshes referenced, cones written as STL; --srdf for pairs)"
+
+UNBOUNDED = sys.float_info.max
+_PART = re.compile(r"^(?P<link>.+)-(?P<kind>visual|collision|inertial)(?:-(?P<n>[0-9]+))?$")
+CONE_SEGMENTS = 32
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    group.add_argument("--srdf", metavar="FILE",
+                       help="URDF: also write the allowed collision pairs as an SRDF file")
+    group.add_argument("--urdf-robot", metavar="NAME",
+                       help="URDF: robot name (default: -n NAME, else the output's stem)")
+    group.add_argument("--urdf-mesh-dir", metavar="DIR",
+                       help="URDF: folder for generated meshes (cones), relative to the URDF "
+                            "(default: STEM_meshes)")
+    group.add_argument("--collada-up-axis", choices=("honour", "ignore"), default="honour",
+                       help="meshes, every output: honour a COLLADA file's <up_axis> (default, "
+                            "as the COLLADA spec and the original) or ignore it (as rviz, "
+                            "MoveIt and Gazebo, which ROS meshes are made for)")
+
+
+def _f(x: float) -> str:
+    return repr(float(x) + 0.0)
+
+
+def _v(values) -> str:
+    return " ".join(_f(x) for x in values)
+
+
+@dataclass
+class _Link:
+    name: str
+    frame: ir.Frame | None  # the frame whose joint makes this link (None: the root link)
+    parts: list[tuple[ir.Frame, tuple[ir.Quat, ir.Vec3]]] = field(default_factory=list)
+    inertial: tuple[ir.Inertial, tuple[ir.Quat, ir.Vec3]] | None = None
+
+
+class _Exporter:
+    def __init__(self, scene: ir.Scene, ctx: EmitContext) -> None:
+        self.scene = scene
+        self.ctx = ctx
+        self.sink = ctx.sink
+        self.lost: dict[str, int] = {}
+        self.materials: dict[tuple[float, float, float, float], str] = {}
+        self.extra_files: list[OutputFile] = []
+        self.cones: dict[tuple, str] = {}
+        out = ctx.output
+        self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
+        stem = out.stem if out is not None else "robot"
+        mesh_dir = getattr(ctx.options, "urdf_mesh_dir", None) or f"{stem}_meshes"
+        self.mesh_dir = mesh_dir
+
+    def lose(self, what: str) -> None:
+        self.lost[what] = self.lost.get(what, 0) + 1
+
+    # --- structure --------------------------------------------------------------------------
+    def plan(self) -> tuple[_Link, list[_Link], dict[str, _Link]]:
+        """The root link, one link per kept frame (scene order), and frame name -> link."""
+        scene = self.scene
+        kids: dict[str | None, list[ir.Frame]] = {}
+        for f in scene.frames:
+            kids.setdefault(f.parent, []).append(f)
+        folded: dict[str, tuple[str | None, str, str]] = {}  # frame -> (holder, link, kind)
+        link_name: dict[str | None, str] = {}
+        for holder, children in kids.items():
+            if holder is not None and not scene.has_frame(holder):
+                continue  # parent outside the scene (--root): its children are top-level
+            chosen: str | None = None
+            has_inertial = holder is not None and scene.frame(holder).inertial is not None
+            for c in children:
+                m = _PART.match(c.name)
+                if m is None or not self._foldable(c, m.group("kind"), kids):
+                    continue
+                if chosen is None:
+                    chosen = m.group("link")
+                if m.group("link") != chosen:
+                    continue
+                if m.group("kind") == "inertial":
+                    if has_inertial:
+                        continue
+                    has_inertial = True
+                folded[c.name] = (holder, chosen, m.group("kind"))
+            if chosen is not None:
+                link_name[holder] = chosen
+        kept = [f for f in scene.frames if f.name not in folded]
+        kept_names = {f.name for f in kept}
+        taken: set[str] = set()
+        names: dict[str | None, str] = {}
+        for holder, want in link_name.items():  # links named by their part frames first
+            if (holder is None or holder in kept_names) and want not in taken:
+                names[holder] = want
+                taken.add(want)
+
+        def unique(name: str) -> str:
+            out, k = name, 1
+            while out in taken:
+                k += 1
+                out = f"{name}_{k}"
+            taken.add(out)
+            return out
+
+        for f in kept:  # the others after their joint
+            if f.name not in names:
+                names[f.name] = unique(f.name)
+        if None not in names:
+            names[None] = unique("world")
+        root = _Link(names[None], None)
+        links: dict[str, _Link] = {}
+        order: list[_Link] = []
+        for f in kept:
+            link = _Link(names[f.name], f)
+            links[f.name] = link
+            order.append(link)
+            link.parts.append((f, (ir.IDENTITY_Q, ir.ZERO_V)))
+            if f.inertial is not None:
+                link.inertial = (f.inertial, (ir.IDENTITY_Q, ir.ZERO_V))
+        frame_link: dict[str, _Link] = dict(links)
+        for f in scene.frames:
+            if f.name not in folded:
+                continue
+            holder, _, kind = folded[f.name]
+            link = root if holder is None or holder not in links else links[holder]
+            frame_link[f.name] = link
+            pose = (f.quaternion, f.translation)
+            if kind == "inertial":
+                link.inertial = (f.inertial, pose)
+            else:
+                link.parts.append((f, pose))
+        return root, order, frame_link
+
+    @staticmethod
+    def _foldable(f: ir.Frame, kind: str, kids: dict) -> bool:
+        if f.kind != "fixed" or f.tags or kids.get(f.name) or not f.limits.is_empty():
+            return False
+        if kind == "inertial":
+            return f.inertial is not None and not f.geometries
+        if f.inertial is not None or not f.geometries:
+            return False
+        if kind == "visual":
+            return all(g.visual and not g.collision for g in f.geometries)
+        return all(g.collision and not g.visual for g in f.geometries)
+
+    # --- XML ---------------------------------------------------------------------------------
+    def run(self, robot_name: str):
+        from lxml import etree
+
+        root_link, links, frame_link = self.plan()
+        robot = etree.Element("robot", name=robot_name)
+        robot.append(etree.Comment(f" Generated by robrayc {__version__}. "))
+        body: list = []
+        body.append(self.link_xml(root_link))
+        masters = self.masters()
+        for link in links:
+            body.append(self.link_xml(link))
+            f = link.frame
+            parent = frame_link[f.parent].name if f.parent in frame_link else root_link.name
+            body.append(self.joint_xml(f, parent, link.name, masters))
+        for rgba, name in self.materials.items():
+            mat = etree.SubElement(robot, "material", name=name)
+            etree.SubElement(mat, "color", rgba=_v(rgba))
+        for el in body:
+            robot.append(el)
+        for what, n in self.lost.items():
+            self.sink.warning(f"URDF cannot express {what} ({n}x); left out")
+        return robot, frame_link
+
+    def masters(self) -> dict[str, str]:
+        """variable -> the joint frame that carries it in URDF (others mimic it)."""
+        out: dict[str, str] = {}
+        for f in self.scene.frames:
+            if f.is_joint and f.variable is not None:
+                cur = out.get(f.variable)
+                if cur is None or (f.name == f.variable and cur != f.variable):
+                    out[f.variable] = f.name
+        for var, joint in out.items():
+            if var != joint:
+                self.sink.warning(f"configuration variable '{var}' is called '{joint}' in URDF "
+                                  "(URDF names a joint's value after the joint)")
+        return out
+
+    def origin(self, parent, q: ir.Quat, v: ir.Vec3, always: bool = False) -> None:
+        from lxml import etree
+
+        if not always and q == ir.IDENTITY_Q and v == ir.ZERO_V:
+            return
+        etree.SubElement(parent, "origin", xyz=_v(v), rpy=_v(quat_to_rpy(q)))
+
+    def link_xml(self, link: _Link):
+        from lxml import etree
+
+        el = etree.Element("link", name=link.name)
+        if link.inertial is not None:
+            inertial, (q, v) = link.inertial
+            node = etree.SubElement(el, "inertial")
+            self.origin(node, q, v)
+            etree.SubElement(node, "mass", value=_f(inertial.mass))
+            i = inertial.inertia
+            etree.SubElement(node, "inertia", ixx=_f(i[0]), ixy=_f(i[3]), ixz=_f(i[6]),
+                             iyy=_f(i[4]), iyz=_f(i[7]), izz=_f(i[8]))
+        visuals, collisions = [], []
+        for frame, pose in link.parts:
+            if frame.tags:
+                self.lose("frame isa tags")
+            for g in frame.geometries:
+                if g.visual:
+                    visuals.append(self.shape_xml("visual", frame, g, pose))
+                if g.collision:
+                    collisions.append(self.shape_xml("collision", frame, g, pose))
+                if not g.visual and not g.collision:
+                    self.lose("geometry that is neither visual nor collision")
+        for node in visuals + collisions:
+            if node is not None:
+                el.append(node)
+        return el
+
+    def shape_xml(self, kind: str, frame: ir.Frame, g: ir.Geometry, pose):
+        from lxml import etree
+
+        q, v = pose
+        s = g.shape
+        k = g.scale
+        node = etree.Element(kind)
+        if isinstance(s, ir.Grid):
+            self.lose("grid geometry")
+            return None
+        if isinstance(s, ir.Cylinder):
+            d = qrotate(q, (0.0, 0.0, s.height * k / 2))
+            v = (v[0] + d[0], v[1] + d[1], v[2] + d[2])
+        self.origin(node, q, v)
+        geom = etree.SubElement(node, "geometry")
+        if isinstance(s, ir.Box):
+            etree.SubElement(geom, "box", size=_v(c * k for c in s.dimension))
+        elif isinstance(s, ir.Sphere):
+            etree.SubElement(geom, "sphere", radius=_f(s.radius * k))
+        elif isinstance(s, ir.Cylinder):
+            etree.SubElement(geom, "cylinder", radius=_f(s.radius * k), length=_f(s.height * k))
+        elif isinstance(s, ir.Cone):
+            mesh = etree.SubElement(geom, "mesh", filename=self.cone_file(s))
+            if k != 1.0:
+                mesh.set("scale", _v((k, k, k)))
+        else:
+            mesh = etree.SubElement(geom, "mesh", filename=self.mesh_ref(s))
+            scale = tuple(c * k for c in s.scale3)
+            if scale != (1.0, 1.0, 1.0):
+                mesh.set("scale", _v(scale))
+        if kind == "visual":
+            rgba = (*g.color, g.alpha)
+            name = self.materials.get(rgba)
+            if name is None:
+                name = self.materials[rgba] = "rgba " + _v(rgba)
+            etree.SubElement(node, "material", name=name)
+            if any(g.specular):
+                self.lose("specular colours")
+            if g.no_shadow:
+                self.lose("no-shadow flags")
+            if g.tags:
+                self.lose("geometry isa tags")
+        return node
+
+    def mesh_ref(self, m: ir.Mesh) -> str:
+        if m.source.startswith("package://"):
+            return m.source
+        if self.out_dir is None:
+            return m.path
+        return os.path.relpath(m.path, self.out_dir)
+
+    def cone_file(self, c: ir.Cone) -> str:
+        key = (c.height, c.start_radius, c.end_radius)
+        name = self.cones.get(key)
+        if name is None:
+            name = f"{self.mesh_dir}/cone_{len(self.cones) + 1}.stl"
+            self.cones[key] = name
+            if self.out_dir is None:
+                self.sink.warning("a cone becomes an STL mesh file, which cannot be written "
+                                  "with the URDF on standard output; give -o FILE.urdf")
+            else:
+                self.extra_files.append(OutputFile(self.out_dir / name, cone_stl(*key)))
+        return name
+
+    def joint_xml(self, f: ir.Frame, parent: str, child: str, masters: dict[str, str]):
+        from lxml import etree
+
+        q, v = f.quaternion, f.translation
+        mimic = f.is_joint and masters.get(f.variable) not in (None, f.name)
+        if f.is_joint and f.offset and not mimic:  # amino's offset goes into the origin
+            if f.kind == "revolute":
+                q = qmul(q, axis_angle_quat(f.axis, f.offset))
+            else:
+                d = qrotate(q, tuple(a * f.offset for a in f.axis))
+                v = (v[0] + d[0], v[1] + d[1], v[2] + d[2])
+        lim = f.limits
+        if f.kind == "revolute":
+            kind = "revolute" if lim.position is not None else "continuous"
+        else:
+            kind = f.kind
+        el = etree.Element("joint", name=f.name, type=kind)
+        self.origin(el, q, v, always=True)
+        etree.SubElement(el, "parent", link=parent)
+        etree.SubElement(el, "child", link=child)
+        if not f.is_joint:
+            if not lim.is_empty():
+                self.lose("limits on fixed frames")
+            return el
+        etree.SubElement(el, "axis", xyz=_v(f.axis))
+        if lim.acceleration is not None:
+            self.lose("acceleration limits")
+        if kind != "continuous" or lim.velocity is not None or lim.effort is not None:
+            attrs = {}
+            if kind != "continuous":
+                lo, hi = lim.position if lim.position is not None else (-UNBOUNDED, UNBOUNDED)
+                attrs["lower"] = _f(max(lo, -UNBOUNDED))
+                attrs["upper"] = _f(min(hi, UNBOUNDED))
+            for key in ("effort", "velocity"):
+                rng = getattr(lim, key)
+                if rng is None:
+                    attrs[key] = _f(UNBOUNDED)
+                    continue
+                if rng[0] != -rng[1]:
+                    self.lose(f"asymmetric {key} limits")
+                attrs[key] = _f(min(max(abs(rng[0]), abs(rng[1])), UNBOUNDED))
+            etree.SubElement(el, "limit", **attrs)
+        if mimic:
+            etree.SubElement(el, "mimic", joint=masters[f.variable], multiplier="1.0",
+                             offset=_f(f.offset))
+        return el
+
+
+def cone_stl(height: float, r0: float, r1: float, segments: int = CONE_SEGMENTS) -> bytes:
+    """Binary STL of amino's cone: radius r0 at z=0 to r1 at z=height, capped."""
+    import numpy as np
+
+    a = np.linspace(0.0, 2 * math.pi, segments, endpoint=False)
+    ring = np.stack([np.cos(a), np.sin(a)], axis=1)
+    bottom = np.column_stack([ring * r0, np.zeros(segments)])
+    top = np.column_stack([ring * r1, np.full(segments, height)])
+    nxt = np.roll(np.arange(segments), -1)
+    tris = []
+    for i in range(segments):
+        j = nxt[i]
+        tris.append((bottom[i], bottom[j], top[j]))
+        tris.append((bottom[i], top[j], top[i]))
+        tris.append(((0.0, 0.0, 0.0), bottom[j], bottom[i]))
+        tris.append(((0.0, 0.0, height), top[i], top[j]))
+    t = np.asarray(tris, dtype=np.float64)
+    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
+    length = np.linalg.norm(n, axis=1)
+    n = np.where(length[:, None] > 0, n / np.where(length > 0, length, 1)[:, None], 0.0)
+    rec = np.zeros(len(t), dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])
+    rec["n"] = n
+    rec["v"] = t
+    header = b"robrayc cone".ljust(80, b" ")
+    return header + len(t).to_bytes(4, "little") + rec.tobytes()
+
+
+def srdf(robot_name: str, scene: ir.Scene, frame_link: dict) -> bytes:
+    from lxml import etree
+
+    root = etree.Element("robot", name=robot_name)
+    root.append(etree.Comment(f" Allowed collisions, generated by robrayc {__version__}. "))
+    seen = set()
+    for a in scene.allowed:
+        la, lb = frame_link.get(a.a), frame_link.get(a.b)
+        if la is None or lb is None or la is lb:
+            continue
+        key = tuple(sorted((la.name, lb.name)))
+        if key in seen:
+            continue
+        seen.add(key)
+        etree.SubElement(root, "disable_collisions", link1=key[0], link2=key[1],
+                         reason=f"allow_collision {a.a} {a.b}")
+    return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
+
+
+def robot_name(ctx: EmitContext) -> str:
+    given = getattr(ctx.options, "urdf_robot", None)
+    if given:
+        return given
+    if ctx.name and ctx.name != "scenegraph":
+        return ctx.name
+    return ctx.output.stem if ctx.output is not None else "robot"
+
+
+def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
+    name = robot_name(ctx)
+    exporter = _Exporter(scene, ctx)
+    try:
+        from lxml import etree
+
+        robot, frame_link = exporter.run(name)
+        text = etree.tostring(robot, pretty_print=True, xml_declaration=True, encoding="UTF-8")
+        out = [OutputFile(ctx.output, text)] + exporter.extra_files
+        srdf_path = getattr(ctx.options, "srdf", None)
+        if srdf_path:
+            out.append(OutputFile(Path(srdf_path), srdf(name, scene, frame_link)))
+    except ValueError as exc:  # lxml: a name holding characters XML cannot carry
+        raise ctx.sink.fatal(f"cannot write URDF: {exc}") from None
+    return out
