@@ -1,0 +1,89 @@
+"""The command line: listing, stdout output, formats, atomic outputs, imports kept light."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from robrayc.cli import main
+
+SCENE = """frame base { }
+frame arm { parent base; type revolute; axis [0, 0, 1]; variable q_arm; }
+frame slide { parent arm; type prismatic; axis [1, 0, 0]; }
+"""
+
+
+def _scene(tmp_path: Path) -> Path:
+    path = tmp_path / "s.robray"
+    path.write_text(SCENE)
+    return path
+
+
+def test_list_frames_and_vars(tmp_path: Path, capsys) -> None:
+    assert main([str(_scene(tmp_path)), "--list-frames", "--list-vars"]) == 0
+    assert capsys.readouterr().out == "base\narm\nslide\nq_arm\nslide\n"
+
+
+def test_c_to_stdout_and_format_option(tmp_path: Path, capfdbinary) -> None:
+    assert main([str(_scene(tmp_path)), "-o", "-", "-n", "demo"]) == 0
+    out = capfdbinary.readouterr().out.decode()
+    assert "struct aa_rx_sg *aa_rx_dl_sg__demo(struct aa_rx_sg *sg, const char *root)" in out
+    assert main([str(_scene(tmp_path)), "--format", "c"]) == 0
+    assert "aa_rx_sg_add_frame_prismatic" in capfdbinary.readouterr().out.decode()
+
+
+def test_header_beside_c(tmp_path: Path) -> None:
+    out = tmp_path / "scene.c"
+    assert main([str(_scene(tmp_path)), "-o", str(out), "-n", "demo"]) == 0
+    header = (tmp_path / "scene.c.h").read_text()
+    assert "struct aa_rx_sg *aa_rx_dl_sg__demo(struct aa_rx_sg *sg, const char *root);" in header
+    assert '#include "scene.c.h"' in out.read_text()
+
+
+def test_several_inputs_merge(tmp_path: Path, capsys) -> None:
+    (tmp_path / "a.robray").write_text("frame a { parent b; }")
+    (tmp_path / "b.robray").write_text("frame b { }")
+    assert main([str(tmp_path / "a.robray"), str(tmp_path / "b.robray"), "--list-frames"]) == 0
+    assert capsys.readouterr().out == "b\na\n"
+
+
+def test_failed_run_leaves_output_and_no_temporaries(tmp_path: Path) -> None:
+    out = tmp_path / "scene.c"
+    out.write_text("old")
+    (tmp_path / "bad.robray").write_text("frame a { parent nowhere; }")
+    assert main([str(tmp_path / "bad.robray"), "-o", str(out)]) == 1
+    assert out.read_text() == "old"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["bad.robray", "scene.c"]
+
+
+def test_output_mode_follows_umask(tmp_path: Path) -> None:
+    out = tmp_path / "scene.c"
+    old = os.umask(0o022)
+    try:
+        assert main([str(_scene(tmp_path)), "-o", str(out)]) == 0
+    finally:
+        os.umask(old)
+    assert out.stat().st_mode & 0o777 == 0o644
+
+
+def test_c_compile_imports_no_heavy_modules(tmp_path: Path) -> None:
+    probe = ("import sys; from robrayc.cli import main; "
+             f"status = main([{str(_scene(tmp_path))!r}, '-o', {str(tmp_path / 'x.c')!r}]); "
+             "heavy = [m for m in ('numpy', 'lxml', 'trimesh', 'fcl', 'pygls', 'lark', 'scipy') "
+             "if m in sys.modules]; print(status, heavy)")
+    out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.strip() == "0 []"
+
+
+def test_console_script_exit_codes(tmp_path: Path) -> None:
+    exe = [sys.executable, "-m", "robrayc"]
+    ok = subprocess.run([*exe, str(_scene(tmp_path))], capture_output=True, text=True)
+    assert ok.returncode == 0 and ok.stderr == ""
+    usage = subprocess.run(exe, capture_output=True, text=True)
+    assert usage.returncode == 2 and "no input scene" in usage.stderr
+    (tmp_path / "bad.robray").write_text("frame a {")
+    bad = subprocess.run([*exe, str(tmp_path / "bad.robray")], capture_output=True, text=True)
+    assert bad.returncode == 1 and ": error: " in bad.stderr and "Traceback" not in bad.stderr
