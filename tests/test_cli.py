@@ -71,7 +71,8 @@ def test_output_mode_follows_umask(tmp_path: Path) -> None:
 def test_c_compile_imports_no_heavy_modules(tmp_path: Path) -> None:
     probe = ("import sys; from robrayc.cli import main; "
              f"status = main([{str(_scene(tmp_path))!r}, '-o', {str(tmp_path / 'x.c')!r}]); "
-             "heavy = [m for m in ('numpy', 'lxml', 'trimesh', 'fcl', 'pygls', 'lark', 'scipy') "
+             "heavy = [m for m in ('numpy', 'lxml', 'trimesh', 'fcl', 'pygls', 'lark', 'scipy', "
+             "'shapely', 'urllib.request') "
              "if m in sys.modules]; print(status, heavy)")
     out = subprocess.run([sys.executable, "-c", probe], check=True, capture_output=True,
                          text=True).stdout

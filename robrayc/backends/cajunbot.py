@@ -28,7 +28,6 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from xml.sax.saxutils import escape, quoteattr
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -45,6 +44,7 @@ from robrayc.analysis.projection import (
 )
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.transforms import quat_to_rpy
+from robrayc.xmltext import escape, quoteattr
 
 NAME = "cajunbot"
 SUFFIXES = (".objects.xml",)

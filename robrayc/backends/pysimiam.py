@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from xml.sax.saxutils import quoteattr
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -36,6 +35,7 @@ from robrayc.analysis.projection import (
 )
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.transforms import quat_to_matrix
+from robrayc.xmltext import quoteattr
 
 NAME = "pysimiam"
 SUFFIXES = (".xml", ".world.xml")

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from xml.sax.saxutils import escape
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -29,6 +28,7 @@ from robrayc.analysis.projection import (
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.xmltext import escape
 
 NAME = "svg"
 SUFFIXES = (".svg",)
