@@ -20,6 +20,8 @@ from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, Sourc
 # `robrayc WORD ...` runs another tool when WORD is one of these (and not a file).
 SUBCOMMANDS: dict[str, str] = {
     "lsp": "robrayc.lsp_cli:main",
+    "collide": "robrayc.collide_cli:main",
+    "allowed-collisions": "robrayc.collide_cli:acm_main",
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -60,6 +62,19 @@ def build_parser() -> argparse.ArgumentParser:
                    help="configuration variable (pair with --val; repeatable)")
     p.add_argument("--val", action="append", default=[], metavar="VALUE",
                    help="value of the preceding --var")
+    add_load_arguments(p)
+    p.add_argument("--if-changed", action="store_true",
+                   help="leave outputs whose content is unchanged untouched (mtime kept)")
+    depfile.add_arguments(p)
+    for name in BACKENDS:
+        module = load(name)
+        group = p.add_argument_group(f"{name} output", module.HELP)
+        module.add_arguments(group)
+    return p
+
+
+def add_load_arguments(p: argparse.ArgumentParser) -> None:
+    """Options of loading scenes (and of warnings), shared with the subcommands."""
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
                    help="search DIR for include files (after the including file's folder)")
     p.add_argument("--package-path", action="append", default=[], metavar="NAME=DIR",
@@ -74,14 +89,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-W", dest="warnings", action="append", default=[], metavar="error",
                    help="-W error: treat warnings as errors")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
-    p.add_argument("--if-changed", action="store_true",
-                   help="leave outputs whose content is unchanged untouched (mtime kept)")
-    depfile.add_arguments(p)
-    for name in BACKENDS:
-        module = load(name)
-        group = p.add_argument_group(f"{name} output", module.HELP)
-        module.add_arguments(group)
-    return p
+
+
+def apply_warning_options(args: argparse.Namespace, sink: DiagnosticSink) -> None:
+    if any(w != "error" for w in args.warnings):
+        raise UsageError("only '-W error' is supported")
+    sink.werror = bool(args.warnings)
+    sink.quiet = args.quiet
+
+
+def load_from_args(args: argparse.Namespace, sink: DiagnosticSink):
+    """The Scene of args.files with add_load_arguments' options (raises CompileError)."""
+    from robrayc.frontend import LoadContext, load_with_context
+
+    apply_warning_options(args, sink)
+    return load_with_context(args.files, LoadContext(_load_options(args), sink,
+                                                     sources=_SOURCES))
 
 
 def configuration(args: argparse.Namespace) -> dict[str, float]:
@@ -145,10 +168,7 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
         return EXIT_OK
     if not args.files:
         raise UsageError("no input scene")
-    if any(w != "error" for w in args.warnings):
-        raise UsageError("only '-W error' is supported")
-    sink.werror = bool(args.warnings)
-    sink.quiet = args.quiet
+    apply_warning_options(args, sink)
     args.configuration = configuration(args)
     outputs = _outputs(args)
     for fmt, _ in outputs:
@@ -240,30 +260,36 @@ def main(argv: list[str] | None = None) -> int:
         module, _, func = SUBCOMMANDS[argv[0]].partition(":")
         return getattr(importlib.import_module(module), func or "main")(argv[1:])
     gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
+    return guarded(run, argv, "robrayc")
+
+
+def guarded(body, argv: list[str], prog: str) -> int:
+    """Run ``body(argv, sink) -> status`` the way every robrayc command ends: diagnostics on
+    stderr, usage errors exit 2, input errors 1, never a traceback (internal errors 3)."""
     signal.signal(signal.SIGTERM, _interrupted)
     sink = DiagnosticSink()
     try:
-        status = run(argv, sink)
+        status = body(argv, sink)
     except UsageError as exc:
         _print_diagnostics(sink)
-        sys.stderr.write(f"robrayc: error: {exc}\nsee 'robrayc --help' for usage\n")
+        sys.stderr.write(f"{prog}: error: {exc}\nsee '{prog} --help' for usage\n")
         return EXIT_USAGE
     except CompileError:
         status = EXIT_ERROR
     except KeyboardInterrupt:
-        sys.stderr.write("robrayc: interrupted\n")
+        sys.stderr.write(f"{prog}: interrupted\n")
         return 130
     except RecursionError:
-        sink.error("input nested too deeply", SourcePos("robrayc"))
+        sink.error("input nested too deeply", SourcePos(prog))
         status = EXIT_ERROR
     except MemoryError:
-        sink.error("out of memory", SourcePos("robrayc"))
+        sink.error("out of memory", SourcePos(prog))
         status = EXIT_ERROR
     except BrokenPipeError:
         return EXIT_ERROR
     except Exception as exc:  # a bug: say so briefly, never dump a traceback on users
         _print_diagnostics(sink)
-        sys.stderr.write(f"robrayc: internal error: {type(exc).__name__}: {exc}\n"
+        sys.stderr.write(f"{prog}: internal error: {type(exc).__name__}: {exc}\n"
                          "please report this with the input that caused it "
                          "(set ROBRAYC_DEBUG=1 for details)\n")
         if os.environ.get("ROBRAYC_DEBUG"):

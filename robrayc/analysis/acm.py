@@ -1,0 +1,382 @@
+"""Allowed-collision generation: which frame pairs need never be checked (what MoveIt's Setup
+Assistant computes for an SRDF), as ``allow_collision`` statements or SRDF.
+
+Every pair of frames holding collision geometry gets one verdict, in this order:
+
+- ``adjacent``: parent and child, or rigid bodies next to each other in the kinematic tree once
+  bodies without collision geometry are passed through (a body is a joint frame with the fixed
+  frames under it). The world's fixed frames are adjacent only to their own children: a wall
+  is not "adjacent" to every robot standing in the room;
+- ``default``: colliding at the default configuration (each variable 0, or the middle of its
+  limits when 0 is outside them);
+- ``always``: colliding in at least ``always_fraction`` (95 %) of the random samples; samples
+  come in batches and sampling goes on past ``samples`` (up to twice as many) until the set of
+  such pairs is the same after two consecutive batches;
+- ``never``: colliding in none of the samples;
+- anything else collides sometimes and stays checked (``reason`` None).
+
+Samples are uniform within each variable's position limits; variables without limits are
+sampled on [-pi, pi] (revolute; continuous joints) or [-1, 1] (prismatic, with a warning).
+They are drawn from one seeded generator in the parent process, so the result does not depend
+on the number of worker processes. The scene's own ``allow_collision`` pairs are ignored while
+classifying (the output says which of them it confirms).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink
+
+REASONS = ("adjacent", "default", "always", "never")
+SRDF_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
+                "never": "Never"}
+
+
+@dataclass(frozen=True)
+class PairVerdict:
+    a: str  # a < b
+    b: str
+    reason: str | None  # one of REASONS, or None: collides sometimes (keep checking)
+    detail: str = ""  # why, in words (adjacency path, collision share)
+    collisions: int = 0  # samples in which the pair collided
+    in_scene: bool = False  # already an allow_collision pair of the scene
+
+
+@dataclass(frozen=True)
+class AcmResult:
+    pairs: tuple[PairVerdict, ...]  # every pair of collision frames, sorted by names
+    samples: int  # random configurations checked
+    seed: int
+    always_fraction: float
+    default_config: dict[str, float] = field(default_factory=dict)
+    sources: tuple[str, ...] = ()
+
+    @property
+    def allowed(self) -> list[PairVerdict]:
+        """Pairs with a reason, in REASONS order then by names."""
+        order = {r: i for i, r in enumerate(REASONS)}
+        return sorted((p for p in self.pairs if p.reason), key=lambda p: (order[p.reason],
+                                                                            p.a, p.b))
+
+    @property
+    def checked(self) -> list[PairVerdict]:
+        return [p for p in self.pairs if p.reason is None]
+
+
+# --- adjacency ------------------------------------------------------------------------------
+
+
+def _bodies(scene: ir.Scene) -> tuple[list[int], dict[int, int]]:
+    """Body (index of its joint frame, -1 for the world) of every frame, and each body's
+    parent body."""
+    body = [-1] * len(scene.frames)
+    parent_body: dict[int, int] = {}
+    for i, f in enumerate(scene.frames):
+        up = -1 if f.parent is None else body[scene.index(f.parent)]
+        if f.is_joint and f.axis is not None:
+            body[i] = i
+            parent_body[i] = up
+        else:
+            body[i] = up
+    return body, parent_body
+
+
+def adjacent_pairs(scene: ir.Scene, collision_frames: set[str]) -> dict[tuple[str, str], str]:
+    """Adjacent pairs of collision frames -> a short explanation."""
+    names = [f.name for f in scene.frames]
+    body, parent_body = _bodies(scene)
+    has_geometry: dict[int, bool] = {}
+    for i, name in enumerate(names):
+        if name in collision_frames:
+            has_geometry[body[i]] = True
+    out: dict[tuple[str, str], str] = {}
+
+    def add(a: str, b: str, why: str) -> None:
+        key = (a, b) if a < b else (b, a)
+        out.setdefault(key, why)
+
+    for f in scene.frames:
+        if f.parent is not None and f.name in collision_frames and f.parent in collision_frames:
+            add(f.name, f.parent, "parent and child")
+    # Body tree, passing through bodies without collision geometry (never the world's).
+    children: dict[int, list[int]] = {}
+    for b, up in parent_body.items():
+        children.setdefault(up, []).append(b)
+    members: dict[int, list[str]] = {}
+    for i, name in enumerate(names):
+        if name in collision_frames:
+            members.setdefault(body[i], []).append(name)
+
+    def label(b: int) -> str:
+        return "world" if b < 0 else names[b]
+
+    for b in [b for b in parent_body if has_geometry.get(b)]:
+        # Walk down from body b through geometry-less bodies to the next bodies with geometry.
+        stack = [(c, ()) for c in children.get(b, [])]
+        while stack:
+            c, via = stack.pop()
+            if has_geometry.get(c):
+                why = f"bodies of {label(b)} and {label(c)}"
+                if via:
+                    why += " (through " + ", ".join(label(v) for v in via) + ")"
+                for x in members[b]:
+                    for y in members[c]:
+                        add(x, y, why)
+            else:
+                stack.extend((g, (*via, c)) for g in children.get(c, []))
+    return out
+
+
+# --- configurations -------------------------------------------------------------------------
+
+
+def sample_ranges(scene: ir.Scene, sink: DiagnosticSink | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]."""
+    lo, hi = [], []
+    for var in scene.variables:
+        frames = [f for f in scene.frames if f.is_joint and f.variable == var]
+        limited = [f for f in frames if f.limits.position is not None]
+        if limited:
+            a, b = limited[0].limits.position  # type: ignore[misc]
+            lo.append(min(a, b))
+            hi.append(max(a, b))
+        elif any(f.kind == "revolute" for f in frames):
+            lo.append(-math.pi)
+            hi.append(math.pi)
+        else:
+            if sink is not None:
+                sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
+                             "[-1, 1]", frames[0].pos)
+            lo.append(-1.0)
+            hi.append(1.0)
+    return np.array(lo, dtype=float), np.array(hi, dtype=float)
+
+
+def default_configuration(scene: ir.Scene) -> np.ndarray:
+    lo, hi = sample_ranges(scene)
+    return np.where((lo <= 0) & (0 <= hi), 0.0, (lo + hi) / 2)
+
+
+def sample_configs(scene: ir.Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
+    """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
+    lo, hi = sample_ranges(scene)
+    rng = np.random.default_rng(seed)
+    u = rng.random((skip + n, len(lo)))[skip:]
+    return lo + u * (hi - lo)
+
+
+# --- workers --------------------------------------------------------------------------------
+
+_WORKER: tuple[int, object] | None = None  # (token, checker) of this process
+
+
+def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]]) -> None:
+    global _WORKER
+    import signal
+
+    # The parent may have turned SIGTERM into an exception (the CLI does): Pool.terminate()
+    # must simply end the workers, and Ctrl-C is the parent's to handle.
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if _WORKER is not None and _WORKER[0] == token:
+        return  # forked from the parent, which built it already
+    from robrayc.analysis.collision import CollisionChecker
+
+    _WORKER = (token, CollisionChecker(scene, use_allowed=False, frame_pairs=pairs))
+
+
+def _count(configs: np.ndarray) -> np.ndarray:
+    checker = _WORKER[1]  # type: ignore[index]
+    return checker.collision_matrix(configs).sum(axis=0)  # type: ignore[attr-defined]
+
+
+def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]]):
+    import multiprocessing
+
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    return ctx.Pool(jobs, initializer=_init_worker, initargs=(token, scene, pairs))
+
+
+# --- generation -----------------------------------------------------------------------------
+
+
+def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int | None = None,
+             batch: int = 1000, always_fraction: float = 0.95,
+             progress: bool | Callable[[int], None] = False,
+             sink: DiagnosticSink | None = None) -> AcmResult:
+    """Classify every pair of collision frames (see the module docstring)."""
+    from robrayc.analysis.collision import CollisionChecker
+
+    global _WORKER
+    sink = sink or DiagnosticSink()
+    sample_ranges(scene, sink)  # warnings only
+    full = CollisionChecker(scene, sink, use_allowed=False)
+    all_pairs = [tuple(sorted(p)) for p in full.frame_pairs]
+    in_scene = {(p.a, p.b) if p.a < p.b else (p.b, p.a) for p in scene.allowed}
+    verdict: dict[tuple[str, str], tuple[str | None, str, int]] = {}
+
+    for pair, why in adjacent_pairs(scene, set(full.collision_frames)).items():
+        verdict[pair] = ("adjacent", why, 0)
+    q0 = default_configuration(scene)
+    for pair in full.colliding_pairs(q0):
+        verdict.setdefault(pair, ("default", "colliding at the default configuration", 0))
+    body = dict(zip((f.name for f in scene.frames), _bodies(scene)[0], strict=True))
+    for a, b in all_pairs:  # one rigid body, not colliding at the default: never, for good
+        if body[a] == body[b]:
+            verdict.setdefault((a, b), ("never", "fixed to each other, apart", 0))
+    rest = [p for p in all_pairs if p not in verdict]
+
+    total = 0
+    counts = np.zeros(len(rest), dtype=np.int64)
+    if rest and samples > 0:
+        checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest)
+        order = {tuple(sorted(p)): k for k, p in enumerate(checker.frame_pairs)}
+        cols = np.array([order[p] for p in rest])
+        token = id(checker) ^ os.getpid()
+        _WORKER = (token, checker)
+        jobs = max(1, min(jobs or os.cpu_count() or 1, math.ceil(samples / batch)))
+        bar = _progress_bar(samples, progress)
+        configs = sample_configs(scene, 2 * samples, seed)
+        batches = [configs[i:min(i + batch, samples)] for i in range(0, samples, batch)]
+        first = len(batches)
+        batches += [configs[i:i + batch] for i in range(samples, len(configs), batch)]
+        always_prev: frozenset | None = None
+        pool = _pool(jobs, token, scene, rest) if jobs > 1 else None
+        try:
+            # The samples asked for, then (rarely) more, batch by batch, until "always" settles.
+            for phase in (batches[:first], batches[first:]):
+                results = pool.imap(_count, phase) if pool else map(_count, phase)
+                done = False
+                for chunk, got in zip(phase, results, strict=False):
+                    counts += got[cols]
+                    total += len(chunk)
+                    if bar is not None:
+                        bar(len(chunk))
+                    always = frozenset(
+                        np.flatnonzero(counts >= always_fraction * total).tolist())
+                    done = total >= samples and always == always_prev
+                    always_prev = always
+                    if done:
+                        break
+                if done:
+                    break
+        finally:
+            if pool is not None:
+                pool.terminate()
+                pool.join()
+            _WORKER = None
+            if bar is not None:
+                bar(-1)
+    for k, pair in enumerate(rest):
+        c = int(counts[k])
+        share = f"{c} of {total} samples ({100 * c / total:.1f}%)" if total else "no samples"
+        if total and c >= always_fraction * total:
+            verdict[pair] = ("always", "colliding in " + share, c)
+        elif total and c == 0:
+            verdict[pair] = ("never", f"colliding in none of {total} samples", 0)
+        else:
+            verdict[pair] = (None, "colliding in " + share, c)
+    out = tuple(PairVerdict(a, b, *verdict[(a, b)], in_scene=(a, b) in in_scene)
+                for a, b in sorted(all_pairs))
+    return AcmResult(out, total, seed, always_fraction,
+                     dict(zip(scene.variables, q0.tolist(), strict=True)))
+
+
+def _progress_bar(total: int, progress) -> Callable[[int], None] | None:
+    """update(n) callback (n < 0 closes) for a tqdm bar on stderr, or the caller's own."""
+    if callable(progress):
+        return progress
+    if not progress:
+        return None
+    from tqdm import tqdm
+
+    bar = tqdm(total=total, unit="samples", desc="allowed collisions", leave=False)
+
+    def update(n: int) -> None:
+        if n < 0:
+            bar.close()
+        else:
+            bar.update(min(n, max(bar.total - bar.n, 0)))
+    return update
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def _quote(name: str) -> str | None:
+    """A frame name as a robray string (strings have no escapes: None if it holds a quote)."""
+    return None if '"' in name or "\n" in name else f'"{name}"'
+
+
+def _header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
+    limits = f"at least {result.always_fraction:.0%}" if result.always_fraction < 1 else "all"
+    return [
+        f"Allowed collisions for {', '.join(sources) or 'the scene'}, made by {tool}:",
+        f"{result.samples} random configurations (seed {result.seed}) within the joint limits"
+        " (no limits: [-pi, pi]).",
+        f"adjacent: neighbours in the kinematic tree; default: colliding at the default"
+        f" configuration; always: colliding in {limits} of the samples; never: in none.",
+    ]
+
+
+def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assignment]
+              tool: str = "robrayc allowed-collisions") -> str:
+    """allow_collision statements, one per line, each with its reason as a comment."""
+    lines = ["// " + h for h in _header(result, list(sources), tool)]
+    checked = result.checked
+    lines.append(f"// {len(result.allowed)} pairs allowed, {len(checked)} still checked "
+                 "(listed at the end).")
+    lines.append("")
+    for p in result.allowed:
+        qa, qb = _quote(p.a), _quote(p.b)
+        note = f"{p.reason}: {p.detail}" + ("; already allowed in the scene" if p.in_scene
+                                            else "")
+        if qa is None or qb is None:
+            lines.append(f"// cannot write a name holding a quote: {p.a!r} {p.b!r} ({note})")
+            continue
+        lines.append(f"allow_collision {qa} {qb};  // {note}")
+    if checked:
+        lines.append("")
+        lines.append("// Still checked (they collide only sometimes):")
+        for p in checked:
+            lines.append(f"//   {p.a} {p.b}: {p.detail}")
+    return "\n".join(lines) + "\n"
+
+
+def to_srdf(result: AcmResult, robot: str, sources: list[str] = (),  # type: ignore[assignment]
+            tool: str = "robrayc allowed-collisions") -> str:
+    """An SRDF holding the disable_collisions entries (MoveIt's reason names). Frame names
+    are the scene's; for a scene compiled from URDF they are the joint-named frames."""
+    from xml.sax.saxutils import quoteattr
+
+    def comment(text: str) -> str:
+        return text.replace("--", "- -")
+
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+    lines += [f"<!-- {comment(h)} -->" for h in _header(result, list(sources), tool)]
+    lines.append(f"<robot name={quoteattr(robot)}>")
+    for p in result.allowed:
+        lines.append(f"    <disable_collisions link1={quoteattr(p.a)} link2={quoteattr(p.b)}"
+                     f" reason={quoteattr(SRDF_REASONS[p.reason or ''])} />")
+    lines.append("</robot>")
+    return "\n".join(lines) + "\n"
+
+
+def to_json(result: AcmResult) -> str:
+    return json.dumps({
+        "samples": result.samples, "seed": result.seed,
+        "always_fraction": result.always_fraction,
+        "default_configuration": result.default_config,
+        "pairs": [{"a": p.a, "b": p.b, "reason": p.reason, "detail": p.detail,
+                   "collisions": p.collisions, "in_scene": p.in_scene} for p in result.pairs],
+    }, indent=1) + "\n"

@@ -1,0 +1,240 @@
+"""`robrayc collide` and `robrayc allowed-collisions`.
+
+    robrayc collide FILE... [--var NAME --val VALUE]... [--config FILE] [--json] [--distance]
+    robrayc allowed-collisions FILE... [-o FILE] [--format robray|srdf|json] [--samples N]
+                                       [--seed N] [--jobs N]
+
+``collide`` reports the frame pairs whose collision geometry intersects at one configuration
+(variables not given are 0). Its exit status gates a build: 0 nothing collides, 1 something
+does, 2 nothing was checked (a usage error, or errors in the inputs, shown as diagnostics),
+3 an internal error.
+
+``allowed-collisions`` classifies every pair of collision frames (adjacent, colliding at the
+default configuration, always colliding, never colliding in random samples: see
+``robrayc.analysis.acm``) and writes ``allow_collision`` statements (with each reason as a
+comment), an SRDF, or JSON. Exit 0 on success, 1 on errors in the inputs, 2 on usage errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import sys
+from pathlib import Path
+
+from robrayc.cli import (
+    EXIT_ERROR,
+    EXIT_OK,
+    UsageError,
+    _Parser,
+    add_load_arguments,
+    configuration,
+    guarded,
+    load_from_args,
+)
+from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos, suggest
+
+EXIT_COLLISION, EXIT_NOT_CHECKED = 1, 2
+
+_NAME_VALUE = re.compile(r"\s*([^=\s][^=]*?)\s*=\s*(\S+)\s*$")
+_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
+
+
+# --- robrayc collide ------------------------------------------------------------------------
+
+
+def _collide_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="robrayc collide", add_help=False, allow_abbrev=False,
+                description="Report the colliding frame pairs of a scene at a configuration. "
+                "Exit status: 0 no collision, 1 collision, 2 not checked (errors).")
+    p.add_argument("files", nargs="*", metavar="FILE", help="scene files (.robray, .urdf, ...)")
+    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    p.add_argument("--var", action="append", default=[], metavar="NAME",
+                   help="configuration variable (pair with --val; repeatable)")
+    p.add_argument("--val", action="append", default=[], metavar="VALUE",
+                   help="value of the preceding --var")
+    p.add_argument("--config", metavar="FILE",
+                   help="configuration file: NAME=VALUE lines ('#' comments); --var wins")
+    p.add_argument("--json", action="store_true", help="print JSON instead of text")
+    p.add_argument("--distance", action="store_true",
+                   help="also print every checked pair's signed distance, closest first")
+    p.add_argument("--ignore-allowed", action="store_true",
+                   help="check the scene's allow_collision pairs too")
+    add_load_arguments(p)
+    return p
+
+
+def read_config_file(path: str, sink: DiagnosticSink) -> dict[str, tuple[float, SourcePos]]:
+    """NAME=VALUE lines (blank lines and '#' comments ignored) -> name: (value, position)."""
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        sink.error(f"cannot read configuration file: {getattr(exc, 'strerror', None) or exc}",
+                   SourcePos(path))
+        return {}
+    out: dict[str, tuple[float, SourcePos]] = {}
+    for n, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0]
+        if not line.strip():
+            continue
+        m = _NAME_VALUE.match(line)
+        col = len(line) - len(line.lstrip()) + 1
+        if m is None:
+            sink.error("expected NAME=VALUE", SourcePos(path, n, col, n, len(line.rstrip()) + 1))
+            continue
+        try:
+            value = float(m.group(2))
+        except ValueError:
+            c = m.start(2) + 1
+            sink.error(f"'{m.group(2)}' is not a number", SourcePos(path, n, c, n,
+                                                                     m.end(2) + 1))
+            continue
+        out[m.group(1)] = (value, SourcePos(path, n, col, n, m.end(1) + 1))
+    return out
+
+
+def _configuration(args: argparse.Namespace, variables: tuple[str, ...],
+                   sink: DiagnosticSink) -> dict[str, float]:
+    given: dict[str, tuple[float, SourcePos]] = {}
+    if args.config is not None:
+        given.update(read_config_file(args.config, sink))
+    given.update({k: (v, NOWHERE) for k, v in configuration(args).items()})
+    config = {}
+    for name, (value, pos) in given.items():
+        if name not in variables:
+            where = "" if pos is not NOWHERE else " (--var)"
+            sink.error(f"unknown configuration variable '{name}'{where}", pos,
+                       suggest(name, variables))
+        config[name] = value
+    return config
+
+
+def _show(name: str) -> str:
+    return name if _IDENT.match(name) else json.dumps(name)
+
+
+def _collide(argv: list[str], sink: DiagnosticSink) -> int:
+    args = _collide_parser().parse_args(argv)
+    if args.help:
+        _collide_parser().print_help()
+        return EXIT_OK
+    if not args.files:
+        raise UsageError("no input scene")
+    configuration(args)  # usage errors (unpaired --var, bad --val) before any work
+    from robrayc.analysis.collision import CollisionChecker
+
+    try:
+        scene = load_from_args(args, sink)
+        config = _configuration(args, scene.variables, sink)
+        sink.check()
+        checker = CollisionChecker(scene, sink, use_allowed=not args.ignore_allowed)
+        sink.check()
+    except CompileError:
+        return EXIT_NOT_CHECKED
+    pairs = checker.colliding_pairs(config)
+    distances = []
+    if args.distance:
+        try:
+            distances = sorted(checker.distance(config), key=lambda d: (d.distance, d.a, d.b))
+        except ValueError as exc:  # a scene too big to list every pair
+            raise UsageError(str(exc)) from None
+    full = {v: config.get(v, 0.0) for v in scene.variables}
+    out = sys.stdout
+    if args.json:
+        doc: dict = {"configuration": full, "collision_frames": list(checker.collision_frames),
+                     "collisions": [list(p) for p in pairs]}
+        if args.distance:
+            doc["distances"] = [[d.a, d.b, d.distance] for d in distances]
+        out.write(json.dumps(doc, indent=1) + "\n")
+    else:
+        for a, b in pairs:
+            out.write(f"{_show(a)} {_show(b)}\n")
+        if args.distance:
+            for d in distances:
+                out.write(f"distance {_show(d.a)} {_show(d.b)} {d.distance!r}\n")
+        at = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "the zero configuration"
+        n = len(pairs)
+        sys.stderr.write(f"{n} colliding pair{'' if n == 1 else 's'} at {at}\n"
+                         if n else f"no collisions at {at}\n")
+    out.flush()
+    return EXIT_COLLISION if pairs else EXIT_OK
+
+
+def main(argv: list[str]) -> int:
+    return guarded(_collide, argv, "robrayc collide")
+
+
+# --- robrayc allowed-collisions -------------------------------------------------------------
+
+FORMATS = {".srdf": "srdf", ".json": "json", ".robray": "robray"}
+
+
+def _acm_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="robrayc allowed-collisions", add_help=False, allow_abbrev=False,
+                description="Find the frame pairs that need no collision checking (adjacent, "
+                "colliding at the default configuration, always or never colliding in random "
+                "samples) and write them as allow_collision statements, SRDF or JSON.")
+    p.add_argument("files", nargs="*", metavar="FILE", help="scene files (.robray, .urdf, ...)")
+    p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
+    p.add_argument("-o", "--output", metavar="FILE", help="output file (default: standard "
+                   "output)")
+    p.add_argument("--format", choices=("robray", "srdf", "json"),
+                   help="output format (default: from -o's suffix, else robray)")
+    p.add_argument("--samples", type=int, default=10000, metavar="N",
+                   help="random configurations to check (default 10000)")
+    p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="worker processes (default: one per CPU)")
+    p.add_argument("--always", type=float, default=0.95, metavar="FRACTION",
+                   help="share of samples that makes a pair 'always colliding' (default 0.95)")
+    p.add_argument("--robot-name", metavar="NAME",
+                   help="SRDF robot name (default: the first input's file name)")
+    p.add_argument("--no-progress", action="store_true",
+                   help="no progress bar (it is shown only on a terminal anyway)")
+    add_load_arguments(p)
+    return p
+
+
+def _acm(argv: list[str], sink: DiagnosticSink) -> int:
+    from robrayc.analysis import acm
+    from robrayc.outputs import check_target, write_files
+
+    args = _acm_parser().parse_args(argv)
+    if args.help:
+        _acm_parser().print_help()
+        return EXIT_OK
+    if not args.files:
+        raise UsageError("no input scene")
+    if args.samples < 0:
+        raise UsageError("--samples must be 0 or more")
+    if args.jobs is not None and args.jobs < 1:
+        raise UsageError("--jobs must be 1 or more")
+    if not 0 < args.always <= 1:
+        raise UsageError("--always must be in (0, 1]")
+    output = None if args.output in (None, "-") else Path(args.output)
+    fmt = args.format or (FORMATS.get(output.suffix.lower()) if output else None) or "robray"
+    if output is not None:
+        check_target(output, sink)
+    scene = load_from_args(args, sink)
+    sink.check()
+    progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
+    result = acm.generate(scene, samples=args.samples, seed=args.seed, jobs=args.jobs,
+                          always_fraction=args.always, progress=progress, sink=sink)
+    sink.check()
+    sources = [Path(f).name for f in args.files]
+    if fmt == "srdf":
+        text = acm.to_srdf(result, args.robot_name or Path(args.files[0]).stem, sources)
+    elif fmt == "json":
+        text = acm.to_json(result)
+    else:
+        text = acm.to_robray(result, sources)
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+        return EXIT_OK
+    return EXIT_OK if write_files([(output, text.encode())], sink) else EXIT_ERROR
+
+
+def acm_main(argv: list[str]) -> int:
+    return guarded(_acm, argv, "robrayc allowed-collisions")

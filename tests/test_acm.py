@@ -1,0 +1,221 @@
+"""Allowed-collision generation (robrayc.analysis.acm) and the two collision subcommands."""
+
+from __future__ import annotations
+
+import json
+import math
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from robrayc.analysis import acm
+from robrayc.analysis.collision import CollisionChecker
+from robrayc.cli import main
+from robrayc.frontend import load_scene
+from tests.corpus import require_corpus
+from tests.test_collision import DEMO_7DOF, brute_force, scene_from
+
+# Rigid bodies of the demo: s0 | s1 (none) | s2: upper-link | e: e-link, lower-link | w0, w1
+# (none) | w2: w2, hand | f0: f0, f0tip | f1: f1, f1tip | f2: f2, f2tip.
+ADJACENT_7DOF = {
+    ("s0", "upper-link"), ("e-link", "upper-link"), ("lower-link", "upper-link"),
+    ("e-link", "w2"), ("e-link", "hand"), ("lower-link", "w2"), ("hand", "lower-link"),
+    ("hand", "w2"), ("f0", "f0tip"), ("f1", "f1tip"), ("f2", "f2tip"),
+    *((a, b) for k in "012" for a, b in ((f"f{k}", "w2"), (f"f{k}", "hand"),
+                                         (f"f{k}tip", "w2"), (f"f{k}tip", "hand"))),
+}
+
+
+@pytest.fixture(scope="module")
+def demo():
+    require_corpus()
+    return load_scene([str(DEMO_7DOF)])
+
+
+def test_7dof_adjacent_and_default(demo) -> None:
+    result = acm.generate(demo, samples=0)
+    by_reason: dict[str | None, set] = {}
+    for p in result.pairs:
+        by_reason.setdefault(p.reason, set()).add((p.a, p.b))
+    assert by_reason["adjacent"] == {tuple(sorted(p)) for p in ADJACENT_7DOF}
+    assert by_reason["default"] == {("e-link", "lower-link")}  # one body, overlapping
+    verdicts = {(p.a, p.b): p for p in result.pairs}
+    assert verdicts[("s0", "upper-link")].detail == "bodies of s0 and s2 (through s1)"
+    assert verdicts[("hand", "w2")].detail == "parent and child"
+    n = len(CollisionChecker(demo).collision_frames)
+    assert len(result.pairs) == n * (n - 1) // 2
+
+
+def test_7dof_finds_what_a_brute_force_sampler_finds(demo) -> None:
+    """Every pair the brute-force all-pairs FCL sampler sees colliding in the same samples is
+    left checked (or 'always'); 'never' pairs never collide in it; the counts agree (frusta
+    bracketed between polygon hulls)."""
+    result = acm.generate(demo, samples=300, seed=7, jobs=2, batch=100)
+    configs = acm.sample_configs(demo, result.samples, 7)
+    sure_n: dict[tuple, int] = {}
+    maybe_n: dict[tuple, int] = {}
+    for q in configs:
+        sure, maybe = brute_force(demo, dict(zip(demo.variables, q.tolist(), strict=True)))
+        for p in sure:
+            sure_n[p] = sure_n.get(p, 0) + 1
+        for p in maybe:
+            maybe_n[p] = maybe_n.get(p, 0) + 1
+    sampled = [p for p in result.pairs if p.reason not in ("adjacent", "default")]
+    assert sum(1 for p in sampled if p.reason is None) >= 20  # the arm does fold into itself
+    for p in sampled:
+        key = (p.a, p.b)
+        assert sure_n.get(key, 0) <= p.collisions <= maybe_n.get(key, 0), p
+        assert (p.reason == "never") == (p.collisions == 0), p
+    found = {p for p, n in sure_n.items() if n}
+    never = {(p.a, p.b) for p in result.pairs if p.reason == "never"}
+    assert found and not found & never
+
+
+def test_deterministic_whatever_the_workers(demo) -> None:
+    one = acm.generate(demo, samples=1500, seed=3, jobs=1, batch=500)
+    two = acm.generate(demo, samples=1500, seed=3, jobs=2, batch=500)
+    assert one == two
+    other = acm.generate(demo, samples=1500, seed=4, jobs=2, batch=500)
+    assert [p.collisions for p in other.pairs] != [p.collisions for p in one.pairs]
+    assert acm.sample_configs(demo, 10, 3).tolist() == acm.sample_configs(demo, 12, 3)[:10].tolist()
+
+
+def test_always_sometimes_never_and_limits(tmp_path: Path) -> None:
+    """A ball on a 1 m arm (radius 0.02) inside a sphere shifted by -0.05 in x whose radius
+    leaves it free only within 0.1 rad of angle 0: 'always' (about 97 % of turns), though
+    free at the default angle 0 (by 2.4e-4). A box at angle pi/2 is hit in about 5 % of turns.
+    A second arm limited to [2, 2.5] rad keeps its ball away from a box at its angle 0."""
+    r = math.sqrt(1 + 0.05 ** 2 + 2 * 0.05 * math.cos(0.1)) - 0.02
+    scene = scene_from(tmp_path, f"""
+frame arm {{ type revolute; axis [0, 0, 1];
+    frame ball {{ translation [1, 0, 0]; geometry {{ shape sphere; radius 0.02; }} }} }}
+frame shell {{ translation [-0.05, 0, 0]; geometry {{ shape sphere; radius {r!r}; }} }}
+frame post {{ translation [0, 1, 0]; geometry {{ shape box; dimension [0.3, 0.3, 0.3]; }} }}
+frame arm2 {{ type revolute; axis [0, 0, 1]; translation [0, 0, 5]; limit_position [2, 2.5];
+    frame ball2 {{ translation [1, 0, 0]; geometry {{ shape sphere; radius 0.02; }} }} }}
+frame post2 {{ translation [1, 0, 5]; geometry {{ shape box; dimension [0.3, 0.3, 0.3]; }} }}
+""")
+    lo, hi = acm.sample_ranges(scene)
+    assert lo.tolist() == [-math.pi, 2.0] and hi.tolist() == [math.pi, 2.5]
+    assert acm.default_configuration(scene).tolist() == [0.0, 2.25]
+    assert (acm.sample_configs(scene, 500, 0)[:, 1] >= 2).all()
+    result = acm.generate(scene, samples=3000, seed=1, jobs=1, batch=500)
+    verdicts = {(p.a, p.b): p for p in result.pairs}
+    always = verdicts[("ball", "shell")]
+    assert always.reason == "always" and 0.95 <= always.collisions / result.samples < 0.99
+    assert verdicts[("post", "shell")].reason == "default"  # fixed, overlapping for good
+    sometimes = verdicts[("ball", "post")]
+    assert sometimes.reason is None and 0.02 < sometimes.collisions / result.samples < 0.09
+    assert verdicts[("ball", "ball2")].reason == "never"
+    assert verdicts[("ball2", "post2")].reason == "never"
+    assert verdicts[("ball2", "post2")].detail == f"colliding in none of {result.samples} samples"
+    assert not any(p.reason == "adjacent" for p in result.pairs)  # the world links nothing
+
+
+def test_scene_allowed_pairs_are_reclassified_and_marked(tmp_path: Path) -> None:
+    scene = scene_from(tmp_path, """
+frame a { geometry { shape box; dimension [1, 1, 1]; } }
+frame b { translation [0.5, 0, 0]; geometry { shape sphere; radius 0.3; } }
+frame c { translation [5, 0, 0]; geometry { shape sphere; radius 0.3; } }
+allow_collision a c;
+""")
+    result = acm.generate(scene, samples=100, seed=0, jobs=1)
+    verdicts = {(p.a, p.b): p for p in result.pairs}
+    assert verdicts[("a", "b")].reason == "default" and not verdicts[("a", "b")].in_scene
+    assert verdicts[("a", "c")].reason == "never" and verdicts[("a", "c")].in_scene
+    assert result.samples == 0  # nothing moves: nothing to sample
+    assert ('allow_collision "a" "c";  // never: fixed to each other, apart; already allowed'
+            ' in the scene') in acm.to_robray(result)
+
+
+# --- output ---------------------------------------------------------------------------------
+
+
+def test_robray_output_compiles_back_and_allows(demo, tmp_path: Path) -> None:
+    result = acm.generate(demo, samples=800, seed=0, jobs=1, batch=400)
+    text = acm.to_robray(result, ["7dof.robray"])
+    for p in result.allowed:
+        assert f'allow_collision "{p.a}" "{p.b}";  // {p.reason}: ' in text
+    (tmp_path / "acm.robray").write_text(text)
+    (tmp_path / "all.robray").write_text(f'include "{DEMO_7DOF}"\ninclude "acm.robray"\n')
+    merged = load_scene([str(tmp_path / "all.robray")])
+    assert {(p.a, p.b) for p in merged.allowed} == {(p.a, p.b) for p in result.allowed}
+    checker = CollisionChecker(merged)
+    left = {(p.a, p.b) for p in result.checked}
+    for pairs in checker.colliding_pairs_batch(acm.sample_configs(demo, 200, 11)):
+        assert set(pairs) <= left
+
+
+def test_srdf_and_json_output(demo) -> None:
+    result = acm.generate(demo, samples=400, seed=0, jobs=1)
+    root = ET.fromstring(acm.to_srdf(result, "sevendof").encode())
+    assert root.tag == "robot" and root.get("name") == "sevendof"
+    entries = [(e.get("link1"), e.get("link2"), e.get("reason")) for e in root]
+    assert len(entries) == len(result.allowed)
+    assert {r for _, _, r in entries} <= {"Adjacent", "Default", "Always", "Never"}
+    assert ("s0", "upper-link", "Adjacent") in entries
+    doc = json.loads(acm.to_json(result))
+    assert doc["samples"] == result.samples and len(doc["pairs"]) == len(result.pairs)
+
+
+# --- the subcommands ------------------------------------------------------------------------
+
+
+def test_collide_cli(demo, tmp_path: Path, capsys) -> None:
+    assert main(["collide", str(DEMO_7DOF)]) == 1
+    out = capsys.readouterr()
+    assert "s0 upper-link\n" in out.out and "12 colliding pairs" in out.err
+    cfg = tmp_path / "bent.cfg"
+    cfg.write_text("# the elbow folded\ne = 2.6\n")
+    assert main(["collide", str(DEMO_7DOF), "--config", str(cfg), "--json", "--distance"]) == 1
+    doc = json.loads(capsys.readouterr().out)
+    assert doc["configuration"]["e"] == 2.6
+    assert ["lower-link", "upper-link"] in doc["collisions"]
+    assert doc["distances"][0][2] <= doc["distances"][-1][2]
+    free = tmp_path / "free.robray"
+    free.write_text("frame a { geometry { shape sphere; radius 1; } }\n"
+                    "frame b { type prismatic; axis [1, 0, 0];"
+                    " geometry { shape sphere; radius 1; } }\n"
+                    "allow_collision a b;\n")
+    assert main(["collide", str(free)]) == 0
+    assert main(["collide", str(free), "--ignore-allowed"]) == 1
+    assert main(["collide", str(free), "--ignore-allowed", "--var", "b", "--val", "2.5"]) == 0
+    capsys.readouterr()
+
+
+def test_collide_cli_errors(tmp_path: Path, capsys) -> None:
+    require_corpus()
+    bad = tmp_path / "bad.cfg"
+    bad.write_text("e = 1\nw1 = x\nnonsense\nelbow = 2\n")
+    assert main(["collide", str(DEMO_7DOF), "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:2:6: error: 'x' is not a number" in err
+    assert f"{bad}:3:1: error: expected NAME=VALUE" in err
+    assert f"{bad}:4:1: error: unknown configuration variable 'elbow'" in err
+    assert main(["collide", str(DEMO_7DOF), "--var", "e"]) == 2
+    assert "each --var needs a --val" in capsys.readouterr().err
+    assert main(["collide", str(DEMO_7DOF), "--var", "nope", "--val", "1"]) == 2
+    assert "unknown configuration variable 'nope' (--var)" in capsys.readouterr().err
+    broken = tmp_path / "broken.robray"
+    broken.write_text("frame a { parent nowhere; }\n")
+    assert main(["collide", str(broken)]) == 2
+    assert "broken.robray:1:" in capsys.readouterr().err
+    assert main(["collide"]) == 2
+    assert "robrayc collide: error: no input scene" in capsys.readouterr().err
+
+
+def test_allowed_collisions_cli(tmp_path: Path, capsys) -> None:
+    require_corpus()
+    out = tmp_path / "acm.srdf"
+    assert main(["allowed-collisions", str(DEMO_7DOF), "--samples", "500", "--seed", "1",
+                 "-o", str(out)]) == 0
+    root = ET.parse(out).getroot()
+    assert root.get("name") == "7dof" and len(root) > 20
+    assert main(["allowed-collisions", str(DEMO_7DOF), "--samples", "500", "--seed", "1",
+                 "--format", "robray", "-j", "1"]) == 0
+    text = capsys.readouterr().out
+    assert 'allow_collision "s0" "upper-link";  // adjacent: ' in text
+    assert main(["allowed-collisions", str(DEMO_7DOF), "--samples", "-3"]) == 2
+    assert main(["allowed-collisions", str(DEMO_7DOF), "-o", str(tmp_path / "no" / "x")]) == 1
+    assert "does not exist" in capsys.readouterr().err
