@@ -176,6 +176,121 @@ def test_small_scene(case: Case, tmp_path: Path) -> None:
     assert out.ours[0]["frames"] and out.theirs[0]["frames"]
 
 
+def random_scene(seed: int, n_frames: int = 30) -> str:
+    """A seeded random scene using only syntax the original accepts: defs and expressions,
+    classes (some built on classes), nested and parent-named frames, every joint kind with
+    offsets and shared variables, rpy or quaternion (unit), every primitive shape and option."""
+    rng = random.Random(seed)
+
+    def num(lo: float, hi: float) -> str:
+        return repr(round(rng.uniform(lo, hi), 4))
+
+    def expr(lo: float, hi: float) -> str:
+        k = rng.random()
+        if k < 0.15:
+            return f"{num(lo / 2, hi / 2)} * 2"
+        if k < 0.3:
+            return f"u + {num(lo, hi)}"
+        if k < 0.4:
+            return f"{num(lo * 180 / math.pi, hi * 180 / math.pi)} * deg"
+        return num(lo, hi)
+
+    out = ["def u 0.0625;\ndef half pi / 2;\n"]
+    classes = []
+    for i in range(4):
+        attrs = [f"color [{num(0, 1)}, {num(0, 1)}, {num(0, 1)}];"]
+        if rng.random() < 0.5:
+            attrs.append(f"alpha {num(0.2, 1)};")
+        if classes and rng.random() < 0.5:
+            attrs.append(f"isa {rng.choice(classes)};")
+        if rng.random() < 0.4:
+            attrs.append("shape box; dimension [u, u * 2, 0.1];")
+        out.append(f"class k{i} {{ {' '.join(attrs)} }}\n")
+        classes.append(f"k{i}")
+
+    def geometry() -> str:
+        shape = rng.choice(["box", "sphere", "cylinder", "cone", "grid", "class"])
+        parts = []
+        if shape == "box":
+            parts.append(f"shape box; dimension [{num(.01, 1)}, {expr(.01, 1)}, {num(.01, 1)}];")
+        elif shape == "sphere":
+            parts.append(f"shape sphere; radius {expr(.01, .5)};")
+        elif shape == "cylinder":
+            parts.append(f"shape cylinder; radius {num(.01, .3)}; height {num(.05, 1)};")
+        elif shape == "cone":
+            parts.append(f"shape cone; height {num(.05, 1)}; start_radius {num(0, .3)}; "
+                         f"end_radius {num(0, .3)};")
+        elif shape == "grid":
+            parts.append(f"shape grid; dimension [{num(.5, 2)}, {num(.5, 2)}]; "
+                         f"delta [{num(.05, .2)}, {num(.05, .2)}]; thickness {num(.001, .01)};")
+        else:
+            parts.append("shape box; dimension [0.1, 0.2, 0.3];")
+        for _ in range(rng.randrange(3)):
+            parts.append(f"isa {rng.choice(classes + ['undeclared_tag'])};")
+        for opt, val in (("color", f"[{num(0, 1)}, {num(0, 1)}, {num(0, 1)}]"),
+                         ("alpha", num(0, 1)), ("specular", f"[{num(0, 1)}, 0.5, 0.25]"),
+                         ("visual", str(rng.randrange(2))), ("collision", str(rng.randrange(2))),
+                         ("no-shadow", str(rng.randrange(2)))):
+            if rng.random() < 0.3:
+                parts.append(f"{opt} {val};")
+        return "geometry { " + " ".join(parts) + " }"
+
+    names: list[str] = []
+    variables = ["shared_a", "shared_b"]
+
+    def frame(i: int, depth: int) -> str:
+        name = f"f{i}" if rng.random() < 0.8 else f"f{i}-x"
+        body = []
+        if names and depth == 0 and rng.random() < 0.6:
+            body.append(f"parent {rng.choice(names)};")
+        names.append(name)
+        if rng.random() < 0.8:
+            body.append(f"translation [{expr(-1, 1)}, {num(-1, 1)}, {expr(-1, 1)}];")
+        r = rng.random()
+        if r < 0.4:
+            body.append(f"rpy [{expr(-3, 3)}, {num(-1.5, 1.5)}, half];")
+        elif r < 0.6:
+            q = [rng.gauss(0, 1) for _ in range(4)]
+            n = math.sqrt(sum(c * c for c in q))
+            body.append("quaternion [" + ", ".join(repr(c / n) for c in q) + "];")
+        kind = rng.choice(["fixed", "fixed", "revolute", "prismatic"])
+        if kind != "fixed":
+            axis = rng.choice(["[1, 0, 0]", "[0, 1, 0]", "[0, 0, 1]", "[0, 0, -1]"])
+            body.append(f"type {kind}; axis {axis};")
+            if rng.random() < 0.4:
+                body.append(f"offset {num(-1, 1)};")
+            if rng.random() < 0.3:
+                body.append(f"variable {rng.choice(variables)};")
+        for _ in range(rng.randrange(3)):
+            body.append(geometry())
+        return name, body
+
+    i = 0
+    while i < n_frames:
+        name, body = frame(i, 0)
+        i += 1
+        nested = []
+        while i < n_frames and rng.random() < 0.3:
+            cname, cbody = frame(i, 1)
+            i += 1
+            nested.append(f"    frame {cname} {{ " + " ".join(cbody) + " }")
+        out.append(f"frame {name} {{\n    " + "\n    ".join(body + nested) + "\n}\n")
+    for _ in range(3):
+        a, b = rng.sample(names, 2)
+        out.append(f'allow_collision {a} "{b}";\n')
+    return "".join(out)
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_random_scene(seed: int, tmp_path: Path) -> None:
+    """Seeded random scenes: every mix of the language points above at once."""
+    src = tmp_path / f"random{seed}.robray"
+    src.write_text(random_scene(seed))
+    out = differential([src], tmp_path)
+    assert_conforms(out)
+    assert len(out.ours[0]["frames"]) == 30
+
+
 def test_table_covers_enough_points() -> None:
     assert len(CASES) >= 30
     assert len({c.id for c in CASES}) == len(CASES)
