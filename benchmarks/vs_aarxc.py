@@ -18,6 +18,7 @@ run-aarxc.sh). Last line: robrayc's module-import time, the fixed start-up cost.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import statistics
@@ -111,18 +112,34 @@ def import_time(path: Path, out: Path) -> float:
 
 
 def largest_robot(tmp: Path) -> Path | None:
-    """The corpus scene with the most joint frames among those the original compiles."""
+    """The corpus input with the most joints (then frames) among those the original compiles:
+    amino's scenes, the public standalone scenes and the URDFs without Blender meshes (the big
+    URDF robots all have .dae/.stl meshes, which the original converts with Blender)."""
     candidates = sorted((CORPUS / "amino").rglob("*.robray"))
-    best: tuple[int, Path] | None = None
+    manifest = CORPUS / "public-robray" / "MANIFEST.json"
+    if manifest.is_file():  # standalone files only: the others need a robot's frames
+        candidates += [CORPUS / "public-robray" / e["dir"] / e["path"]
+                       for e in json.loads(manifest.read_text())
+                       if (e.get("cls") or "").startswith("standalone")]
+    candidates += [p for p in sorted((CORPUS / "urdf").rglob("*.urdf"))
+                   if "<mesh" not in p.read_text(errors="replace")]
+    best: tuple[tuple[int, int], Path] | None = None
     for path in candidates:
         out = tmp / "probe.c"
-        r = subprocess.run([*aarxc_cmd(), str(path), "-n", "bench", "-o", str(out)],
-                           capture_output=True, text=True, stdin=subprocess.DEVNULL)
+        out.unlink(missing_ok=True)
+        try:
+            r = subprocess.run([*aarxc_cmd(), str(path), "-n", "bench", "-o", str(out)],
+                               capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                               timeout=30)
+        except subprocess.TimeoutExpired:
+            continue
         if r.returncode != 0 or not out.is_file():
             continue
-        joints = len(re.findall(r"aa_rx_sg_add_frame_(?:revolute|prismatic)", out.read_text()))
-        if best is None or joints > best[0]:
-            best = (joints, path)
+        text = out.read_text()
+        size = (len(re.findall(r"aa_rx_sg_add_frame_(?:revolute|prismatic)", text)),
+                len(re.findall(r"aa_rx_sg_add_frame_", text)))
+        if best is None or size > best[0]:
+            best = (size, path)
     return best[1] if best else None
 
 
