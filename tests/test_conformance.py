@@ -291,6 +291,30 @@ def test_random_scene(seed: int, tmp_path: Path) -> None:
     assert len(out.ours[0]["frames"]) == 30
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_robrayc_fk_equals_amino_fk(seed: int, tmp_path: Path) -> None:
+    """robrayc's own kinematics (robrayc.analysis.fk, used by its analyses) agree with the real
+    library's forward kinematics on robrayc's C, within 1e-9, at random configurations."""
+    import numpy as np
+
+    from robrayc.analysis.fk import fk
+    from robrayc.frontend import load_scene
+
+    A.require_library()
+    src = tmp_path / "s.robray"
+    src.write_text(random_scene(100 + seed))
+    scene = load_scene([str(src)])
+    ours = A.run_robrayc([src], "fk", tmp_path / "fk.c")
+    assert ours.ok, ours.output
+    for cfg in A.random_configs(scene.variables, [seed, seed + 50]):
+        (d,) = A.load_c(ours.c_file, "fk", [cfg])
+        mine = fk(scene, cfg)
+        for f in d["frames"]:
+            T = mine[f["name"]]
+            assert np.abs(np.array(f["abs"]["R"]).reshape(3, 3) - T[:3, :3]).max() <= 1e-9
+            assert np.abs(np.array(f["abs"]["v"]) - T[:3, 3]).max() <= 1e-9
+
+
 def test_table_covers_enough_points() -> None:
     assert len(CASES) >= 30
     assert len({c.id for c in CASES}) == len(CASES)
