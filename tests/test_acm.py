@@ -165,7 +165,7 @@ def test_srdf_and_json_output(demo) -> None:
 def test_collide_cli(demo, tmp_path: Path, capsys) -> None:
     assert main(["collide", str(DEMO_7DOF)]) == 1
     out = capsys.readouterr()
-    assert "s0 upper-link\n" in out.out and "12 colliding pairs" in out.err
+    assert "s0 upper-link\n" in out.out and "8 colliding pairs" in out.err
     cfg = tmp_path / "bent.cfg"
     cfg.write_text("# the elbow folded\ne = 2.6\n")
     assert main(["collide", str(DEMO_7DOF), "--config", str(cfg), "--json", "--distance"]) == 1

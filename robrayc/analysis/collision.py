@@ -26,14 +26,18 @@ How one check runs:
    checked once, when the checker is built.
 2. Broad phase. Up to ``DENSE_MAX_PAIRS`` moving solid pairs (robots): every pair's bounding
    spheres at once, vectorised over pairs and configurations. More (big scenes): per
-   configuration, a uniform grid over world AABBs, vectorised with numpy (see
-   :func:`grid_pairs`; :func:`sweep_pairs` is the sweep-and-prune alternative, and
-   ``benchmarks/collision.py`` measures both against FCL's dynamic AABB tree).
+   configuration, bounding spheres through scipy's kd-tree (:func:`sphere_pairs`, the fastest
+   measured); :func:`grid_pairs` (uniform grid) and :func:`sweep_pairs` (sweep and prune) over
+   world AABBs are numpy alternatives, and ``benchmarks/collision.py`` measures all three
+   against FCL's dynamic AABB tree.
 3. Narrow phase, vectorised over candidate pairs. Closed-form exact tests where they exist:
    sphere-sphere, sphere-box, sphere against a cylinder/cone/frustum (a 2-D distance in the
-   meridian plane), box-box (the 15-axis separating-axis theorem). For the other pairs an
-   oriented-box separating-axis test rejects and an inscribed-capsule test accepts; only the pairs
-   left go one by one to FCL (cylinders, cones, meshes) or the exact GJK (frusta).
+   meridian plane), box-box (the 15-axis separating-axis theorem). The other pairs are decided
+   by certificates: a separating axis (oriented boxes' 15 axes, the line between the solids'
+   core segments, the line between centres, each checked with exact support functions) proves
+   them apart; a point inside both (closed-form signed distances) or overlapping inscribed
+   capsules prove them colliding. Only the pairs left go one by one to FCL (cylinders, cones,
+   meshes) or the exact GJK (frusta).
 
 Exact contact: the closed-form tests count touching (distance exactly 0) as a collision, like
 FCL's own sphere/box routines; FCL's GJK-based pairs may report either. Do not rely on it.
@@ -61,12 +65,16 @@ DENSE_MAX_PAIRS = 20000
 BLOCK = 2048
 
 _EPS_SAT = 1e-12  # added to |R| in the SAT: keeps near-parallel edge axes from false separation
-# Solids this close (scene units) count as touching, hence colliding, in the closed-form tests and
-# the GJK: designed contacts (a finger base resting on a palm) then do not flicker with rounding.
+# Solids collide when they overlap by more than this (scene units): touching is not colliding,
+# so designed contacts (links meeting end to end, a finger base on a palm, a box on a table) do
+# not flicker with rounding. FCL's GJK-based tests agree (they report no contact for touching).
 CONTACT_TOL = 1e-9
 # Points sampled along an inscribed capsule's axis for the accept test against boxes and round
 # solids.
 _AXIS_SAMPLES = np.linspace(-1.0, 1.0, 5)
+# Rounds of alternating projections that look for a common point or a separating axis before a
+# pair is handed to FCL one at a time.
+_PROJECTIONS = 1  # measured: a second round decides almost nothing more
 
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
 
@@ -302,16 +310,16 @@ _I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
 def sat_separated(Ra, ta, ha, Rb, tb, hb) -> np.ndarray:
-    """Oriented boxes (K rotations, centres, half extents) separated by more than CONTACT_TOL
-    along one of the 15 axes of the separating-axis theorem: exact for two boxes, conservative
-    for bounding boxes."""
+    """Oriented boxes (K rotations, centres, half extents) that overlap by at most CONTACT_TOL
+    along one of the 15 axes of the separating-axis theorem (apart or touching): exact for two
+    boxes, conservative for bounding boxes."""
     R = np.einsum("kji,kjl->kil", Ra, Rb)  # Rb in A's frame
     T = np.einsum("kji,kj->ki", Ra, tb - ta)
     A = np.abs(R) + _EPS_SAT
     tol = CONTACT_TOL
-    sep = (np.abs(T) > ha + np.einsum("kij,kj->ki", A, hb) + tol).any(axis=1)
+    sep = (np.abs(T) >= ha + np.einsum("kij,kj->ki", A, hb) - tol).any(axis=1)
     TB = np.einsum("kij,ki->kj", R, T)
-    sep |= (np.abs(TB) > np.einsum("ki,kij->kj", ha, A) + hb + tol).any(axis=1)
+    sep |= (np.abs(TB) >= np.einsum("ki,kij->kj", ha, A) + hb - tol).any(axis=1)
     # The nine axes A_i x B_j at once, as (K, i, j) arrays.
     ra = ha[:, _I1, None] * A[:, _I2, :] + ha[:, _I2, None] * A[:, _I1, :]
     rb = hb[:, None, _I1] * A[:, :, _I2] + hb[:, None, _I2] * A[:, :, _I1]
@@ -319,13 +327,13 @@ def sat_separated(Ra, ta, ha, Rb, tb, hb) -> np.ndarray:
     # The axis has length sin(angle) <= 1: scaling the tolerance by it keeps the test exact
     # for near-parallel edges.
     length = np.sqrt(np.maximum(1.0 - R * R, 0.0))
-    sep |= (lhs > ra + rb + tol * length).any(axis=(1, 2))
+    sep |= ((lhs >= ra + rb - tol * length) & (length > 1e-9)).any(axis=(1, 2))
     return sep
 
 
-def segment_distance2(p1, q1, p2, q2) -> np.ndarray:
-    """Squared distance between segments p1q1 and p2q2 (K,3 each), Ericson 5.1.9, vectorised
-    (a segment may be a point)."""
+def segment_closest(p1, q1, p2, q2) -> tuple[np.ndarray, np.ndarray]:
+    """Closest points of segments p1q1 and p2q2 (K,3 each), Ericson 5.1.9, vectorised (a
+    segment may be a point)."""
     d1, d2, r = q1 - p1, q2 - p2, p1 - p2
     a = (d1 * d1).sum(1)
     e = (d2 * d2).sum(1)
@@ -341,8 +349,83 @@ def segment_distance2(p1, q1, p2, q2) -> np.ndarray:
         t = np.where(e > 0, (b * s + f) / e, 0.0)
     s = np.where(t < 0, s_lo, np.where(t > 1, s_hi, s))
     t = np.clip(t, 0, 1)
-    diff = (p1 + d1 * s[:, None]) - (p2 + d2 * t[:, None])
+    return p1 + d1 * s[:, None], p2 + d2 * t[:, None]
+
+
+def segment_distance2(p1, q1, p2, q2) -> np.ndarray:
+    """Squared distance between segments p1q1 and p2q2 (K,3 each)."""
+    c1, c2 = segment_closest(p1, q1, p2, q2)
+    diff = c1 - c2
     return (diff * diff).sum(1)
+
+
+def solid_distance(s: Solids, k: np.ndarray, R: np.ndarray, t: np.ndarray,
+                   x: np.ndarray) -> np.ndarray:
+    """Signed distance from world points x (K,3) to solids k at poses (R, t), closed form;
+    +inf for meshes (not known)."""
+    p = _local(R, t, x)
+    kind, par = s.kind[k], s.par[k]
+    out = np.full(len(k), np.inf)
+    m = kind == SPHERE
+    out[m] = np.sqrt((p[m] ** 2).sum(axis=1)) - par[m, 0]
+    m = kind == BOX
+    out[m] = box_distance(p[m], par[m])
+    m = (kind >= CYLINDER) & (kind <= FRUSTUM)
+    out[m] = round_distance(p[m], par[m])
+    return out
+
+
+def _closest_2d(px, pz, ax, az, bx, bz):
+    ex, ez = bx - ax, bz - az
+    ll = ex * ex + ez * ez
+    t = np.clip(((px - ax) * ex + (pz - az) * ez) / np.where(ll > 0, ll, 1.0), 0.0, 1.0)
+    qx, qz = ax + t * ex, az + t * ez
+    return qx, qz, (px - qx) ** 2 + (pz - qz) ** 2
+
+
+def project(s: Solids, k: np.ndarray, R: np.ndarray, t: np.ndarray,
+            x: np.ndarray) -> np.ndarray:
+    """The points of solids k (at poses R, t) nearest to world points x (K,3): closed form for
+    spheres, boxes, cylinders, cones and frusta (meshes: never asked)."""
+    p = _local(R, t, x)
+    kind, par = s.kind[k], s.par[k]
+    q = p.copy()
+    m = kind == SPHERE
+    if m.any():
+        n = np.sqrt((p[m] ** 2).sum(axis=1))
+        q[m] = p[m] * np.minimum(1.0, par[m, 0] / np.where(n > 0, n, 1.0))[:, None]
+    m = kind == BOX
+    if m.any():
+        q[m] = np.clip(p[m], -par[m], par[m])
+    m = (kind >= CYLINDER) & (kind <= FRUSTUM)
+    if m.any():
+        pm = p[m]
+        r_lo, r_hi, hh = par[m, 0], par[m, 1], par[m, 2]
+        rho, z = np.hypot(pm[:, 0], pm[:, 1]), pm[:, 2]
+        bx, bz, bd = _closest_2d(rho, z, 0.0, -hh, r_lo, -hh)
+        for ax_, az_, cx_, cz_ in ((r_lo, -hh, r_hi, hh), (r_hi, hh, 0.0, hh)):
+            qx, qz, d2 = _closest_2d(rho, z, ax_, az_, cx_, cz_)
+            better = d2 < bd
+            bx, bz, bd = np.where(better, qx, bx), np.where(better, qz, bz), np.minimum(d2, bd)
+        slant = (r_hi - r_lo) * (z + hh) - 2 * hh * (rho - r_lo)
+        inside = (z >= -hh) & (z <= hh) & (slant >= 0) & (rho <= np.maximum(r_lo, r_hi))
+        safe = np.where(rho > 0, rho, 1.0)
+        ux, uy = np.where(rho > 0, pm[:, 0] / safe, 1.0), np.where(rho > 0, pm[:, 1] / safe, 0.0)
+        q[m] = np.where(inside[:, None], pm, np.stack([bx * ux, bx * uy, bz], axis=1))
+    return np.einsum("kij,kj->ki", R, q) + t
+
+
+def support(s: Solids, k: np.ndarray, R: np.ndarray, n: np.ndarray) -> np.ndarray:
+    """max over solid k (centred, rotated by R) of n . x, closed form; a mesh answers for its
+    bounding box (larger: still a valid bound for separation proofs)."""
+    d = np.einsum("kji,kj->ki", R, n)
+    kind, par = s.kind[k], s.par[k]
+    box = (np.abs(d) * s.half[k]).sum(axis=1)  # boxes and meshes
+    rho = np.hypot(d[:, 0], d[:, 1])
+    rnd = np.maximum(par[:, 0] * rho - par[:, 2] * d[:, 2], par[:, 1] * rho + par[:, 2] * d[:, 2])
+    sph = par[:, 0] * np.sqrt((d * d).sum(axis=1))
+    return np.where(kind == SPHERE, sph, np.where((kind >= CYLINDER) & (kind <= FRUSTUM),
+                                                   rnd, box))
 
 
 # --- exact GJK for frusta (scalar) ----------------------------------------------------------
@@ -485,11 +568,46 @@ def _closest_simplex(w, idx):
     return best[1]
 
 
+def _unit(v):
+    n = math.sqrt(_norm2(v))
+    return (v[0] / n, v[1] / n, v[2] / n) if n > 0 else None
+
+
+def _touching(support_a, support_b, simplex, last_v, scale: float) -> bool:
+    """With the origin (within CONTACT_TOL) on a GJK simplex: is there a direction (the last
+    search direction, the simplex's normals) along which A - B reaches past the origin by at
+    most CONTACT_TOL + 1e-7 x its size? Then the solids touch; none found: they overlap. (The
+    relative part covers the error of a direction taken from a vector of length ~1e-9.)"""
+    tol = CONTACT_TOL + 1e-7 * scale
+    first = [_unit((-last_v[0], -last_v[1], -last_v[2]))] if last_v is not None else []
+    if len(simplex) >= 3:
+        n = _unit(_cross(_sub(simplex[1], simplex[0]), _sub(simplex[2], simplex[0])))
+        dirs = [n] if n else []
+    elif len(simplex) == 2:
+        d = _sub(simplex[1], simplex[0])
+        k = min(range(3), key=lambda i: abs(d[i]))
+        axis = tuple(1.0 if i == k else 0.0 for i in range(3))
+        e1 = _unit(_cross(d, axis))
+        dirs = [e1, _unit(_cross(d, e1))] if e1 else []
+    else:
+        dirs = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+    if not dirs:  # a degenerate simplex: no direction to vouch for either answer
+        dirs = [(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)]
+    for n in first + dirs:
+        if n is None:
+            continue
+        for u in (n, (-n[0], -n[1], -n[2])):
+            w = _sub(support_a(u), support_b((-u[0], -u[1], -u[2])))
+            if _dot(u, w) <= tol:
+                return True
+    return False
+
+
 def gjk(support_a, support_b, d0, *, boolean: bool, max_iter: int = 200):
-    """GJK on the Minkowski difference A - B. Returns (intersecting, distance, enclosed):
-    ``enclosed`` when a simplex holds the origin (a true overlap, not a touch within
-    CONTACT_TOL). With ``boolean`` it stops at the first separating plane (distance then 0.0).
-    Exact up to rounding: 'separated' is only returned with a separating plane in hand."""
+    """GJK on the Minkowski difference A - B. Returns (colliding, distance, touching):
+    colliding when a simplex encloses the origin; touching (not colliding) when the solids come
+    within CONTACT_TOL without that. With ``boolean`` it stops at the first separating plane
+    (distance then 0.0). 'Separated' is only returned with a separating plane in hand."""
     pa, pb = support_a(d0), support_b((-d0[0], -d0[1], -d0[2]))
     W = [_sub(pa, pb)]
     idx: tuple = (0,)
@@ -497,27 +615,30 @@ def gjk(support_a, support_b, d0, *, boolean: bool, max_iter: int = 200):
     v = W[0]
     scale = max(1e-300, math.sqrt(_norm2(v)))
     tol = CONTACT_TOL
+    last_v = None
     for _ in range(max_iter):
         vv = _norm2(v)
-        if vv <= tol * tol:  # within the contact tolerance (or the origin on the simplex)
-            return True, 0.0, False
+        if vv <= tol * tol:  # the origin on the simplex: touching, or overlapping?
+            touch = _touching(support_a, support_b, [W[i] for i in idx], last_v, scale)
+            return (not touch), 0.0, touch
+        last_v = v
         nv = (-v[0], -v[1], -v[2])
         a, b = support_a(nv), support_b(v)
         w = _sub(a, b)
         vw = _dot(v, w)
-        if boolean and vw > 0 and vw * vw > tol * tol * vv:  # plane separating by > tol
+        if boolean and vw > 0:  # a separating plane
             return False, 0.0, False
         if vv - vw <= 1e-12 * vv:  # no progress: |v| is the distance
             break
         W.append(w)
         idx, wts = _closest_simplex(W, (*idx, len(W) - 1))
         if wts is None:
-            return True, 0.0, True
+            return True, 0.0, False
         v = _comb(W, idx, wts)
         scale = max(scale, math.sqrt(_norm2(w)))
     else:  # out of iterations (not seen in practice): decide by the distance bound in hand
         if _norm2(v) <= (1e-9 * scale) ** 2:
-            return True, 0.0, False
+            return False, 0.0, True
     if boolean:
         return False, 0.0, False
     return False, math.sqrt(_norm2(v)), False
@@ -537,11 +658,11 @@ class PairTester:
         import fcl
 
         if self._req is None:
-            self._req = fcl.CollisionRequest()
+            self._req = (fcl.CollisionRequest(), fcl.CollisionResult())
         oa, ob = self.s.fcl_object(a), self.s.fcl_object(b)
-        oa.setTransform(fcl.Transform(Ta[:3, :3], Ta[:3, 3]))
-        ob.setTransform(fcl.Transform(Tb[:3, :3], Tb[:3, 3]))
-        return fcl.collide(oa, ob, self._req, fcl.CollisionResult()) > 0
+        oa.setTransform(fcl.Transform(Ta[:3, :3].copy(), Ta[:3, 3].copy()))
+        ob.setTransform(fcl.Transform(Tb[:3, :3].copy(), Tb[:3, 3].copy()))
+        return fcl.collide(oa, ob, *self._req) > 0
 
     def _frustum_mesh(self, f: int, m: int, Tf: np.ndarray, Tm: np.ndarray) -> bool:
         """Exact frustum against a triangle soup: triangles in the frustum's frame, box-rejected,
@@ -601,50 +722,94 @@ class PairTester:
 
         sph = ki == SPHERE
         m = todo & sph & (kj == SPHERE)
-        out[m] = True  # bounding spheres are the spheres
+        out[m] = (d[m] * d[m]).sum(axis=1) < (s.par[oi[m], 0] + s.par[oj[m], 0]
+                                               - CONTACT_TOL) ** 2
         todo &= ~m
         m = np.flatnonzero(todo & sph & (kj == BOX))
         if m.size:
             dist = box_distance(_local(Rj[m], tj[m], ti[m]), s.par[oj[m]])
-            out[m] = dist <= s.par[oi[m], 0] + CONTACT_TOL
+            out[m] = dist < s.par[oi[m], 0] - CONTACT_TOL
             todo[m] = False
         m = np.flatnonzero(todo & sph & (kj >= CYLINDER) & (kj <= FRUSTUM))
         if m.size:
             dist = round_distance(_local(Rj[m], tj[m], ti[m]), s.par[oj[m]])
-            out[m] = dist <= s.par[oi[m], 0] + CONTACT_TOL
-            todo[m] = False
-        m = np.flatnonzero(todo & (ki == BOX) & (kj == BOX))
-        if m.size:
-            out[m] = ~sat_separated(Ri[m], ti[m], s.par[oi[m]], Rj[m], tj[m], s.par[oj[m]])
+            out[m] = dist < s.par[oi[m], 0] - CONTACT_TOL
             todo[m] = False
         m = np.flatnonzero(todo)
-        if m.size:
+        if m.size:  # oriented boxes: exact for two boxes, a rejection test for the rest
             sep = sat_separated(Ri[m], ti[m], s.half[oi[m]], Rj[m], tj[m], s.half[oj[m]])
-            m = m[~sep]
-        if m.size:  # inscribed capsules overlap: certainly colliding
-            a, b = oi[m], oj[m]
-            ea = np.einsum("kij,kj->ki", Ri[m], s.seg[a])
-            eb = np.einsum("kij,kj->ki", Rj[m], s.seg[b])
-            d2 = segment_distance2(ti[m] - ea, ti[m] + ea, tj[m] - eb, tj[m] + eb)
-            sure = d2 < (s.irad[a] + s.irad[b]) ** 2
-            sure &= (s.irad[a] >= 0) & (s.irad[b] >= 0)
-            out[m[sure]] = True
-            m = m[~sure]
-        if m.size:  # a ball of one inscribed capsule reaches into the other (box or round)
-            sure = self._axis_accept(oi[m], oj[m], Ri[m], ti[m], Rj[m], tj[m])
-            sure |= self._axis_accept(oj[m], oi[m], Rj[m], tj[m], Ri[m], ti[m])
-            out[m[sure]] = True
-            m = m[~sure]
+            boxes = (ki[m] == BOX) & (kj[m] == BOX)
+            out[m[boxes]] = ~sep[boxes]
+            m = m[~sep & ~boxes]
+        if m.size:
+            m = self._core_tests(m, oi, oj, Ri, ti, Rj, tj, out)
+        f = m[(ki[m] == FRUSTUM) | (kj[m] == FRUSTUM)]
+        if f.size:  # before the slow scalar GJK: balls along a capsule axis inside the other
+            sure = self._axis_accept(oi[f], oj[f], Ri[f], ti[f], Rj[f], tj[f])
+            sure |= self._axis_accept(oj[f], oi[f], Rj[f], tj[f], Ri[f], ti[f])
+            out[f[sure]] = True
+            m = np.setdiff1d(m, f[sure], assume_unique=True)
         if m.size:
             hit_keys = set(keys[out].tolist()) if keys is not None else set()
-            for k in m.tolist():
+            Ta, Tb = np.ascontiguousarray(Ti[m]), np.ascontiguousarray(Tj[m])
+            for n, k in enumerate(m.tolist()):
                 if keys is not None and keys[k] in hit_keys:
                     continue
-                if self.exact_pair(int(oi[k]), int(oj[k]), Ti[k], Tj[k]):
+                if self.exact_pair(int(oi[k]), int(oj[k]), Ta[n], Tb[n]):
                     out[k] = True
                     if keys is not None:
                         hit_keys.add(keys[k])
         return out
+
+    def _core_tests(self, m, oi, oj, Ri, ti, Rj, tj, out) -> np.ndarray:
+        """Decide what closed forms can about candidates m (writing ``out``); return the rest.
+        Certificates of a collision: the inscribed capsules overlap, or a point lies in both
+        solids (closed-form signed distances). Of a separation: an axis along which the
+        solids' exact support functions leave a gap. Candidate points and axes come from the
+        closest points of the solids' core segments (the capsules' axes) refined by a few
+        alternating projections between the two solids (meshes skip those)."""
+        s = self.s
+        a, b = oi[m], oj[m]
+        Ra, ta, Rb, tb = Ri[m], ti[m], Rj[m], tj[m]
+        ea = np.einsum("kij,kj->ki", Ra, s.seg[a])
+        eb = np.einsum("kij,kj->ki", Rb, s.seg[b])
+        ca, cb = segment_closest(ta - ea, ta + ea, tb - eb, tb + eb)
+        gap = cb - ca
+        d2 = (gap * gap).sum(axis=1)
+        reach = s.irad[a] + s.irad[b] - CONTACT_TOL
+        hit = (d2 < reach * np.abs(reach)) & (s.irad[a] >= 0) & (s.irad[b] >= 0)
+        apart = np.zeros(len(m), dtype=bool)
+
+        def separated(n: np.ndarray) -> np.ndarray:
+            length = np.sqrt((n * n).sum(axis=1))
+            lead = (n * (tb - ta)).sum(axis=1) - support(s, a, Ra, n) - support(s, b, Rb, -n)
+            return (length > 0) & (lead >= -CONTACT_TOL * length)
+
+        def inside_both(k: np.ndarray, x: np.ndarray) -> np.ndarray:
+            return ((solid_distance(s, a[k], Ra[k], ta[k], x) < -CONTACT_TOL)
+                    & (solid_distance(s, b[k], Rb[k], tb[k], x) < -CONTACT_TOL))
+
+        every = np.arange(len(m))
+        x = (ca + cb) / 2
+        hit |= inside_both(every, x)
+        apart |= ~hit & (separated(gap) | separated(tb - ta))
+        convex = (s.kind[a] != MESH) & (s.kind[b] != MESH)
+        for _ in range(_PROJECTIONS):
+            k = np.flatnonzero(~hit & ~apart & convex)
+            if not k.size:
+                break
+            pa = project(s, a[k], Ra[k], ta[k], x[k])
+            pb = project(s, b[k], Rb[k], tb[k], pa)
+            x[k] = pb
+            # pb is in B, maybe deep in A: a step towards B's centre makes it deep in both
+            hit[k] = inside_both(k, pb + 1e-3 * (tb[k] - pb))
+            n = pb - pa
+            length = np.sqrt((n * n).sum(axis=1))
+            lead = ((n * (tb[k] - ta[k])).sum(axis=1) - support(s, a[k], Ra[k], n)
+                    - support(s, b[k], Rb[k], -n))
+            apart[k] = ~hit[k] & (length > 0) & (lead >= -CONTACT_TOL * length)
+        out[m[hit]] = True
+        return m[~hit & ~apart]
 
     def _axis_accept(self, a, b, Ra, ta, Rb, tb) -> np.ndarray:
         """Balls of radius irad[a] at points along a's inscribed-capsule axis (inside a) that
@@ -661,7 +826,7 @@ class PairTester:
             e = np.einsum("kij,kj->ki", Ra[k], s.seg[a[k]])
             pts = ta[k] + _AXIS_SAMPLES[:, None, None] * e  # (samples, K, 3)
             dist = dist_fn(_local(Rb[k], tb[k], pts), s.par[b[k]])
-            out[k] = dist.min(axis=0) <= s.irad[a[k]]
+            out[k] = dist.min(axis=0) < s.irad[a[k]] - CONTACT_TOL
         return out
 
     def distance(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> float:
@@ -684,19 +849,43 @@ class PairTester:
             return float(round_distance(p, s.par[b][None])[0] - ra)
         if FRUSTUM not in (ka, kb):
             return self._fcl_distance(a, b, Ta, Tb, False)
-        enclosed = True
         if kb != MESH:
             d = Tb[:3, 3] - Ta[:3, 3]
             d0 = tuple(d.tolist()) if float(d @ d) > 0 else (1.0, 0.0, 0.0)
-            hit, dist, enclosed = gjk(_support_fn(ka, s.par[a], Ta),
+            hit, dist, touching = gjk(_support_fn(ka, s.par[a], Ta),
                                       _support_fn(kb, s.par[b], Tb), d0, boolean=False)
+            if touching:
+                return 0.0
             if not hit:
                 return dist
-            if not enclosed:
-                return 0.0  # touching within CONTACT_TOL
         mid = (self._fcl_distance(a, b, Ta, Tb, False)
                + self._fcl_distance(a, b, Ta, Tb, True)) / 2
-        return min(mid, 0.0) if kb != MESH else mid
+        if kb == MESH:
+            return mid
+        # A separating-axis bound is exact where it applies (touching); the hulls' mean is not.
+        return min(max(mid, self._separation_bound(a, b, Ta, Tb)), 0.0)
+
+    def _separation_bound(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> float:
+        """A lower bound on the signed distance of two convex solids: the largest gap (negative:
+        overlap) their exact support functions leave along a few axes (the centres' line, the
+        core segments' closest points' line after one projection round, each solid's axes)."""
+        s = self.s
+        ia, ib = np.array([a]), np.array([b])
+        Ra, ta, Rb, tb = Ta[None, :3, :3], Ta[None, :3, 3], Tb[None, :3, :3], Tb[None, :3, 3]
+        ea, eb = Ra[0] @ s.seg[a], Rb[0] @ s.seg[b]
+        ca, cb = segment_closest(ta - ea, ta + ea, tb - eb, tb + eb)
+        pa = project(s, ia, Ra, ta, (ca + cb) / 2)
+        pb = project(s, ib, Rb, tb, pa)
+        axes = np.concatenate([tb - ta, cb - ca, pb - pa, Ra[0].T, Rb[0].T])
+        length = np.sqrt((axes * axes).sum(axis=1))
+        axes = axes[length > 0] / length[length > 0, None]
+        k = len(axes)
+        lead = (axes @ (tb[0] - ta[0]) - support(s, np.repeat(ia, k), np.repeat(Ra, k, 0), axes)
+                - support(s, np.repeat(ib, k), np.repeat(Rb, k, 0), -axes))
+        best = np.max(lead)  # per unit axis; with both signs of the solids' own axes
+        lead2 = (-axes @ (tb[0] - ta[0]) - support(s, np.repeat(ia, k), np.repeat(Ra, k, 0), -axes)
+                 - support(s, np.repeat(ib, k), np.repeat(Rb, k, 0), axes))
+        return float(max(best, np.max(lead2)))
 
     def _fcl_distance(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray,
                       inner: bool) -> float:
@@ -796,7 +985,48 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(i_out), np.concatenate(j_out)
 
 
-BROADPHASES = {"grid": grid_pairs, "sap": sweep_pairs}
+def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j), i < j, whose bounding spheres (centres c, radii r) meet, by scipy's kd-tree
+    (in C): the default broad phase. Spheres over 4x the median radius are tested against
+    all, so that one huge solid does not make every pair a candidate."""
+    from scipy.spatial import cKDTree
+
+    n = len(c)
+    if n < 2:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    med = float(np.partition(r, n // 2)[n // 2])
+    big = r > 4 * med if med > 0 else np.zeros(n, dtype=bool)
+    small = np.flatnonzero(~big)
+    i_out, j_out = [], []
+    if len(small) > 1:
+        reach = 2 * float(r[small].max()) + CONTACT_TOL
+        p = cKDTree(c[small]).query_pairs(reach, output_type="ndarray")
+        a, b = small[p[:, 0]], small[p[:, 1]]
+        d = c[a] - c[b]
+        keep = (d * d).sum(axis=1) <= (r[a] + r[b] + CONTACT_TOL) ** 2
+        i_out.append(np.minimum(a[keep], b[keep]))
+        j_out.append(np.maximum(a[keep], b[keep]))
+    for g in np.flatnonzero(big):
+        d = c - c[g]
+        others = np.flatnonzero((d * d).sum(axis=1) <= (r + r[g] + CONTACT_TOL) ** 2)
+        others = others[(others != g) & (~big[others] | (others > g))]
+        i_out.append(np.minimum(others, g))
+        j_out.append(np.maximum(others, g))
+    if not i_out:
+        return np.empty(0, np.int64), np.empty(0, np.int64)
+    return np.concatenate(i_out).astype(np.int64), np.concatenate(j_out).astype(np.int64)
+
+
+BROADPHASES = ("kd", "grid", "sap")
+
+
+def candidates(solids: Solids, W: np.ndarray, broadphase: str = "kd"
+               ) -> tuple[np.ndarray, np.ndarray]:
+    """Candidate solid pairs (i < j) at world poses W (O,4,4) by the named broad phase."""
+    if broadphase == "kd":
+        return sphere_pairs(W[:, :3, 3], solids.brad)
+    lo, hi = world_aabbs(solids, W)
+    return (grid_pairs if broadphase == "grid" else sweep_pairs)(lo, hi)
 
 
 def world_aabbs(solids: Solids, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -810,17 +1040,18 @@ class PoseChecker:
     """Collision of free-standing solids at given world poses (no scene, no kinematics): the
     core that :class:`CollisionChecker` drives, usable on its own (and by the benchmarks)."""
 
-    def __init__(self, solids: Sequence[Solid], broadphase: str = "grid") -> None:
+    def __init__(self, solids: Sequence[Solid], broadphase: str = "kd") -> None:
+        if broadphase not in BROADPHASES:
+            raise ValueError(f"unknown broad phase {broadphase!r}")
         self.solids = Solids(solids)
         self.tester = PairTester(self.solids)
-        self.broadphase = BROADPHASES[broadphase]
+        self.broadphase = broadphase
 
     def colliding(self, poses: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Intersecting solid pairs (i, j), i < j, sorted, at ``poses`` (O,4,4): each solid's
         owning frame in the world (the solid's placement is applied here)."""
         W = np.asarray(poses, dtype=float) @ self.solids.placement
-        lo, hi = world_aabbs(self.solids, W)
-        i, j = self.broadphase(lo, hi)
+        i, j = candidates(self.solids, W, self.broadphase)
         hit = self.tester.test(i, j, W[i], W[j])
         i, j = i[hit], j[hit]
         order = np.lexsort((j, i))
@@ -911,14 +1142,15 @@ class CollisionChecker:
         n_obj = len(solids)
         n_pairs_max = n_obj * (n_obj - 1) // 2
         if broadphase == "auto":
-            broadphase = "dense" if n_pairs_max <= 4 * DENSE_MAX_PAIRS else "grid"
+            broadphase = "dense" if n_pairs_max <= 4 * DENSE_MAX_PAIRS else "kd"
+        if broadphase != "dense" and broadphase not in BROADPHASES:
+            raise ValueError(f"unknown broad phase {broadphase!r}")
         if broadphase == "dense":
             self._build_dense(allowed, wanted)
             if len(self._pi) > DENSE_MAX_PAIRS and frame_pairs is None:
-                broadphase = "grid"
+                broadphase = "kd"
         self.mode = broadphase
         if broadphase != "dense":
-            self._broad = BROADPHASES[broadphase]
             self._const_keys = self._sparse_constant()
             self.pair_keys = self._wanted_keys  # None: every pair (too many to enumerate)
 
@@ -1045,8 +1277,7 @@ class CollisionChecker:
         return np.minimum(fa, fb) * self._n_frames + np.maximum(fa, fb)
 
     def _candidates(self, W: np.ndarray, same_group: bool) -> tuple[np.ndarray, np.ndarray]:
-        lo, hi = world_aabbs(self.solids, W)
-        i, j = (grid_pairs if same_group else self._broad)(lo, hi)
+        i, j = candidates(self.solids, W, "kd" if same_group else self.mode)
         keep = (self.owner[i] != self.owner[j])
         keep &= (self.group[i] == self.group[j]) if same_group else (
             self.group[i] != self.group[j])
