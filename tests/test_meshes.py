@@ -330,3 +330,13 @@ def test_scene_sources_and_mesh_text_in_c(tmp_path):
     body = text[text.index("vertices["):text.index("normals[")]
     nums = [t.strip() for t in body.split("{", 1)[1].split("}", 1)[0].split(",")]
     assert all(n.endswith("f") and repr(float(n[:-1])) == n[:-1] for n in nums)
+
+
+def test_collada_up_axis_option_reaches_the_c_output(tmp_path):
+    urdf = robot_path("tutorial05")
+    raw = meshes.read_raw(str(URDF_CORPUS / "ros+urdf_tutorial/urdf_tutorial/meshes/"
+                              "l_finger.dae"))
+    for option, mode in ((), "honour"), (("--collada-up-axis", "ignore"), "ignore"):
+        text = _compile(urdf, tmp_path, "t", *option).read_text()
+        want = meshes.c_float_array(meshes.convert(raw, collada_up=mode).vertices)
+        assert want in text, mode

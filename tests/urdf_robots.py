@@ -137,8 +137,12 @@ def close_pose(a, b, tol: float = 1e-9) -> bool:
     return bool(np.allclose(a, b, atol=tol, rtol=0))
 
 
-def same_up_to_poses(a: ir.Scene, b: ir.Scene, tol: float = 1e-9) -> list[str]:
-    """Differences between two scenes, poses compared with a tolerance (URDF writes rpy)."""
+def same_up_to_poses(a: ir.Scene, b: ir.Scene, tol: float = 1e-9,
+                     mesh_source: bool = True) -> list[str]:
+    """Differences between two scenes, poses compared with a tolerance (URDF writes rpy);
+    `mesh_source` False compares mesh files by path only (robray cannot spell package://)."""
+    if not mesh_source:
+        a, b = canonical(a, False), canonical(b, False)
     out = []
     fa = {f.name: f for f in a.frames}
     fb = {f.name: f for f in b.frames}

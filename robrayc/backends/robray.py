@@ -8,6 +8,11 @@ parents-first in scene order, attributes in a fixed order, numbers as repr() (sh
 that reads back to the same double), so loading the output gives back the same scene: the
 tests check parse(emit(scene)) == scene for the corpus and for generated scenes.
 
+Quaternions: the robray loader normalises a quaternion whose norm does not compute to exactly
+1, so a quaternion that is unit only to the last bit (as rpy gives) would read back a bit off.
+The writer checks each one by reading it back and, when needed, writes a neighbour that the
+loader's normalisation maps onto exactly the scene's value.
+
 Not expressible in robray, reported as warnings: a non-uniform mesh scale (URDF), and names
 containing a double quote (robray strings have no escapes).
 """
@@ -15,9 +20,11 @@ containing a double quote (robray strings have no escapes).
 from __future__ import annotations
 
 import argparse
+import itertools
 import math
 import os
 import re
+import tempfile
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
@@ -50,11 +57,70 @@ def numbers(values) -> str:
     return "[" + ", ".join(number(v) for v in values) + "]"
 
 
+def _read_back(quats: list[ir.Quat]) -> list[ir.Quat] | None:
+    """What the robray loader makes of each quaternion written with repr() (None: unknown)."""
+    if not quats:
+        return []
+    from robrayc.diagnostics import CompileError, DiagnosticSink
+    from robrayc.frontend import LoadOptions, load_scene
+
+    text = "".join(f"frame q{i} {{ quaternion {numbers(q)}; }}\n" for i, q in enumerate(quats))
+    with tempfile.TemporaryDirectory(prefix="robrayc-q") as tmp:
+        path = os.path.join(tmp, "q.robray")
+        with open(path, "w", encoding="ascii") as fh:
+            fh.write(text)
+        try:
+            scene = load_scene([path], LoadOptions(), DiagnosticSink(quiet=True))
+        except CompileError:
+            return None
+    return [scene.frame(f"q{i}").quaternion for i in range(len(quats))]
+
+
+def _normalised(q: ir.Quat) -> ir.Quat:
+    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+    return q if n == 1.0 else (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def _preimage(q: ir.Quat) -> ir.Quat | None:
+    """A quaternion that q / |q| (the loader's normalisation) maps onto q bit for bit."""
+    scales = [1.0]
+    for direction in (0.0, 2.0):
+        x = 1.0
+        for _ in range(4):
+            x = math.nextafter(x, direction)
+            scales.append(x)
+    for n in scales:
+        base = tuple(c * n for c in q)
+        for steps in itertools.product((0, -1, 1), repeat=4):
+            cand = tuple(math.nextafter(c, math.copysign(math.inf, s)) if s else c
+                         for c, s in zip(base, steps, strict=True))
+            if _normalised(cand) == q:
+                return cand
+    return None
+
+
+def exact_quaternions(quats) -> dict[ir.Quat, ir.Quat]:
+    """For each quaternion, the one to write so that loading gives it back exactly."""
+    todo = sorted({q for q in quats if q != ir.IDENTITY_Q})
+    back = _read_back(todo)
+    out = {q: q for q in todo}
+    if back is None:
+        return out
+    retry = {q: _preimage(q) for q, b in zip(todo, back, strict=True) if b != q}
+    retry = {q: c for q, c in retry.items() if c is not None}
+    back = _read_back(list(retry.values())) or []
+    for (q, cand), b in zip(retry.items(), back, strict=True):
+        if b == q:
+            out[q] = cand
+    return out
+
+
 class _Writer:
     def __init__(self, scene: ir.Scene, ctx: EmitContext) -> None:
         self.scene = scene
         self.ctx = ctx
         self.out: list[str] = []
+        self.quats = exact_quaternions(f.quaternion for f in scene.frames)
         out_dir = ctx.output.parent if ctx.output is not None else None
         self.out_dir = os.path.abspath(out_dir) if out_dir is not None else None
 
@@ -86,6 +152,9 @@ class _Writer:
         for f in scene.frames:
             self.out.append("")
             self.frame(f)
+        if not scene.frames and not scene.allowed and not declared:
+            # a file without statements is an error; this one says "nothing" explicitly
+            self.out.append("def empty_scene 1;  // the scene has no frames")
         if scene.allowed:
             self.out.append("")
             for a in scene.allowed:
@@ -102,7 +171,7 @@ class _Writer:
         if any(repr(c) != "0.0" for c in f.translation):
             lines.append(f"translation {numbers(f.translation)};")
         if tuple(map(repr, f.quaternion)) != ("0.0", "0.0", "0.0", "1.0"):
-            lines.append(f"quaternion {numbers(f.quaternion)};")
+            lines.append(f"quaternion {numbers(self.quats.get(f.quaternion, f.quaternion))};")
         if f.axis is not None:
             lines.append(f"axis {numbers(f.axis)};")
         if repr(f.offset) != "0.0":

@@ -9,8 +9,9 @@ takes the name LINK: URDF -> robray/JSON -> URDF gives back the same links and j
 - Shapes: box, sphere and cylinder natively (cylinder origin shifted +height/2, amino's
   cylinders start at their frame); a mesh references its file (a package:// reference is kept,
   other paths are written relative to the URDF); a cone becomes an STL mesh written beside the
-  URDF (`--urdf-mesh-dir`); a grid has no URDF form and is skipped with a warning. The
-  geometry's scalar `scale` multiplies primitive sizes and goes into a mesh's `scale`.
+  URDF (STEM-cone-N.stl, or in `--urdf-mesh-dir`); a grid has no URDF form and is skipped
+  with a warning. The geometry's scalar `scale` multiplies primitive sizes and goes into a
+  mesh's `scale`.
 - Visual geometry becomes `<visual>` with a robot-level material of its colour and alpha,
   collision geometry `<collision>`; geometry that is both is written as both.
 - Joints: revolute with position limits, continuous without; prismatic; fixed. amino's joint
@@ -52,8 +53,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--urdf-robot", metavar="NAME",
                        help="URDF: robot name (default: -n NAME, else the output's stem)")
     group.add_argument("--urdf-mesh-dir", metavar="DIR",
-                       help="URDF: folder for generated meshes (cones), relative to the URDF "
-                            "(default: STEM_meshes)")
+                       help="URDF: existing folder, relative to the URDF, for generated meshes "
+                            "(cones; default: beside the URDF)")
     group.add_argument("--collada-up-axis", choices=("honour", "ignore"), default="honour",
                        help="meshes, every output: honour a COLLADA file's <up_axis> (default, "
                             "as the COLLADA spec and the original) or ignore it (as rviz, "
@@ -87,9 +88,8 @@ class _Exporter:
         self.cones: dict[tuple, str] = {}
         out = ctx.output
         self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
-        stem = out.stem if out is not None else "robot"
-        mesh_dir = getattr(ctx.options, "urdf_mesh_dir", None) or f"{stem}_meshes"
-        self.mesh_dir = mesh_dir
+        self.stem = out.stem if out is not None else "robot"
+        self.mesh_dir = getattr(ctx.options, "urdf_mesh_dir", None)
 
     def lose(self, what: str) -> None:
         self.lost[what] = self.lost.get(what, 0) + 1
@@ -309,7 +309,9 @@ class _Exporter:
         key = (c.height, c.start_radius, c.end_radius)
         name = self.cones.get(key)
         if name is None:
-            name = f"{self.mesh_dir}/cone_{len(self.cones) + 1}.stl"
+            name = f"{self.stem}-cone-{len(self.cones) + 1}.stl"
+            if self.mesh_dir:
+                name = f"{self.mesh_dir.rstrip('/')}/{name}"
             self.cones[key] = name
             if self.out_dir is None:
                 self.sink.warning("a cone becomes an STL mesh file, which cannot be written "
