@@ -73,6 +73,7 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
             elif first.frame.pos != f.pos:  # the same definition read by two inputs is one
                 sink.error(f"duplicate frame '{f.name}'", f.pos,
                            notes=((first.frame.pos, "first defined here"),))
+            _check_nul(f, sink)
     for pending in order:
         parent = pending.frame.parent
         if parent is not None and parent not in by_name:
@@ -87,6 +88,15 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
     sink.check()
     return ir.Scene(frames=tuple(frames), allowed=tuple(allowed),
                     sources=tuple(ctx.dependencies))
+
+
+def _check_nul(f: ir.Frame, sink: DiagnosticSink) -> None:
+    """amino names are C strings: a NUL would silently cut the name (and merge frames)."""
+    for what, name in (("frame", f.name), ("variable", f.variable)):
+        if name is not None and "\0" in name:
+            shown = name.replace("\0", "\\0")
+            sink.error(f"{what} name '{shown}' contains a NUL character", f.pos,
+                       "names are C strings in amino and cannot hold NUL")
 
 
 def _parents_first(order: list[PendingFrame], sink: DiagnosticSink) -> list[ir.Frame]:
