@@ -73,7 +73,21 @@ class Block:
     """Resolved attributes of a class, frame or geometry block (own attributes + classes)."""
 
     attrs: dict[str, Attr] = field(default_factory=dict)
-    tags: list[str] = field(default_factory=list)  # isa names, transitive, in order
+    # Direct isa names with the class each named when written (None: not declared then).
+    # The transitive tag list is computed on demand: eager lists cost O(n^2) on isa chains.
+    isa: list[tuple[str, ClassDef | None]] = field(default_factory=list)
+
+    @property
+    def tags(self) -> tuple[str, ...]:
+        """isa names, transitive, in order (each class's own tags right after its name)."""
+        if len(self.isa) == 1 and self.isa[0][1] is not None:
+            return self.isa[0][1].closure()  # shared, not copied, by every user of the class
+        out: dict[str, None] = {}
+        for name, cdef in self.isa:
+            out[name] = None
+            if cdef is not None:
+                out.update(dict.fromkeys(cdef.closure()))
+        return tuple(out)
 
     def get(self, name: str) -> Value | None:
         a = self.attrs.get(name)
@@ -86,8 +100,30 @@ class Block:
 
 @dataclass
 class ClassDef:
+    name: str
     block: Block
     pos: SourcePos
+    _closure: tuple[str, ...] | None = None
+
+    def closure(self) -> tuple[str, ...]:
+        """This class's name, then its tags; memoised. Iterative (a 10,000-long isa chain
+        must not hit the recursion limit): a pre-order walk over (name, class) edges."""
+        if self._closure is None:
+            out: dict[str, None] = {}
+            seen: set[int] = set()
+            stack: list[tuple[str, ClassDef | None]] = [(self.name, self)]
+            while stack:
+                name, cdef = stack.pop()
+                out[name] = out.get(name)
+                if cdef is None or id(cdef) in seen:
+                    continue  # a class seen before had its whole subtree emitted then
+                seen.add(id(cdef))
+                if cdef._closure is not None:
+                    out.update(dict.fromkeys(cdef._closure))
+                    continue
+                stack.extend(reversed(cdef.block.isa))
+            self._closure = tuple(out)
+        return self._closure
 
 
 class _Unit:
@@ -189,7 +225,7 @@ class _Unit:
                             notes=((self.classes[name].pos, "first defined here"),))
             return
         block = self._block(stmt.children[1:], file, CLASS_ATTRS, "class", last_isa_wins=True)
-        self.classes[name] = ClassDef(block, pos)
+        self.classes[name] = ClassDef(name, block, pos)
 
     def _block(self, items, file: str, allowed: frozenset[str], context: str,
                last_isa_wins: bool) -> Block:
@@ -226,12 +262,7 @@ class _Unit:
                 continue
             for key, attr in cdef.block.attrs.items():
                 block.attrs.setdefault(key, attr)
-        for cname, _ in isa:
-            _add_tag(block.tags, cname)
-            cdef = self.classes.get(cname)
-            if cdef is not None:
-                for t in cdef.block.tags:
-                    _add_tag(block.tags, t)
+        block.isa = [(cname, self.classes.get(cname)) for cname, _ in isa]
         return block
 
     def _unknown_attr(self, name: str, pos: SourcePos, allowed: frozenset[str], context: str):
@@ -539,11 +570,6 @@ def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path
             if candidate.exists():
                 return candidate
     return None
-
-
-def _add_tag(tags: list[str], name: str) -> None:
-    if name not in tags:
-        tags.append(name)
 
 
 def _num(value, default: float) -> float:
