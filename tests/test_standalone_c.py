@@ -371,6 +371,25 @@ def test_root_option_and_stdout_output(tmp_path: Path) -> None:
     assert load(plain, plain_lib, "p").root() is None
 
 
+def test_large_scene_split_fk(tmp_path: Path) -> None:
+    """Over FK_PART_FRAMES frames the FK is split into static functions: still exact, with
+    anchors in earlier slices, fixed chains across slice borders and both joint kinds."""
+    lines = []
+    for i in range(3 * c_standalone.FK_PART_FRAMES + 5):
+        parent = f"parent f{i - 1 - (i % 3 == 0 and i > 3) * 2};" if i else ""
+        kind = ("type revolute; axis [0, 0.6, 0.8];", "type prismatic; axis [1, 0, 0];",
+                "")[i % 3 if i % 7 else 2]
+        lines.append(f"frame f{i} {{ {parent} {kind} translation [0.1, {i % 5} * 0.01, 0.02];"
+                     f" rpy [{i % 4} * 0.3, 0.1, -0.2]; offset {i % 2} * 0.25; }}")
+    src = tmp_path / "large.robray"
+    src.write_text("\n".join(lines).replace("offset 0 * 0.25; }", "}") + "\n")
+    scene = load_scene([str(src)])
+    compiled = load(scene, compile_scene([str(src)], tmp_path, "big", scene=scene), "big")
+    assert (tmp_path / "big.c").read_text().count("static void big_fk_part") == 4
+    check_tables(scene, compiled)
+    check_fk(scene, compiled, n=200)
+
+
 def test_empty_tables_and_bad_name(tmp_path: Path) -> None:
     (tmp_path / "empty.robray").write_text("class unused { color [1, 0, 0]; }\n")
     r = subprocess.run([sys.executable, "-m", "robrayc", "empty.robray", "--format",

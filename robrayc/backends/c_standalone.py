@@ -82,8 +82,18 @@ def _model(scene: ir.Scene, name: str, root: str | None) -> dict:
         "configs": _configs(scene, variables),
         "geometries": [_geometry(g, index[f.name]) for f, g in ir.walk_geometries(scene)],
         "allowed": [(index[a.a], index[a.b], c_comment(f"{a.a} {a.b}")) for a in scene.allowed],
-        "fk": _fk_blocks(scene, index, variables),
+        "fk_parts": _parts(_fk_blocks(scene, index, variables)),
     }
+
+
+# Frames per FK function: one function for a 10,000-frame scene took gcc -O2 over 5 minutes
+# and 2.7 GB (its passes are superlinear in a function's size); slices of 32 frames, each a
+# static function called in order, compile in under a minute and cost nothing at run time.
+FK_PART_FRAMES = 32
+
+
+def _parts(blocks: list[dict]) -> list[list[dict]]:
+    return [blocks[i:i + FK_PART_FRAMES] for i in range(0, len(blocks), FK_PART_FRAMES)]
 
 
 def _is_joint(f: ir.Frame) -> bool:
@@ -189,7 +199,8 @@ def _fk_blocks(scene: ir.Scene, index: dict[str, int], variables: dict[str, int]
                 lines = _prismatic_lines(i, above.anchor, pre, f.axis, value)
             what = f"{f.kind} on q[{k}]" + (f", after frame {above.anchor}"
                                               if above.anchor >= 0 else "")
-        blocks.append({"comment": c_comment(f"{i} {f.name}: {what}"), "lines": lines})
+        blocks.append({"index": i, "comment": c_comment(f"{i} {f.name}: {what}"),
+                       "lines": lines})
     return blocks
 
 
@@ -252,10 +263,6 @@ def _is_simple(text: str) -> bool:
     return " " not in text
 
 
-def _row(i: int) -> list[str]:
-    return [f"tf_out[{i}][{j}]" for j in range(7)]
-
-
 def _assign(i: int, values: list[str]) -> list[str]:
     return [f"tf_out[{i}][{j}] = {v};" for j, v in enumerate(values)]
 
@@ -267,9 +274,13 @@ def _consts(values) -> list[str]:
 def _apply(i: int, anchor: int, q: list[str], u: list[str]) -> list[str]:
     """Statements setting tf_out[i] = tf_out[anchor] * (q, u), for q and u given as C text
     (amino's rotation: t = 2 cross(a.xyz, u); u' = u + w t + cross(a.xyz, t))."""
-    a = _row(anchor)
+    # the anchor's pose in locals: stores to tf_out may alias it, so reading tf_out in every
+    # expression would mean a load each time (and slow alias analysis in the compiler)
+    a = [f"a{j}" for j in range(7)]
     ax, ay, az, aw = a[:4]
-    lines, u = _name_nonconstant("u", u)
+    lines = [f"const double {', '.join(f'a{j} = tf_out[{anchor}][{j}]' for j in range(7))};"]
+    decls, u = _name_nonconstant("u", u)
+    lines += decls
     lines += _assign(i, _qmul(a[:4], q))
     t = [_sum([(1, ay, u[2]), (-1, az, u[1])]),
          _sum([(1, az, u[0]), (-1, ax, u[2])]),
