@@ -3,14 +3,16 @@
     python benchmarks/collision.py [--sizes 100,1000,10000] [--samples 10000] [--repeat 5]
 
 (a) N random boxes, spheres and cylinders, randomly rotated, in a cube sized for about one
-    contact per solid (constant density): robrayc's PoseChecker (numpy grid broad phase,
-    vectorised exact narrow phase) against trimesh.collision.CollisionManager (the same shapes
-    as triangle meshes) and python-fcl's DynamicAABBTreeCollisionManager (FCL primitives, a
-    Python callback collecting the colliding pairs). All three must report the same pair set;
+    contact per solid (constant density): robrayc's PoseChecker (kd-tree broad phase,
+    vectorised exact narrow phase, FCL for the pairs left) against
+    trimesh.collision.CollisionManager (the same shapes as triangle meshes) and python-fcl's
+    DynamicAABBTreeCollisionManager (FCL primitives, a Python callback collecting the colliding
+    pairs). All three must report the same pair set;
     pairs on which the tessellated meshes disagree with the exact shapes (grazing contacts, a
     solid wholly inside another, which mesh surfaces do not see) are re-drawn before timing,
-    and the count of re-draws is printed. Also the broad phases alone: robrayc's grid and
-    sweep-and-prune against FCL's dynamic AABB tree (candidate pairs, no narrow phase).
+    and the count of re-draws is printed. Also the broad phases alone: robrayc's kd-tree over
+    bounding spheres, numpy grid and sweep-and-prune over AABBs, and FCL's dynamic AABB tree
+    (candidate pairs, no narrow phase).
 (b) The 7-DOF arm of amino's 7dof demo (../shared/corpus): configurations checked per second,
     one at a time and as one (N, 10) batch, and, for reference, FCL's manager per
     configuration after robrayc's batched forward kinematics.
@@ -114,7 +116,7 @@ class Primitives:
         return trimesh.creation.cylinder(radius=a, height=2 * c, sections=48)
 
 
-def robrayc_pairs(prims: Primitives, broadphase: str = "grid"):
+def robrayc_pairs(prims: Primitives, broadphase: str = "kd"):
     from robrayc.analysis.collision import PoseChecker, solid_from_shape
 
     checker = PoseChecker([solid_from_shape(s) for s in prims.ir_shapes()], broadphase)
@@ -168,13 +170,15 @@ def trimesh_pairs(prims: Primitives):
 
 
 def broadphase_only(prims: Primitives):
-    """Candidate pairs from robrayc's grid and sweep-and-prune and from FCL's tree."""
+    """Candidate pairs from robrayc's kd-tree (bounding spheres), grid and sweep-and-prune
+    (AABBs), and from FCL's dynamic AABB tree (a Python callback counting its pairs)."""
     import fcl
 
     from robrayc.analysis.collision import (
         PoseChecker,
         grid_pairs,
         solid_from_shape,
+        sphere_pairs,
         sweep_pairs,
         world_aabbs,
     )
@@ -194,6 +198,9 @@ def broadphase_only(prims: Primitives):
             return len(fn(lo, hi)[0])
         return run
 
+    def kd() -> int:
+        return len(sphere_pairs(W[:, :3, 3], checker.solids.brad)[0])
+
     def tree() -> int:
         count = [0]
 
@@ -202,7 +209,7 @@ def broadphase_only(prims: Primitives):
             return False
         manager.collide(None, callback)
         return count[0]
-    return ours(grid_pairs), ours(sweep_pairs), tree
+    return kd, ours(grid_pairs), ours(sweep_pairs), tree
 
 
 def make_agreeing(n: int, seed: int) -> tuple[Primitives, int]:
@@ -230,13 +237,14 @@ def bench_primitives(sizes: list[int], repeat: int) -> list[dict]:
         t_fcl, theirs = best(fcl_manager_pairs(prims), slow_repeat)
         t_tri, meshes = best(trimesh_pairs(prims), slow_repeat)
         assert ours == theirs == meshes, (n, len(ours), len(theirs), len(meshes))
-        grid, sap, tree = broadphase_only(prims)
+        kd, grid, sap, tree = broadphase_only(prims)
+        t_kd, c_kd = best(kd, repeat)
         t_grid, c_grid = best(grid, repeat)
         t_sap, c_sap = best(sap, repeat)
         t_tree, c_tree = best(tree, slow_repeat)
         rows.append(dict(n=n, pairs=len(ours), redrawn=redrawn, ours=t_ours, fcl=t_fcl,
-                         trimesh=t_tri, grid=t_grid, sap=t_sap, tree=t_tree,
-                         cand=(c_grid, c_sap, c_tree)))
+                         trimesh=t_tri, kd=t_kd, grid=t_grid, sap=t_sap, tree=t_tree,
+                         cand=(c_kd, c_grid, c_sap, c_tree)))
     return rows
 
 
@@ -359,11 +367,12 @@ def main() -> int:
         print(f"  robrayc 10k / 1k time: {by_n[10000]['ours'] / by_n[1000]['ours']:.1f}x "
               "(target <= 15x)")
     print("  broad phase only (candidate pairs):")
-    print(f"{'N':>6} {'grid':>18} {'sweep-prune':>18} {'fcl tree':>18}")
+    print(f"{'N':>6} {'kd (spheres)':>18} {'grid (AABB)':>18} {'sweep-prune':>18} "
+          f"{'fcl tree':>18}")
     for r in rows:
-        cg, cs, ct = r["cand"]
-        print(f"{r['n']:>6} {r['grid'] * 1e3:>8.2f}ms {cg:>7} {r['sap'] * 1e3:>8.2f}ms {cs:>7}"
-              f" {r['tree'] * 1e3:>8.2f}ms {ct:>7}")
+        ck, cg, cs, ct = r["cand"]
+        print(f"{r['n']:>6} {r['kd'] * 1e3:>8.2f}ms {ck:>7} {r['grid'] * 1e3:>8.2f}ms {cg:>7} "
+              f"{r['sap'] * 1e3:>8.2f}ms {cs:>7} {r['tree'] * 1e3:>8.2f}ms {ct:>7}")
 
     if DEMO_7DOF.is_file():
         arm = bench_arm(args.samples, max(1, args.repeat // 2))

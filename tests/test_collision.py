@@ -91,7 +91,7 @@ PAIRS = [(a, b) for i, a in enumerate(VARIANTS) for b in list(VARIANTS)[i:]]
 
 
 @pytest.mark.parametrize("a,b", PAIRS, ids=[f"{a}-{b}" for a, b in PAIRS])
-def test_exact_contact_along_a_joint(tmp_path: Path, a: str, b: str) -> None:
+def test_exact_contact_along_a_joint(tmp_path: Path, a: str, b: str, vector_paths) -> None:
     contact = VARIANTS[a][2] + VARIANTS[b][3]
     for rot_a, rot_b in ((0.0, 0.0), (0.3, -1.1)):
         if rot_a == rot_b and SIDE.get(a, 0) * SIDE.get(b, 0) < 0:
@@ -336,8 +336,19 @@ def _near_contact(scene: ir.Scene, config: dict[str, float], pairs: set) -> set:
     return {(p.a, p.b) for p in checker.distance(config, pairs) if abs(p.distance) < 1e-7}
 
 
+@pytest.fixture(params=["scalar-first", "vectorised"])
+def vector_paths(request, monkeypatch) -> None:
+    """Run a test as shipped (few undecided pairs go straight to FCL/GJK) and with every
+    vectorised certificate forced on, so both paths are checked against the brute force."""
+    if request.param == "vectorised":
+        from robrayc.analysis import collision
+
+        monkeypatch.setattr(collision, "_VECTOR_MIN", 0)
+        monkeypatch.setattr(collision, "_AXIS_MIN", 0)
+
+
 @pytest.mark.parametrize("seed", range(12))
-def test_random_scenes_match_brute_force_fcl(seed: int) -> None:
+def test_random_scenes_match_brute_force_fcl(seed: int, vector_paths) -> None:
     rng = np.random.default_rng(seed)
     scene = random_scene(rng)
     dense = CollisionChecker(scene)
@@ -358,7 +369,7 @@ def test_random_scenes_match_brute_force_fcl(seed: int) -> None:
 
 
 @pytest.mark.parametrize("seed", range(6))
-def test_random_scenes_with_frusta_within_polygon_hulls(seed: int) -> None:
+def test_random_scenes_with_frusta_within_polygon_hulls(seed: int, vector_paths) -> None:
     rng = np.random.default_rng(100 + seed)
     scene = random_scene(rng, n_frames=7, frusta=True)
     checker = CollisionChecker(scene)
