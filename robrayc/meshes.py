@@ -10,7 +10,8 @@ tests/test_meshes.py checks the own readers against trimesh on every corpus mesh
 
 Conventions, as the original compiler (amino's mesh.lisp ``mesh-deindex-normals``):
 - one output vertex per distinct (position, normal) pair, in order of first use;
-- normals from the file where it has them, else flat per-face normals;
+- normals from the file where it has them, else flat per-face normals; unit length, rounded
+  to 6 decimals (shading needs no more; it keeps the embedded C small);
 - COLLADA ``<up_axis>`` and ``<unit meter>`` are honoured (result is Z-up, metres), glTF is
   Y-up by specification; files that declare nothing are rotated so that the ``-U`` axis becomes
   +Z and the ``-F`` axis +Y (defaults Z and Y: unchanged);
@@ -534,6 +535,14 @@ def _first_use(keys):
     return first[order], rank[inverse.reshape(-1)]
 
 
+def _shading_precision(normals):
+    """Unit normals rounded to 6 decimals: they only shade, and short numbers keep the C
+    small and fast to write (a normal's direction moves by at most 1e-6)."""
+    import numpy as np
+
+    return np.round(normals, 6) + 0.0
+
+
 def convert(raw: _Raw, scale3=(1.0, 1.0, 1.0), up: str = "Z", forward: str = "Y",
             collada_up: str = "honour") -> MeshData:
     """Apply axes, unit and per-axis scale; index unique (position, normal) pairs."""
@@ -559,8 +568,10 @@ def convert(raw: _Raw, scale3=(1.0, 1.0, 1.0), up: str = "Z", forward: str = "Y"
             normals = normals @ (rot / scale[:, None]).T  # inverse transpose of S R
             length = np.linalg.norm(normals, axis=1)
             normals = np.where(length[:, None] > 0, normals / length[:, None], 0.0)
+        normals = _shading_precision(normals)
     else:
-        normals, n_inv = _unique_rows(_face_normals(positions[cp].reshape(-1, 3, 3)))
+        normals, n_inv = _unique_rows(
+            _shading_precision(_face_normals(positions[cp].reshape(-1, 3, 3))))
         cn = np.repeat(n_inv, 3)
     key = cp * len(normals) + cn
     first, corner_vertex = _first_use(key)
@@ -622,47 +633,52 @@ def _shortest_decimals(v32):
     v = v32.astype(np.float64)
     neg = np.signbit(v)
     a = np.abs(v)
-    n_out = np.zeros(len(v), dtype=np.float64)
+    n_int = np.zeros(len(v), dtype=np.int64)
     e_out = np.zeros(len(v), dtype=np.int64)
-    nonzero = a != 0
-    want = np.abs(v32)
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        mag = np.floor(np.log10(np.where(nonzero, a, 1.0))).astype(np.int64)
-    pending = nonzero.copy()
+    idx = np.nonzero(a)[0]
+    x = a[idx]
+    want = x.astype(np.float32)
+    mag = np.floor(np.log10(x)).astype(np.int64)
     pow10 = np.asarray(_POW10F)
+    pend = np.arange(len(idx))  # positions in idx still without a decimal
     # From 6 digits on: a float32 is never closer than that to a shorter decimal other than the
-    # one the 6-digit rounding finds (its trailing zeros are stripped below).
+    # one the 6-digit rounding finds (its trailing zeros are stripped below). Each pass works
+    # on the values the previous ones left.
     for digits in range(6, 16):
-        e = digits - 1 - mag
-        usable = pending & (np.abs(e) <= 22)  # exact powers of ten: d is the nearest double
+        e = digits - 1 - mag[pend]
+        usable = np.abs(e) <= 22  # exact powers of ten: d is the nearest double
         if not usable.any():
             break
+        xs = x[pend]
         scale = pow10[np.minimum(np.abs(e), 22)]
-        up = e >= 0
         with np.errstate(over="ignore", invalid="ignore"):
-            nn = np.round(np.where(up, a * scale, a / scale))
-            d = np.where(up, nn / scale, nn * scale)
-            ok = usable & (d.astype(np.float32) == want)
+            if (e >= 0).all():
+                nn = np.round(xs * scale)
+                d = nn / scale
+            else:
+                up = e >= 0
+                nn = np.round(np.where(up, xs * scale, xs / scale))
+                d = np.where(up, nn / scale, nn * scale)
+            ok = usable & (d.astype(np.float32) == want[pend])
         mid = ok & ((d.view(np.uint64) & np.uint64(_MIDPOINT_MASK)) == np.uint64(_MIDPOINT))
         for i in np.nonzero(mid)[0]:  # a float32 tie: fine only if the decimal IS that double
             ok[i] = _exact_decimal(int(nn[i]), int(e[i]), float(d[i]))
-        n_out[ok] = nn[ok]
-        e_out[ok] = e[ok]
-        pending &= ~ok
-        if not pending.any():
+        done = idx[pend[ok]]
+        n_int[done] = nn[ok].astype(np.int64)
+        e_out[done] = e[ok]
+        pend = pend[~ok]
+        if not len(pend):
             break
-    n_int = n_out.astype(np.int64)
-    for i in np.nonzero(pending)[0]:  # tiny or huge values: from the exact value's repr
+    for i in idx[pend]:  # tiny or huge values: from the exact value's repr
         mant, _, exp = repr(float(a[i])).partition("e")
         whole, _, frac = mant.partition(".")
         n_int[i] = int(whole + frac)  # at most 17 digits
         e_out[i] = len(frac) - int(exp or 0)
-    for _ in range(17):  # strip trailing zeros
-        z = (n_int != 0) & (n_int % 10 == 0)
-        if not z.any():
-            break
-        n_int[z] //= 10
-        e_out[z] -= 1
+    zeros = np.nonzero((n_int % 10 == 0) & (n_int != 0))[0]
+    while len(zeros):  # strip trailing zeros
+        n_int[zeros] //= 10
+        e_out[zeros] -= 1
+        zeros = zeros[n_int[zeros] % 10 == 0]
     return neg, n_int, e_out
 
 
@@ -686,21 +702,19 @@ def _digit_pairs():
     return _PAIRS
 
 
-def _float_text(neg, N, e, per_line: int, indent: str, last_row: bool) -> bytes:
-    """Bytes of `repr(N * 10**-e)` + "f" for each row, comma separated, per_line per line.
+def _float_rows(neg, N, e):
+    """A byte matrix, one row per value: `repr(N * 10**-e)` + "f" with NUL bytes in between.
 
     Each literal is [sign][I][.F][e+XX]: I the integer digits, F the fraction digits (repr's
     positional form: at least one; exponential form: the mantissa's, maybe none). Two byte
     matrices are filled column by column, the left one right-aligned (sign and I), the right
-    one left-aligned (the rest), fraction digits two at a time; NUL bytes are dropped at the end.
+    one left-aligned (the rest), fraction digits two at a time; NULs are dropped later.
     """
     import sys
 
     import numpy as np
 
     n = len(N)
-    if n == 0:
-        return b""
     pow10 = 10 ** np.arange(19, dtype=np.int64)
     k = np.searchsorted(pow10, N, side="right").astype(np.int64)  # digits of N
     zero = N == 0
@@ -712,9 +726,9 @@ def _float_text(neg, N, e, per_line: int, indent: str, last_row: bool) -> bytes:
     whole = np.where(shift >= 0, N // pow10[np.clip(shift, 0, 18)],
                      N * pow10[np.clip(-shift, 0, 18)])
     frac = np.where(shift > 0, N - whole * pow10[np.clip(shift, 0, 18)], 0)
-    exact = bool(N.max() < (1 << 53))  # digits in float64 arithmetic: faster than int64
+    exact = bool(n == 0 or N.max() < (1 << 53))  # digits in float64 arithmetic: faster
     # left matrix: sign and the integer digits, right-aligned
-    w_left = 1 + len(str(int(whole.max())))
+    w_left = 1 + len(str(int(whole.max()))) if n else 2
     left = np.zeros((n, w_left), dtype=np.uint8)
     rest = whole.astype(np.float64) if exact else whole
     kw = np.ones(n, dtype=np.int64)  # digits of `whole` (at least one: "0")
@@ -726,12 +740,10 @@ def _float_text(neg, N, e, per_line: int, indent: str, last_row: bool) -> bytes:
         rest = q
     lflat = left.reshape(-1)
     lflat[(np.arange(n) * w_left + w_left - 1 - kw)[neg]] = ord("-")
-    # right matrix: NUL, ".", fraction digits (pairs at even columns), exponent, "f", separator
-    sep_nl = (",\n" + indent).encode()
-    max_fl = int(fl.max())
+    # right matrix: NUL, ".", fraction digits (pairs at even columns), exponent, "f"
+    max_fl = int(fl.max()) if n else 0
     n_pairs = (max_fl + 1) // 2
-    w_right = 2 + 2 * n_pairs + 5 + 1 + len(sep_nl)
-    w_right += w_right % 2
+    w_right = 2 + 2 * n_pairs + 6
     right = np.zeros((n, w_right), dtype=np.uint8)
     right[:, 1] = np.where(fl > 0, ord("."), 0)
     g = frac * pow10[np.clip(2 * n_pairs - fl, 0, 18)]  # fraction digits, left-justified
@@ -739,14 +751,17 @@ def _float_text(neg, N, e, per_line: int, indent: str, last_row: bool) -> bytes:
         g = g.astype(np.float64)
     pairs16 = right.view(np.uint16)
     table = _digit_pairs()
+    half = table.copy()  # first digit only: a pair straddling the end of the fraction
+    half.view(np.uint8).reshape(-1, 2)[:, 1] = 0
     if sys.byteorder != "little":
-        table = table.byteswap()
+        table, half = table.byteswap(), half.byteswap()
     for t in range(n_pairs):
         q = np.floor(g / 100) if exact else g // 100
-        pairs16[:, n_pairs - t] = table[(g - 100 * q).astype(np.int64)]
+        pair = (g - 100 * q).astype(np.int64)
+        first = 2 * (n_pairs - 1 - t)  # digit index (from the left) of the pair's first digit
+        pairs16[:, n_pairs - t] = np.where(fl > first + 1, table[pair],
+                                           np.where(fl > first, half[pair], 0))
         g = q
-    digits = right[:, 2:2 + 2 * n_pairs]
-    digits[np.arange(2 * n_pairs)[None, :] >= fl[:, None]] = 0  # beyond this row's digits
     rflat = right.reshape(-1)
     pos = np.arange(n, dtype=np.int64) * w_right + np.where(fl > 0, 2 + fl, 1)
     if expo.any():
@@ -762,33 +777,37 @@ def _float_text(neg, N, e, per_line: int, indent: str, last_row: bool) -> bytes:
         rflat[(ep + 4)[three]] = d3[three, 2] + 48
         pos[expo] += 4 + three
     rflat[pos] = ord("f")
-    idx = np.arange(n)
-    nl = ((idx + 1) % per_line == 0) if per_line > 0 else np.zeros(n, dtype=bool)
-    plain = ~nl
-    if last_row:
-        plain[-1] = nl[-1] = False
-    rflat[pos[plain] + 1] = ord(",")
-    rflat[pos[plain] + 2] = ord(" ")
-    for t, ch in enumerate(sep_nl):
-        rflat[pos[nl] + 1 + t] = ch
-    both = np.concatenate([left, right], axis=1).reshape(-1)
-    return both[both != 0].tobytes()
+    return np.concatenate([left, right], axis=1)
 
 
-def c_float_array(values, per_line: int = 8, indent: str = "        ") -> str:
-    """Comma-separated float32 literals (shortest round-trip text + `f`), `per_line` a line."""
+def c_float_array(values, per_line: int = 8) -> str:
+    """Comma-separated float32 literals (shortest round-trip text + `f`), `per_line` a line.
+
+    Meshes repeat their coordinates and normals a lot (one vertex per position/normal pair):
+    each distinct value is formatted once, then the rows are gathered.
+    """
     import numpy as np
 
-    v32 = np.asarray(values, dtype=np.float32).reshape(-1)
+    v32 = np.ascontiguousarray(np.asarray(values, dtype=np.float32).reshape(-1))
     if not np.all(np.isfinite(v32)):
         raise ValueError("non-finite value in a float array")
-    neg, N, e = _shortest_decimals(v32)
+    if not len(v32):
+        return ""
+    bits, inverse = np.unique(v32.view(np.uint32), return_inverse=True)  # -0.0 kept apart
+    rows = _float_rows(*_shortest_decimals(bits.view(np.float32)))
+    inverse = inverse.reshape(-1)
     parts = []
-    step = _CHUNK - _CHUNK % max(per_line, 1)
-    for start in range(0, len(v32), step):
-        stop = min(start + step, len(v32))
-        parts.append(_float_text(neg[start:stop], N[start:stop], e[start:stop], per_line,
-                                 indent, stop == len(v32)))
+    for start in range(0, len(v32), _CHUNK):
+        stop = min(start + _CHUNK, len(v32))
+        sep = np.zeros((stop - start, 2), dtype=np.uint8)
+        sep[:, 0] = ord(",")
+        sep[:, 1] = ord(" ")
+        if per_line > 0:
+            sep[(np.arange(start, stop) + 1) % per_line == 0, 1] = ord("\n")
+        if stop == len(v32):
+            sep[-1] = 0
+        both = np.concatenate([rows[inverse[start:stop]], sep], axis=1).reshape(-1)
+        parts.append(both[both != 0].tobytes())
     return b"".join(parts).decode("ascii")
 
 
@@ -798,16 +817,16 @@ def float32_texts(values) -> list[str]:
     return text.split(", ") if text else []
 
 
-def c_index_array(values, per_line: int = 16, indent: str = "        ") -> str:
+def c_index_array(values, per_line: int = 16) -> str:
     import numpy as np
 
     flat = np.asarray(values, dtype=np.int64).reshape(-1)
     n_full = len(flat) - len(flat) % per_line
     rows = str(flat[:n_full].reshape(-1, per_line).tolist())[2:-2] if n_full else ""
-    text = rows.replace("], [", ",\n" + indent)
+    text = rows.replace("], [", ",\n")
     tail = str(flat[n_full:].tolist())[1:-1]
     if text and tail:
-        return text + ",\n" + indent + tail
+        return text + ",\n" + tail
     return text or tail
 
 
