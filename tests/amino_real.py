@@ -167,22 +167,28 @@ class Compiled:
 
 def run_aarxc(inputs: Sequence[Path | str], name: str, out_c: Path, *,
               cwd: Path | None = None, env: Mapping[str, str] | None = None,
-              extra: Sequence[str] = (), timeout: float = 120) -> Compiled:
+              extra: Sequence[str] = (), timeout: float = 60, tries: int = 2) -> Compiled:
     """The original compiler: `run-aarxc.sh INPUTS -n NAME -o OUT` (it reports errors as a Lisp
-    backtrace, on stdout or stderr, and exits 1). A run past `timeout` counts as a failure
-    (returncode -1): when a mesh is missing its worker threads sometimes deadlock instead of
-    exiting (seen about one run in six)."""
+    backtrace, on stdout or stderr, and exits 1). When a mesh is missing its worker threads
+    sometimes deadlock instead of exiting (about one run in six): a run past `timeout` is
+    killed and tried again, up to `tries` runs; if all time out the result is a failure with
+    returncode -1."""
     out_c.parent.mkdir(parents=True, exist_ok=True)
     full_env = dict(os.environ, AMINO_PREFIX=str(PREFIX), AMINO_BUILD_DIR=str(BUILD_DIR))
     if env:
         full_env.update(env)
     cmd = ["sh", str(AMINO_DIR / "run-aarxc.sh"), *map(str, inputs), *extra,
            "-n", name, "-o", str(out_c)]
-    try:
-        r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env,
-                           timeout=timeout, stdin=subprocess.DEVNULL)
-    except subprocess.TimeoutExpired:
-        return Compiled(False, -1, "", f"aarxc timed out after {timeout} s", out_c)
+    for _ in range(tries):
+        try:
+            r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd, env=full_env,
+                               timeout=timeout, stdin=subprocess.DEVNULL)
+            break
+        except subprocess.TimeoutExpired:
+            continue
+    else:
+        return Compiled(False, -1, "", f"aarxc timed out after {timeout} s ({tries} runs)",
+                        out_c)
     return Compiled(r.returncode == 0 and out_c.is_file(), r.returncode, r.stdout, r.stderr,
                     out_c)
 

@@ -484,7 +484,7 @@ def test_extension(ext: tuple, tmp_path: Path) -> None:
         (tmp_path / fname).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / fname).write_text(text)
     src = tmp_path / "s.robray"
-    theirs = A.run_aarxc([src], "e", tmp_path / "a" / "e.c")
+    theirs = A.run_aarxc([src], "e", tmp_path / "a" / "e.c", timeout=15, tries=1)
     assert not theirs.ok, "the original accepts it now: move it to the differential table"
     ours = A.run_robrayc([src], "e", tmp_path / "r" / "e.c")
     assert ours.ok, ours.output
@@ -526,7 +526,7 @@ def test_corpus_scene_both_reject(path: Path, tmp_path: Path) -> None:
     A.require_aarxc()
     what = next(v for k, v in ORIGINAL_REJECTS.items() if str(path).endswith(k))
     # (the original fails on the missing meshes, or deadlocks: a timeout counts as failing)
-    theirs = A.run_aarxc([path], "conf", tmp_path / "a.c", timeout=20)
+    theirs = A.run_aarxc([path], "conf", tmp_path / "a.c", timeout=15, tries=1)
     assert not theirs.ok
     ours = A.run_robrayc([path], "conf", tmp_path / "r.c")
     assert ours.returncode == 1, ours.output
@@ -629,7 +629,7 @@ def test_urdf_relative_mesh_path(tmp_path: Path) -> None:
     robrayc relative to the URDF file."""
     A.require_aarxc()
     src = URDF_DATA / "mesh_scale.urdf"
-    theirs = A.run_aarxc([src], "u", tmp_path / "a" / "u.c", cwd=tmp_path, timeout=20)
+    theirs = A.run_aarxc([src], "u", tmp_path / "a" / "u.c", cwd=tmp_path, timeout=15, tries=3)
     assert not theirs.ok and "tet.obj" in theirs.output
     ours = A.run_robrayc([src], "u", tmp_path / "r" / "u.c", cwd=tmp_path)
     assert ours.ok, ours.output
