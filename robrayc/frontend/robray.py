@@ -236,18 +236,16 @@ class _Unit:
             if not isinstance(item, Node) or item.data != "attr":
                 continue
             name_tok, value = item.children
-            name = ALIASES.get(str(name_tok), str(name_tok))
-            npos = SourcePos(file, name_tok.line, name_tok.column, name_tok.end_line,
-                             name_tok.end_column)
+            name = ALIASES.get(name_tok.value, name_tok.value)
             if name not in allowed:
-                self._unknown_attr(name, npos, allowed, context)
+                self._unknown_attr(name, _tok_pos(name_tok, file), allowed, context)
                 continue
             try:
                 val = self._value(name, value, file)
             except FoldError:
                 continue
             if name == "isa":
-                isa.append((str(val), npos))
+                isa.append((str(val), _tok_pos(name_tok, file)))
             else:
                 block.attrs[name] = Attr(val, value, file)
         order = reversed(isa) if last_isa_wins else iter(isa)
@@ -278,33 +276,36 @@ class _Unit:
 
     def _value(self, name: str, node: Node, file: str) -> Value:
         kind, lengths = ATTR_TYPES[name]
-        pos = node_pos(node, file)
+
+        def where() -> SourcePos:  # positions cost time: only for messages
+            return node_pos(node, file)
+
         if kind in (SYM, STR):
             if node.data == "string":
                 return str(node.children[0])[1:-1]
             if kind == SYM and node.data == "ident":
                 return str(node.children[0])
             want = "a name" if kind == SYM else "a string"
-            self.sink.error(f"expected {want} for '{name}', got {_describe(node)}", pos)
+            self.sink.error(f"expected {want} for '{name}', got {_describe(node)}", where())
             raise FoldError
         if node.data == "array":
             if kind == NUM and not lengths:
-                self.sink.error(f"expected a number for '{name}', got {_describe(node)}", pos)
+                self.sink.error(f"expected a number for '{name}', got {_describe(node)}", where())
                 raise FoldError
             elements = [c for c in node.children if isinstance(c, Node)]
             n = len(elements)
             if n not in lengths:
                 want = " or ".join(str(k) for k in lengths)
-                self.sink.error(f"expected {want} values for '{name}', got {n}", pos)
+                self.sink.error(f"expected {want} values for '{name}', got {n}", where())
                 raise FoldError
             return tuple(fold(c, self.env, file, self.sink) for c in elements)
         if node.data == "string":
             self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
-                            f"'{name}', got a string", pos)
+                            f"'{name}', got a string", where())
             raise FoldError
         if kind == VEC:
             n = " or ".join(str(k) for k in lengths)
-            self.sink.error(f"expected an array of {n} numbers for '{name}', got a number", pos,
+            self.sink.error(f"expected an array of {n} numbers for '{name}', got a number", where(),
                             f"write '{name} [...]'")
             raise FoldError
         return fold(node, self.env, file, self.sink)
@@ -570,6 +571,10 @@ def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path
             if candidate.exists():
                 return candidate
     return None
+
+
+def _tok_pos(tok: Tok, file: str) -> SourcePos:
+    return SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
 
 
 def _num(value, default: float) -> float:
