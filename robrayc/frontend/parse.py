@@ -80,13 +80,48 @@ def _tables():
     # Blanks before a token are skipped by the same match (most whitespace is single spaces).
     master = re.compile(_BLANKS.pattern + "(?:"
                         + "|".join(f"(?P<{name}>{rx})" for name, rx in t.TERMINALS) + ")?")
-    # A unit rule (`?a: b` with one kept child) only changes the parser state.
-    rules = [(*r, bool(r[3] and r[1] == 1 and r[4][0] == _KEEP)) for r in t.RULES]
+    rules = [(origin, length, _reducer(length, data, expand1, plan),
+              # a unit rule (`?a: b` with one kept child) only changes the parser state
+              bool(expand1 and length == 1 and plan[0] == _KEEP))
+             for origin, length, data, expand1, plan in t.RULES]
     return master, frozenset(t.IGNORE), t.KEYWORDS, rules, t.STATES, t.END
+
+
+def _reducer(length: int, data: str | None, expand1: bool, plan: tuple[int, ...]):
+    """A function popping a rule's `length` values and returning what lark's tree builder
+    would: a Node, its only child (`?rule`), or a list to splice (`_rule`). Generated per rule
+    so the parse loop does no per-child interpretation."""
+    body = ["def reduce(values):"]
+    if length:
+        body += [f"    v = values[-{length}:]", f"    del values[-{length}:]"]
+    steps = [(i, p) for i, p in enumerate(plan) if p]
+    if steps and steps[0] == (0, _SPLICE):
+        body.append("    ch = v[0]")  # left recursion: extend the list in place (no copy)
+        steps = steps[1:]
+    elif all(p == _KEEP for _, p in steps):
+        body.append("    ch = [" + ", ".join(f"v[{i}]" for i, _ in steps) + "]")
+        steps = []
+    else:
+        body.append("    ch = []")
+    for i, p in steps:
+        body.append(f"    ch.{'append' if p == _KEEP else 'extend'}(v[{i}])")
+    if data is None:
+        body.append("    return ch")
+    elif expand1:
+        body.append(f"    return ch[0] if len(ch) == 1 else Node({data!r}, ch)")
+    else:
+        body.append(f"    return Node({data!r}, ch)")
+    scope = {"Node": Node}
+    exec("\n".join(body), scope)  # noqa: S102 - code built from the generated tables only
+    return scope["reduce"]
+
+
+_UNIT_MEMO: dict[tuple[int, int, str], int] = {}
 
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
+    unit_memo = _UNIT_MEMO
     master, ignore, keywords, rules, states, end_state = _tables()
     match = master.match
     stack = [0]
@@ -138,37 +173,28 @@ def parse_text(text: str) -> Node:
                 stack.append(state)
                 values.append(tok)
                 break
-            origin, length, data, expand1, plan, unit = rules[-1 - action]
+            origin, length, reduce, unit = rules[-1 - action]
             if unit:
-                # `?a: b`: the value passes through; only the state changes (the hot path:
-                # every number climbs atom -> unary -> power -> product -> sum -> expr).
-                state = states[stack[-2]][origin]
+                # `?a: b`: the value passes through, only the state changes. Chains of them
+                # (a number climbs atom -> unary -> power -> product -> sum -> expr) depend
+                # only on the state below and the lookahead: memoised.
+                below = stack[-2]
+                key = (below, state, kind)
+                target = unit_memo.get(key)
+                if target is None:
+                    target = states[below][origin]
+                    while True:
+                        nxt = states[target].get(kind)
+                        if nxt is None or nxt >= 0 or not rules[-1 - nxt][3]:
+                            break
+                        target = states[below][rules[-1 - nxt][0]]
+                    unit_memo[key] = target
+                state = target
                 stack[-1] = state
                 continue
             if length:
-                popped = values[-length:]
-                del values[-length:]
                 del stack[-length:]
-                if plan[0] == _SPLICE:  # left recursion: extend the list in place (no copy)
-                    children = popped[0]
-                    start = 1
-                else:
-                    children = []
-                    start = 0
-                for i in range(start, length):
-                    p = plan[i]
-                    if p == _KEEP:
-                        children.append(popped[i])
-                    elif p == _SPLICE:
-                        children.extend(popped[i])
-            else:
-                children = []
-            if data is None:
-                result = children
-            elif expand1 and len(children) == 1:
-                result = children[0]
-            else:
-                result = Node(data, children)
+            result = reduce(values)
             state = states[stack[-1]][origin]
             stack.append(state)
             values.append(result)
