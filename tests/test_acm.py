@@ -81,6 +81,14 @@ def test_deterministic_whatever_the_workers(demo) -> None:
     assert acm.sample_configs(demo, 10, 3).tolist() == acm.sample_configs(demo, 12, 3)[:10].tolist()
 
 
+def test_progress_reports(demo, capsys) -> None:
+    seen: list[int] = []
+    result = acm.generate(demo, samples=1200, seed=0, jobs=2, batch=400, progress=seen.append)
+    assert sum(n for n in seen if n > 0) == result.samples and seen[-1] == -1
+    acm.generate(demo, samples=400, seed=0, jobs=1, batch=200, progress=True)  # a tqdm bar
+    assert "allowed collisions" in capsys.readouterr().err
+
+
 def test_always_sometimes_never_and_limits(tmp_path: Path) -> None:
     """A ball on a 1 m arm (radius 0.02) inside a sphere shifted by -0.05 in x whose radius
     leaves it free only within 0.1 rad of angle 0: 'always' (about 97 % of turns), though

@@ -401,6 +401,40 @@ def test_frustum_exact_against_a_fine_inner_hull() -> None:
     assert d.distance == pytest.approx(0.001 / math.sqrt(1.25), abs=1e-9)
 
 
+def test_big_scene_sparse_mode_matches_dense() -> None:
+    """500 static solids (a 'room') and a moving 3-joint arm: too many pairs for the dense
+    mode, so the kd-tree mode runs per configuration; it must agree with a forced dense build,
+    constant (static-static) pairs included, and honour allow_collision."""
+    rng = np.random.default_rng(11)
+    frames = []
+    for i in range(500):
+        shape = (ir.Box(tuple(rng.uniform(0.1, 0.4, 3))) if i % 3 == 0 else
+                 ir.Sphere(float(rng.uniform(0.05, 0.2))) if i % 3 == 1 else
+                 ir.Cylinder(float(rng.uniform(0.1, 0.5)), float(rng.uniform(0.05, 0.2))))
+        q = rng.normal(size=4)
+        frames.append(ir.Frame(f"s{i}", translation=tuple(rng.uniform(-2.5, 2.5, 3)),
+                               quaternion=tuple(q / np.linalg.norm(q)),
+                               geometries=(ir.Geometry(shape),)))
+    parent = None
+    for k in range(3):
+        frames.append(ir.Frame(f"j{k}", parent=parent, kind="revolute", axis=(0.0, 0.0, 1.0)
+                               if k != 1 else (0.0, 1.0, 0.0), variable=f"j{k}",
+                               translation=(0.0, 0.0, 0.0) if k == 0 else (1.0, 0.0, 0.0),
+                               geometries=(ir.Geometry(ir.Cylinder(1.0, 0.1)),)))
+        parent = f"j{k}"
+    allowed = (ir.AllowedCollision("s0", "s3"), ir.AllowedCollision("j2", "s7"))
+    scene = ir.Scene(frames=tuple(frames), allowed=allowed)
+    sparse = CollisionChecker(scene)
+    assert sparse.mode == "kd"
+    dense = CollisionChecker(scene, broadphase="dense")
+    configs = rng.uniform(-np.pi, np.pi, (8, 3))
+    got = sparse.colliding_pairs_batch(configs)
+    assert got == dense.colliding_pairs_batch(configs)
+    assert all(("s0", "s3") not in row for row in got)
+    assert any(p[0].startswith("j") or p[1].startswith("j") for row in got for p in row)
+    assert len(got[0]) > 50  # plenty of static contacts
+
+
 # --- broad phases ---------------------------------------------------------------------------
 
 
