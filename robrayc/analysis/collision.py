@@ -32,15 +32,20 @@ How one check runs:
    against FCL's dynamic AABB tree.
 3. Narrow phase, vectorised over candidate pairs. Closed-form exact tests where they exist:
    sphere-sphere, sphere-box, sphere against a cylinder/cone/frustum (a 2-D distance in the
-   meridian plane), box-box (the 15-axis separating-axis theorem). The other pairs are decided
-   by certificates: a separating axis (oriented boxes' 15 axes, the line between the solids'
-   core segments, the line between centres, each checked with exact support functions) proves
-   them apart; a point inside both (closed-form signed distances) or overlapping inscribed
-   capsules prove them colliding. Only the pairs left go one by one to FCL (cylinders, cones,
-   meshes) or the exact GJK (frusta).
+   meridian plane), box-box (the 15-axis separating-axis theorem). When many other pairs are
+   left (at least ``_VECTOR_MIN``), certificates decide most of them: a separating axis (the
+   oriented boxes' 15 axes, the line between the solids' core segments, the line between
+   centres, the line after one alternating projection, each checked with exact support
+   functions) proves a pair apart; a point deeper than CONTACT_TOL in both (closed-form signed
+   distances) or overlapping inscribed capsules prove it colliding. The pairs left go one by
+   one to FCL (cylinders, cones, meshes) or to the exact GJK (frusta): the only Python loop
+   over pairs, and only over the undecided ones.
 
-Exact contact: the closed-form tests count touching (distance exactly 0) as a collision, like
-FCL's own sphere/box routines; FCL's GJK-based pairs may report either. Do not rely on it.
+Contact: solids collide when they overlap by more than CONTACT_TOL (1e-9, scene units), so
+touching is not colliding. That keeps designed contacts (links meeting end to end, a finger
+base resting on a palm, a box on a table) from flickering with rounding, and agrees with FCL's
+GJK-based tests; FCL's own sphere/box routines (and so amino) count exact contact as colliding.
+For frusta the GJK treats an overlap below about 1e-7 of the solids' size as touching.
 """
 
 from __future__ import annotations
