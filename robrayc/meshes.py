@@ -743,7 +743,8 @@ def _float_rows(neg, N, e):
     # right matrix: NUL, ".", fraction digits (pairs at even columns), exponent, "f"
     max_fl = int(fl.max()) if n else 0
     n_pairs = (max_fl + 1) // 2
-    w_right = 2 + 2 * n_pairs + 6
+    any_expo = bool(expo.any())
+    w_right = 2 + 2 * n_pairs + (6 if any_expo else 2)  # even: viewed as uint16 pairs
     right = np.zeros((n, w_right), dtype=np.uint8)
     right[:, 1] = np.where(fl > 0, ord("."), 0)
     g = frac * pow10[np.clip(2 * n_pairs - fl, 0, 18)]  # fraction digits, left-justified
@@ -764,7 +765,7 @@ def _float_rows(neg, N, e):
         g = q
     rflat = right.reshape(-1)
     pos = np.arange(n, dtype=np.int64) * w_right + np.where(fl > 0, 2 + fl, 1)
-    if expo.any():
+    if any_expo:
         ev = (decpt - 1)[expo]
         ea = np.abs(ev)
         ep = pos[expo]
