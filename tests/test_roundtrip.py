@@ -361,7 +361,7 @@ def test_generated_scenes_round_trip(tmp_path_factory, scene):
 
 def test_robray_writer_reports_what_it_cannot_write(tmp_path):
     scene = ir.Scene((ir.Frame('say "hi"', geometries=(ir.Geometry(
-        ir.Mesh(str(TET), "tet.obj", (1.0, 2.0, 3.0))),)),))
+        ir.Mesh(str(TET), "tet.obj", (1.0, 2.0, 3.0)), scale=2.0),)),))
     sink = DiagnosticSink()
     emit_robray(scene, tmp_path / "x.robray", sink)
     messages = " ".join(d.message for d in sink.items)
@@ -369,3 +369,23 @@ def test_robray_writer_reports_what_it_cannot_write(tmp_path):
     with pytest.raises(CompileError):
         robray_backend.emit(ir.Scene((ir.Frame("n", translation=(math.nan, 0.0, 0.0)),)),
                             EmitContext(None, Namespace(), DiagnosticSink()))
+
+
+def test_per_axis_mesh_scale_and_package_uri_round_trip(tmp_path, monkeypatch):
+    pkg = tmp_path / "pkgs" / "demo_pkg" / "meshes"
+    pkg.mkdir(parents=True)
+    (pkg / "tet.obj").write_bytes(TET.read_bytes())
+    monkeypatch.setenv("ROS_PACKAGE_PATH", str(tmp_path / "pkgs"))
+    src = tmp_path / "s.robray"
+    src.write_text('frame f { geometry { mesh "package://demo_pkg/meshes/tet.obj"; '
+                   "scale [1, 2, 3]; } }")
+    scene = load_scene([str(src)])
+    mesh = scene.frame("f").geometries[0].shape
+    assert mesh.scale3 == (1.0, 2.0, 3.0) and mesh.source.startswith("package://")
+    out = tmp_path / "again.robray"
+    emit_robray(scene, out, DiagnosticSink())
+    text = out.read_text()
+    assert 'mesh "package://demo_pkg/meshes/tet.obj";' in text and "scale [1.0, 2.0, 3.0];" in text
+    again = load_scene([str(out)]).frame("f").geometries[0].shape
+    assert again == mesh
+

@@ -13,8 +13,9 @@ Quaternions: the robray loader normalises a quaternion whose norm does not compu
 The writer checks each one by reading it back and, when needed, writes a neighbour that the
 loader's normalisation maps onto exactly the scene's value.
 
-Not expressible in robray, reported as warnings: a non-uniform mesh scale (URDF), and names
-containing a double quote (robray strings have no escapes).
+A URDF per-axis mesh scale is written as `scale [x, y, z]` and `package://` mesh names are
+kept as written. Not expressible in robray, reported: a mesh with both a per-axis and a
+scalar scale (warning), and names containing a double quote (robray strings have no escapes).
 """
 
 from __future__ import annotations
@@ -213,7 +214,7 @@ class _Writer:
             lines += ["shape grid;", f"dimension {numbers(s.dimension)};",
                       f"delta {numbers(s.delta)};", f"thickness {number(s.thickness)};"]
         else:
-            lines.append(f"mesh {self.mesh_text(f, s)};")
+            lines.append(f"mesh {self.mesh_text(f, s, g.scale)};")
         if tuple(map(repr, g.color)) != tuple(map(repr, ir.DEFAULT_COLOR)):
             lines.append(f"color {numbers(g.color)};")
         if repr(g.alpha) != "1.0":
@@ -226,20 +227,25 @@ class _Writer:
             lines.append("collision 0;")
         if g.no_shadow:
             lines.append("no-shadow 1;")
-        if repr(g.scale) != "1.0":
+        scale3 = g.shape.scale3 if isinstance(s, ir.Mesh) else (1.0, 1.0, 1.0)
+        if tuple(map(repr, scale3)) != ("1.0", "1.0", "1.0") and repr(g.scale) == "1.0":
+            lines.append(f"scale {numbers(scale3)};")
+        elif repr(g.scale) != "1.0":
             lines.append(f"scale {number(g.scale)};")
         for t in g.tags:
             lines.append(f"isa {self.name(t, 'class name')};")
         return lines
 
-    def mesh_text(self, f: ir.Frame, m: ir.Mesh) -> str:
-        if tuple(m.scale3) != (1.0, 1.0, 1.0):
+    def mesh_text(self, f: ir.Frame, m: ir.Mesh, scale: float) -> str:
+        if tuple(m.scale3) != (1.0, 1.0, 1.0) and scale != 1.0:
             self.ctx.sink.warning(
-                f"mesh '{m.source or m.path}' of frame '{f.name}' has the per-axis scale "
-                f"{list(m.scale3)!r}, which robray cannot express; written unscaled")
+                f"mesh '{m.source or m.path}' of frame '{f.name}' has both a per-axis scale "
+                f"{list(m.scale3)!r} and the scale {scale!r}; only the scalar is written")
         path = m.path
         text = path
-        if self.out_dir is not None:
+        if m.source.startswith("package://"):
+            text = m.source  # the loader resolves it through the package path again
+        elif self.out_dir is not None:
             src = m.source
             if src and not os.path.isabs(src) and "://" not in src and \
                     os.path.abspath(os.path.join(self.out_dir, src)) == os.path.abspath(path):

@@ -8,9 +8,11 @@ classes: for geometry and classes the LAST `isa` wins, for frame-level `isa` the
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import stat
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,7 +37,7 @@ ATTR_TYPES: dict[str, tuple[str, tuple[int, ...]]] = {
     "shape": (SYM, ()), "mesh": (STR, ()), "dimension": (VEC, (2, 3)), "radius": (NUM, ()),
     "height": (NUM, ()), "start_radius": (NUM, ()), "end_radius": (NUM, ()),
     "delta": (VEC, (2,)), "thickness": (NUM, ()), "color": (VEC, (3,)), "alpha": (NUM, ()),
-    "specular": (VEC, (3,)), "scale": (NUM, ()), "visual": (NUM, ()), "collision": (NUM, ()),
+    "specular": (VEC, (3,)), "scale": (NUM, (3,)), "visual": (NUM, ()), "collision": (NUM, ()),
     "no-shadow": (NUM, ()),
 }
 ALIASES = {"no_shadow": "no-shadow"}
@@ -381,7 +383,7 @@ class _Unit:
                                       "'type prismatic;' to make it a joint")
         return ir.Frame(
             name=name, parent=parent, kind=kind, translation=v, quaternion=q, axis=axis,
-            offset=float(block.get("offset") or 0.0) if kind != "fixed" else 0.0,
+            offset=_num(block.get("offset"), 0.0) if kind != "fixed" else 0.0,
             variable=variable, limits=self._limits(block, pos),
             inertial=self._inertial(block, pos), geometries=geometries,
             tags=tuple(block.tags), pos=pos)
@@ -390,8 +392,8 @@ class _Unit:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
             n = qnorm(q)
-            if n == 1.0:
-                return q
+            if abs(n - 1.0) <= 4 * sys.float_info.epsilon:
+                return q  # unit to rounding: keep the numbers as written
             if n == 0:
                 self.sink.error("quaternion is zero", block.pos("quaternion", pos),
                                 "the identity is [0, 0, 0, 1]")
@@ -451,7 +453,7 @@ class _Unit:
             inertia = (ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)
         elif any(inertia[i] != inertia[j] for i, j in ((1, 3), (2, 6), (5, 7))):
             self.sink.error("inertia matrix is not symmetric", block.pos("inertia", pos))
-        return ir.Inertial(float(mass or 0.0), tuple(inertia))
+        return ir.Inertial(_num(mass, 0.0), tuple(inertia))
 
     # --- geometry -----------------------------------------------------------------------------
     def _geometry(self, node: Node, file: str, frame: str) -> ir.Geometry | None:
@@ -461,6 +463,15 @@ class _Unit:
         shape = self._shape(block, pos, frame, file)
         if shape is None:
             return None
+        scale = block.get("scale")
+        if isinstance(scale, tuple):  # per-axis scale (as URDF): meshes only
+            if not isinstance(shape, ir.Mesh):
+                self.sink.error("a per-axis scale [x, y, z] needs a mesh", block.pos("scale", pos),
+                                "other shapes take one number, or scale their dimensions")
+                return None
+            shape = dataclasses.replace(shape, scale3=tuple(
+                a * b for a, b in zip(shape.scale3, scale, strict=True)))
+            scale = None
         return ir.Geometry(
             shape=shape,
             color=block.get("color") or ir.DEFAULT_COLOR,
@@ -469,7 +480,7 @@ class _Unit:
             visual=_num(block.get("visual"), 1.0) != 0,
             collision=_num(block.get("collision"), 1.0) != 0,
             no_shadow=_num(block.get("no-shadow"), 0.0) != 0,
-            scale=_num(block.get("scale"), 1.0),
+            scale=_num(scale, 1.0),
             tags=tuple(block.tags), pos=pos)
 
     def _need(self, block: Block, key: str, shape: str, pos: SourcePos, n: int = 0):
@@ -532,7 +543,16 @@ class _Unit:
         return value
 
     def _mesh(self, name: str, pos: SourcePos, file: str) -> ir.Shape | None:
-        """Relative to the naming file, then the top-level file's directory (the original)."""
+        """Relative to the naming file, then the top-level file's directory (the original);
+        `package://PKG/...` through --package-path and ROS_PACKAGE_PATH."""
+        if name.startswith("package://"):
+            found = self.ctx.resolve_package_uri(name)
+            if found is None:
+                pkg = name[len("package://"):].partition("/")[0]
+                self.sink.error(f"package '{pkg}' of mesh '{name}' not found", pos,
+                                "set ROS_PACKAGE_PATH or use --package-path NAME=DIR")
+                return None
+            return self.ctx.mesh_shape(str(found), name, pos)
         path = Path(name)
         here = Path(file).parent / path
         if path.is_absolute() or here.exists():
