@@ -5,8 +5,9 @@ Every case compiles the same inputs with both compilers, loads both C files with
 `check_scene` (real `aa_rx_sg_init`, real forward kinematics) at the zero configuration and two
 seeded random ones, and compares frames, parents, types, variables, axes, frame/config order,
 poses (1e-6), geometry with options, and allowed pairs. Where robrayc differs on purpose the
-case names the difference (ids documented in docs/differences.md); a declared difference must
-be observed, and every observed mismatch must be explained — nothing is skipped silently.
+case names the difference (ids documented in README.md, "Differences from aarxc"); a declared
+difference must be observed, and every observed mismatch must be explained — nothing is
+skipped silently.
 """
 
 from __future__ import annotations
@@ -36,14 +37,13 @@ from tests.corpus import (
 
 HERE = Path(__file__).resolve().parent
 DATA = HERE / "conformance"
-DOC = HERE.parent / "docs" / "differences.md"
 SEEDS = (1, 2)
 
 pytestmark = pytest.mark.skipif(not A.AMINO_DIR.is_dir(),
                                 reason="../shared/amino absent (no shared/ beside the checkout)")
 
 
-# --- differences (ids documented in docs/differences.md) -------------------------------------
+# --- differences (ids documented in README.md, "Differences from aarxc") ---------------------
 # Each id maps to a predicate saying whether a mismatch is explained by that difference.
 
 def _path_is(*patterns: str) -> Callable[[A.Mismatch], bool]:
@@ -794,21 +794,17 @@ def test_urdf_robot_real_library(path: Path, tmp_path: Path) -> None:
 
 
 def _doc_entries() -> dict[str, str]:
-    # docs/differences.md, or the README's "Differences from aarxc" section once merged there
-    if DOC.is_file():
-        text = DOC.read_text()
-    else:
-        readme = (HERE.parent / "README.md").read_text()
-        start = readme.index("## Differences from aarxc")
-        end = readme.find("\n## ", start + 1)
-        text = readme[start:end if end >= 0 else None]
+    readme = (HERE.parent / "README.md").read_text()
+    start = readme.index("## Differences from aarxc")
+    end = readme.find("\n## ", start + 1)
+    text = readme[start:end if end >= 0 else None]
     parts = re.split(r"^### `([a-z0-9-]+)`.*$", text, flags=re.M)
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
 def test_differences_are_documented_and_pinned() -> None:
-    """Every difference id a test uses is in docs/differences.md, and every documented
-    difference names tests that exist (function and parameter id)."""
+    """Every difference id a test uses is in README's "Differences from aarxc", and every
+    documented difference names tests that exist (function and parameter id)."""
     entries = _doc_entries()
     assert set(DIFFERENCES) <= set(entries), set(DIFFERENCES) - set(entries)
     for c in CASES:
