@@ -88,3 +88,13 @@ def test_console_script_exit_codes(tmp_path: Path) -> None:
     (tmp_path / "bad.robray").write_text("frame a {")
     bad = subprocess.run([*exe, str(tmp_path / "bad.robray")], capture_output=True, text=True)
     assert bad.returncode == 1 and ": error: " in bad.stderr and "Traceback" not in bad.stderr
+
+
+def test_unusable_template_cache_is_ignored(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    env = {**os.environ, "XDG_CACHE_HOME": str(blocker)}
+    out = tmp_path / "x.c"
+    subprocess.run([sys.executable, "-m", "robrayc", str(_scene(tmp_path)), "-o", str(out)],
+                   check=True, env=env)
+    assert "aa_rx_sg_add_frame_revolute" in out.read_text()
