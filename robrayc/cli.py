@@ -25,6 +25,9 @@ SUBCOMMANDS: dict[str, str] = {
 }
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+# A run stops after this many errors and shows at most this many warnings (pathological inputs
+# with 100,000 problems must still end in well under a second or two).
+MAX_ERRORS, MAX_WARNINGS = 100, 1000
 
 
 class UsageError(Exception):
@@ -245,8 +248,12 @@ _SOURCES = SourceCache()
 def _print_diagnostics(sink: DiagnosticSink) -> None:
     for d in sink.items:
         sys.stderr.write(render(d, _SOURCES) + "\n")
+    if sink.suppressed_warnings:
+        sys.stderr.write(f"{sink.suppressed_warnings} more warnings not shown\n")
     n = sink.error_count
-    if n > 1:
+    if sink.stopped:
+        sys.stderr.write(f"too many errors: stopped after {n}\n")
+    elif n > 1:
         sys.stderr.write(f"{n} errors\n")
 
 
@@ -267,7 +274,7 @@ def guarded(body, argv: list[str], prog: str) -> int:
     """Run ``body(argv, sink) -> status`` the way every robrayc command ends: diagnostics on
     stderr, usage errors exit 2, input errors 1, never a traceback (internal errors 3)."""
     signal.signal(signal.SIGTERM, _interrupted)
-    sink = DiagnosticSink()
+    sink = DiagnosticSink(max_errors=MAX_ERRORS, max_warnings=MAX_WARNINGS)
     try:
         status = body(argv, sink)
     except UsageError as exc:

@@ -79,9 +79,7 @@ def run_inprocess(argv: list[str], timeout: float = HARD_TIMEOUT) -> Outcome:
         signal.signal(signal.SIGALRM, old_alarm)
         signal.signal(signal.SIGTERM, old_term)
         gc.enable()  # main() turns the cyclic GC off for its short life; this process lives on
-        sources = getattr(cli, "_SOURCES", None)
-        if sources is not None and hasattr(sources, "texts"):
-            sources.texts.clear()  # per-process cache: keep runs independent
+        cli._SOURCES.clear()  # a per-process cache: keep runs independent
     with contextlib.suppress(ValueError):
         out_text.flush()
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
