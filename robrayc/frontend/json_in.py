@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from pathlib import Path
 
 from robrayc import ir
@@ -306,7 +307,8 @@ def load(path: Path, ctx: LoadContext) -> Partial:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        ctx.sink.error(f"not UTF-8 text: {exc.reason} at byte {exc.start}", SourcePos(file))
+        ctx.sink.error(f"not UTF-8 text: {exc.reason} at byte {exc.start}",
+                       _byte_pos(data, exc.start, file))
         return Partial()
     ctx.sources.add(file, text)
 
@@ -318,7 +320,48 @@ def load(path: Path, ctx: LoadContext) -> Partial:
     except json.JSONDecodeError as exc:
         ctx.sink.error(f"JSON syntax error: {exc.msg}", SourcePos(file, exc.lineno, exc.colno))
         return Partial()
-    except (ValueError, RecursionError) as exc:
-        ctx.sink.error(f"invalid JSON: {exc}", SourcePos(file))
+    except RecursionError:
+        ctx.sink.error("JSON nested too deeply", _too_deep(text, file))
+        return Partial()
+    except ValueError as exc:  # NaN, Infinity (parse_constant)
+        ctx.sink.error(f"invalid JSON: {exc}", _first_constant(text, file))
         return Partial()
     return _Reader(ctx, file).run(doc)
+
+
+def _byte_pos(data: bytes, offset: int, file: str) -> SourcePos:
+    before = data[:offset]
+    line = before.count(b"\n") + 1
+    col = offset - (before.rfind(b"\n") + 1) + 1
+    return SourcePos(file, line, col, line, col + 1)
+
+
+def _text_pos(text: str, offset: int, file: str) -> SourcePos:
+    line = text.count("\n", 0, offset) + 1
+    col = offset - (text.rfind("\n", 0, offset) + 1) + 1
+    return SourcePos(file, line, col, line, col + 1)
+
+
+_TOKENS = re.compile(r'"(?:[^"\\]|\\.)*"|[\[\]{}]|-?\b(?:NaN|Infinity)\b')
+
+
+def _too_deep(text: str, file: str, limit: int = 500) -> SourcePos:
+    """Where bracket nesting (outside strings) first exceeds `limit`: json's recursion
+    error carries no position."""
+    depth = 0
+    for m in _TOKENS.finditer(text):
+        t = m.group()
+        if t in "[{":
+            depth += 1
+            if depth > limit:
+                return _text_pos(text, m.start(), file)
+        elif t in "]}":
+            depth -= 1
+    return _text_pos(text, 0, file)
+
+
+def _first_constant(text: str, file: str) -> SourcePos:
+    for m in _TOKENS.finditer(text):
+        if m.group().lstrip("-") in ("NaN", "Infinity"):
+            return _text_pos(text, m.start(), file)
+    return _text_pos(text, 0, file)
