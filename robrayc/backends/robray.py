@@ -8,10 +8,10 @@ parents-first in scene order, attributes in a fixed order, numbers as repr() (sh
 that reads back to the same double), so loading the output gives back the same scene: the
 tests check parse(emit(scene)) == scene for the corpus and for generated scenes.
 
-Quaternions: the robray loader normalises a quaternion whose norm does not compute to exactly
-1, so a quaternion that is unit only to the last bit (as rpy gives) would read back a bit off.
-The writer checks each one by reading it back and, when needed, writes a neighbour that the
-loader's normalisation maps onto exactly the scene's value.
+Quaternions: the robray loader keeps a quaternion that is unit to rounding and divides any
+other by its norm (`unit_quaternion`). The writer applies that same rule to each quaternion
+and, for one that would not read back exactly, writes a neighbour that the loader maps onto
+exactly the scene's value.
 
 A URDF per-axis mesh scale is written as `scale [x, y, z]` and `package://` mesh names are
 kept as written. Not expressible in robray, reported: a mesh with both a per-axis and a
@@ -25,7 +25,6 @@ import itertools
 import math
 import os
 import re
-import tempfile
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
@@ -58,28 +57,12 @@ def numbers(values) -> str:
     return "[" + ", ".join(number(v) for v in values) + "]"
 
 
-def _read_back(quats: list[ir.Quat]) -> list[ir.Quat] | None:
-    """What the robray loader makes of each quaternion written with repr() (None: unknown)."""
-    if not quats:
-        return []
-    from robrayc.diagnostics import CompileError, DiagnosticSink
-    from robrayc.frontend import LoadOptions, load_scene
+def _read_back(quats: list[ir.Quat]) -> list[ir.Quat | None]:
+    """What the robray loader makes of each quaternion written with repr() (which reads back
+    as the same doubles): the loader's own rule."""
+    from robrayc.frontend.robray import unit_quaternion
 
-    text = "".join(f"frame q{i} {{ quaternion {numbers(q)}; }}\n" for i, q in enumerate(quats))
-    with tempfile.TemporaryDirectory(prefix="robrayc-q") as tmp:
-        path = os.path.join(tmp, "q.robray")
-        with open(path, "w", encoding="ascii") as fh:
-            fh.write(text)
-        try:
-            scene = load_scene([path], LoadOptions(), DiagnosticSink(quiet=True))
-        except CompileError:
-            return None
-    return [scene.frame(f"q{i}").quaternion for i in range(len(quats))]
-
-
-def _normalised(q: ir.Quat) -> ir.Quat:
-    n = math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-    return q if n == 1.0 else (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+    return [unit_quaternion(q) for q in quats]
 
 
 def _preimage(q: ir.Quat) -> ir.Quat | None:
@@ -95,7 +78,7 @@ def _preimage(q: ir.Quat) -> ir.Quat | None:
         for steps in itertools.product((0, -1, 1), repeat=4):
             cand = tuple(math.nextafter(c, math.copysign(math.inf, s)) if s else c
                          for c, s in zip(base, steps, strict=True))
-            if _normalised(cand) == q:
+            if _read_back([cand])[0] == q:
                 return cand
     return None
 
@@ -105,11 +88,9 @@ def exact_quaternions(quats) -> dict[ir.Quat, ir.Quat]:
     todo = sorted({q for q in quats if q != ir.IDENTITY_Q})
     back = _read_back(todo)
     out = {q: q for q in todo}
-    if back is None:
-        return out
     retry = {q: _preimage(q) for q, b in zip(todo, back, strict=True) if b != q}
     retry = {q: c for q, c in retry.items() if c is not None}
-    back = _read_back(list(retry.values())) or []
+    back = _read_back(list(retry.values()))
     for (q, cand), b in zip(retry.items(), back, strict=True):
         if b == q:
             out[q] = cand

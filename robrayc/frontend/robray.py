@@ -391,18 +391,17 @@ class _Unit:
     def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
-            n = qnorm(q)
-            if abs(n - 1.0) <= 4 * sys.float_info.epsilon:
-                return q  # unit to rounding: keep the numbers as written
-            if n == 0:
+            unit = unit_quaternion(q)
+            if unit is None:
                 self.sink.error("quaternion is zero", block.pos("quaternion", pos),
                                 "the identity is [0, 0, 0, 1]")
                 return ir.IDENTITY_Q
+            n = qnorm(q)
             if abs(n - 1) > UNIT_TOLERANCE:
                 self.sink.warning(f"quaternion has norm {n!r}; normalised",
                                   block.pos("quaternion", pos),
                                   "robray quaternions are [x, y, z, w], scalar last")
-            return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+            return unit
         rpy = block.get("rpy")
         if rpy is not None:
             return rpy_to_quat(*rpy)
@@ -591,6 +590,17 @@ def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path
             if candidate.exists():
                 return candidate
     return None
+
+
+def unit_quaternion(q: ir.Quat) -> ir.Quat | None:
+    """The rotation a written quaternion means: kept as written when unit to rounding (so
+    writers can spell any unit quaternion exactly), else divided by its norm; None if zero."""
+    n = qnorm(q)
+    if n == 0:
+        return None
+    if abs(n - 1.0) <= 4 * sys.float_info.epsilon:
+        return q
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def _tok_pos(tok: Tok, file: str) -> SourcePos:
