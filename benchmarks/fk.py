@@ -94,18 +94,6 @@ def build_c(urdf: Path, name: str, tmp: Path) -> ctypes.CDLL:
     return dll
 
 
-def configs_within_limits(scene, n: int, rng: np.random.Generator) -> np.ndarray:
-    lo = np.full(len(scene.variables), -np.pi)
-    hi = np.full(len(scene.variables), np.pi)
-    index = {v: i for i, v in enumerate(scene.variables)}
-    for f in scene.frames:
-        if f.variable in index and f.limits.position is not None:
-            a, b = f.limits.position
-            if np.isfinite(a) and np.isfinite(b) and b > a:
-                lo[index[f.variable]], hi[index[f.variable]] = a, b
-    return rng.uniform(lo, hi, size=(n, len(lo)))
-
-
 def quat_matrices(tf: np.ndarray) -> np.ndarray:
     x, y, z, w = tf[..., 0], tf[..., 1], tf[..., 2], tf[..., 3]
     m = np.zeros(tf.shape[:-1] + (4, 4))
@@ -123,17 +111,16 @@ def quat_matrices(tf: np.ndarray) -> np.ndarray:
 def bench_robot(robot: str, args: argparse.Namespace, tmp: Path) -> dict:
     import yourdfpy
 
-    from robrayc.analysis.fk import fk_batch
+    from robrayc.analysis.fk import fk_batch, sample_configs
     from robrayc.frontend import LoadOptions, load_scene
 
     urdf = URDF_CORPUS / ROBOTS[robot]
     scene = load_scene([str(urdf)], LoadOptions(missing_mesh="drop"))
-    rng = np.random.default_rng(args.seed)
     nvar, nframes = len(scene.variables), len(scene.frames)
 
     dll = build_c(urdf, robot, tmp)
     # correctness first: C against numpy on a few configurations
-    check = configs_within_limits(scene, 50, rng)
+    check = sample_configs(scene, 50, args.seed)
     out = np.empty((nframes, 7))
     ours = np.empty((len(check), nframes, 4, 4))
     for k, q in enumerate(check):
@@ -142,10 +129,10 @@ def bench_robot(robot: str, args: argparse.Namespace, tmp: Path) -> dict:
         ours[k] = quat_matrices(out)
     err_c = float(np.abs(ours - fk_batch(scene, check)).max())
 
-    qc = np.ascontiguousarray(configs_within_limits(scene, args.c_configs, rng))
+    qc = np.ascontiguousarray(sample_configs(scene, args.c_configs, args.seed + 1))
     t_c = best_time(lambda: dll.bench_fk(len(qc), qc.ctypes.data), args.repeat)
 
-    qn = configs_within_limits(scene, args.numpy_configs, rng)
+    qn = sample_configs(scene, args.numpy_configs, args.seed + 2)
     t_np = best_time(lambda: fk_batch(scene, qn), args.repeat)
 
     model = yourdfpy.URDF.load(str(urdf), build_scene_graph=True, load_meshes=False,
@@ -158,7 +145,7 @@ def bench_robot(robot: str, args: argparse.Namespace, tmp: Path) -> dict:
         raise SystemExit(f"{robot}: yourdfpy joints {missing} are not robrayc variables")
     order = [column[n] for n in names]
     links = list(model.link_map)
-    qy = configs_within_limits(scene, args.yourdfpy_configs, rng)
+    qy = sample_configs(scene, args.yourdfpy_configs, args.seed + 3)
 
     def run_yourdfpy() -> None:
         for q in qy:

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from robrayc import ir
-from robrayc.analysis.fk import fk_batch
+from robrayc.analysis.fk import fk_batch, sample_configs
 from robrayc.backends import EmitContext, c_standalone
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LOADERS, LoadOptions, load_scene
@@ -153,17 +153,8 @@ def matrices(tfs: np.ndarray) -> np.ndarray:
 
 
 def random_configs(scene: ir.Scene, n: int, seed: int) -> np.ndarray:
-    """Uniform within position limits where known, else in [-pi, pi]."""
-    rng = np.random.default_rng(seed)
-    lo = np.full(len(scene.variables), -np.pi)
-    hi = np.full(len(scene.variables), np.pi)
-    index = {v: i for i, v in enumerate(scene.variables)}
-    for f in scene.frames:
-        if f.variable in index and f.limits.position is not None:
-            a, b = f.limits.position
-            if np.isfinite(a) and np.isfinite(b) and b > a:
-                lo[index[f.variable]], hi[index[f.variable]] = a, b
-    return rng.uniform(lo, hi, size=(n, len(lo)))
+    """Uniform within position limits where known, else over a full turn."""
+    return sample_configs(scene, n, seed)
 
 
 def check_fk(scene: ir.Scene, compiled: Scene, n: int = N_CONFIGS, seed: int = 7) -> float:

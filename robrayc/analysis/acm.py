@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robrayc import ir
+from robrayc.analysis.fk import sample_configs, sample_ranges
 from robrayc.diagnostics import DiagnosticSink
 
 REASONS = ("adjacent", "default", "always", "never")
@@ -138,40 +139,9 @@ def adjacent_pairs(scene: ir.Scene, collision_frames: set[str]) -> dict[tuple[st
 # --- configurations -------------------------------------------------------------------------
 
 
-def sample_ranges(scene: ir.Scene, sink: DiagnosticSink | None = None
-                  ) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]."""
-    lo, hi = [], []
-    for var in scene.variables:
-        frames = [f for f in scene.frames if f.is_joint and f.variable == var]
-        limited = [f for f in frames if f.limits.position is not None]
-        if limited:
-            a, b = limited[0].limits.position  # type: ignore[misc]
-            lo.append(min(a, b))
-            hi.append(max(a, b))
-        elif any(f.kind == "revolute" for f in frames):
-            lo.append(-math.pi)
-            hi.append(math.pi)
-        else:
-            if sink is not None:
-                sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
-                             "[-1, 1]", frames[0].pos)
-            lo.append(-1.0)
-            hi.append(1.0)
-    return np.array(lo, dtype=float), np.array(hi, dtype=float)
-
-
 def default_configuration(scene: ir.Scene) -> np.ndarray:
     lo, hi = sample_ranges(scene)
     return np.where((lo <= 0) & (0 <= hi), 0.0, (lo + hi) / 2)
-
-
-def sample_configs(scene: ir.Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
-    """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
-    lo, hi = sample_ranges(scene)
-    rng = np.random.default_rng(seed)
-    u = rng.random((skip + n, len(lo)))[skip:]
-    return lo + u * (hi - lo)
 
 
 # --- workers --------------------------------------------------------------------------------

@@ -6,8 +6,12 @@ after its fixed rotation) by value + offset; prismatic frames translate along th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.ir import Frame, Scene
 from robrayc.transforms import quat_to_matrix
 
@@ -78,3 +82,37 @@ def fk(scene: Scene, config: dict[str, float] | None = None) -> dict[str, np.nda
     """Absolute 4x4 transform of every frame at a configuration dict."""
     tfs = fk_batch(scene, config_array(scene, config)[None, :])[0]
     return {f.name: tfs[i] for i, f in enumerate(scene.frames)}
+
+
+# --- sampling -------------------------------------------------------------------------------
+
+
+def sample_ranges(scene: ir.Scene, sink: DiagnosticSink | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]."""
+    lo, hi = [], []
+    for var in scene.variables:
+        frames = [f for f in scene.frames if f.is_joint and f.variable == var]
+        limited = [f for f in frames if f.limits.position is not None]
+        if limited:
+            a, b = limited[0].limits.position  # type: ignore[misc]
+            lo.append(min(a, b))
+            hi.append(max(a, b))
+        elif any(f.kind == "revolute" for f in frames):
+            lo.append(-math.pi)
+            hi.append(math.pi)
+        else:
+            if sink is not None:
+                sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
+                             "[-1, 1]", frames[0].pos)
+            lo.append(-1.0)
+            hi.append(1.0)
+    return np.array(lo, dtype=float), np.array(hi, dtype=float)
+
+
+def sample_configs(scene: ir.Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
+    """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
+    lo, hi = sample_ranges(scene)
+    rng = np.random.default_rng(seed)
+    u = rng.random((skip + n, len(lo)))[skip:]
+    return lo + u * (hi - lo)
