@@ -761,11 +761,13 @@ class PairTester:
             self._req = (fcl.CollisionRequest(), fcl.CollisionResult())
         req, res = self._req
         hit_keys = set(keys[out].tolist()) if keys is not None else set()
-        # Contiguous copies: fcl.Transform reads them twice as fast as strided slices.
-        Ra, ta = np.ascontiguousarray(Ti[m, :3, :3]), np.ascontiguousarray(Ti[m, :3, 3])
-        Rb, tb = np.ascontiguousarray(Tj[m, :3, :3]), np.ascontiguousarray(Tj[m, :3, 3])
+        # b's pose in a's frame, so that a stays at the identity: one fcl.Transform a pair, from
+        # contiguous arrays (which it reads twice as fast as strided slices).
+        Ra, ta, Rb, tb = Ti[m, :3, :3], Ti[m, :3, 3], Tj[m, :3, :3], Tj[m, :3, 3]
+        R = np.ascontiguousarray(np.einsum("kji,kjl->kil", Ra, Rb))
+        t = np.ascontiguousarray(np.einsum("kji,kj->ki", Ra, tb - ta))
         slow = (s.kind[oi[m]] == FRUSTUM) | (s.kind[oj[m]] == FRUSTUM)
-        Transform, collide = fcl.Transform, fcl.collide
+        Transform, collide, identity = fcl.Transform, fcl.collide, fcl.Transform()
         for n, (k, a, b) in enumerate(zip(m.tolist(), oi[m].tolist(), oj[m].tolist(),
                                           strict=True)):
             if keys is not None and keys[k] in hit_keys:
@@ -774,8 +776,8 @@ class PairTester:
                 hit = self.exact_pair(a, b, Ti[k], Tj[k])
             else:
                 oa, ob = s.fcl_object(a), s.fcl_object(b)
-                oa.setTransform(Transform(Ra[n], ta[n]))
-                ob.setTransform(Transform(Rb[n], tb[n]))
+                oa.setTransform(identity)
+                ob.setTransform(Transform(R[n], t[n]))
                 hit = collide(oa, ob, req, res) > 0
             if hit:
                 out[k] = True
