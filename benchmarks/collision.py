@@ -338,6 +338,35 @@ def _geometry_of(solids, k: int):
 # --- (c) allowed collisions -----------------------------------------------------------------
 
 
+def _spin(n: int) -> int:
+    total = 0
+    for i in range(n):
+        total += i * i
+    return total
+
+
+def parallel_control() -> float:
+    """How much faster 2 processes run a pure-Python loop than 1 on this machine right now
+    (other load on it can leave less than two free cores): the yardstick for (c)."""
+    import multiprocessing
+
+    n, tasks = 2_000_000, 4
+    t = time.perf_counter()
+    for _ in range(tasks):
+        _spin(n)
+    serial = time.perf_counter() - t
+    pool = multiprocessing.get_context("fork").Pool(2)
+    try:
+        pool.map(_spin, [1, 1])  # started
+        t = time.perf_counter()
+        pool.map(_spin, [n] * tasks)
+        parallel = time.perf_counter() - t
+    finally:
+        pool.terminate()
+        pool.join()
+    return serial / parallel
+
+
 def bench_acm(samples: int) -> dict:
     from robrayc.analysis import acm
     from robrayc.frontend import load_scene
@@ -351,6 +380,7 @@ def bench_acm(samples: int) -> dict:
         out[jobs] = time.perf_counter() - t
         out[f"cpu{jobs}"] = time.process_time() - c  # the parent's own CPU time
     assert results[0] == results[1]
+    out["control"] = parallel_control()
     out["allowed"] = len(results[0].allowed)
     out["checked"] = len(results[0].checked)
     return out
@@ -404,6 +434,8 @@ def main() -> int:
               f"{res[1]:.2f} s on 1 process ({res['cpu1']:.2f} s CPU), {res[2]:.2f} s on 2 "
               f"({res[1] / res[2]:.2f}x); {res['allowed']} pairs allowed, {res['checked']} "
               "checked (target <= 5 s)")
+        print(f"  (control: a pure-Python loop runs {res['control']:.2f}x faster on 2 processes "
+              "than on 1 on this machine now)")
     else:
         print(f"\n(b), (c) skipped: {DEMO_7DOF} not found")
     return 0
