@@ -12,6 +12,7 @@ no lark import at run time.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
@@ -29,18 +30,50 @@ _TERMINAL_TEXT = {
     "INCLUDE": "'include'", "ALLOW_COLLISION": "'allow_collision'",
 }
 _KEEP, _SPLICE = 1, 2
-_BLANKS = re.compile(r"[ \t]*")
+_NEWLINE = re.compile("\n")
+
+
+class Lines:
+    """Offsets where each line starts, to turn text offsets into 1-based line and column
+    (lines end at \\n; the column counts characters). Built once per parse, used lazily."""
+
+    __slots__ = ("starts",)
+
+    def __init__(self, text: str) -> None:
+        self.starts = [0]
+        self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+
+    def position(self, offset: int) -> tuple[int, int]:
+        line = bisect_right(self.starts, offset)
+        return line, offset - self.starts[line - 1] + 1
 
 
 class Tok:
-    """A token: its terminal name, text and 1-based span (end column exclusive)."""
+    """A token: terminal name, text and offsets; 1-based line/column (end column exclusive)
+    are computed on demand (most tokens never need them)."""
 
-    __slots__ = ("type", "value", "line", "column", "end_line", "end_column", "start_pos")
+    __slots__ = ("type", "value", "start_pos", "end_pos", "lines")
 
-    def __init__(self, type_: str, value: str, line: int, column: int, end_line: int,
-                 end_column: int, start_pos: int) -> None:
-        self.type, self.value, self.line, self.column = type_, value, line, column
-        self.end_line, self.end_column, self.start_pos = end_line, end_column, start_pos
+    def __init__(self, type_: str, value: str, start_pos: int, end_pos: int,
+                 lines: Lines) -> None:
+        self.type, self.value, self.start_pos, self.end_pos, self.lines = (
+            type_, value, start_pos, end_pos, lines)
+
+    @property
+    def line(self) -> int:
+        return self.lines.position(self.start_pos)[0]
+
+    @property
+    def column(self) -> int:
+        return self.lines.position(self.start_pos)[1]
+
+    @property
+    def end_line(self) -> int:
+        return self.lines.position(self.end_pos)[0]
+
+    @property
+    def end_column(self) -> int:
+        return self.lines.position(self.end_pos)[1]
 
     def __str__(self) -> str:
         return self.value
@@ -77,14 +110,17 @@ def grammar_text() -> str:
 def _tables():
     from robrayc.frontend import _tables as t
 
-    # Blanks before a token are skipped by the same match (most whitespace is single spaces).
-    master = re.compile(_BLANKS.pattern + "(?:"
-                        + "|".join(f"(?P<{name}>{rx})" for name, rx in t.TERMINALS) + ")?")
+    # Ignored text (blanks, comments) before a token is skipped by the same match: one regex
+    # call per token. Positions are offsets; lines and columns come later, when needed.
+    ignored = "|".join(rx for name, rx in t.TERMINALS if name in t.IGNORE)
+    master = re.compile(f"(?:{ignored})*(?:"
+                        + "|".join(f"(?P<{name}>{rx})" for name, rx in t.TERMINALS
+                                   if name not in t.IGNORE) + ")?")
     rules = [(origin, length, _reducer(length, data, expand1, plan),
               # a unit rule (`?a: b` with one kept child) only changes the parser state
               bool(expand1 and length == 1 and plan[0] == _KEEP))
              for origin, length, data, expand1, plan in t.RULES]
-    return master, frozenset(t.IGNORE), t.KEYWORDS, rules, t.STATES, t.END
+    return master, t.KEYWORDS, rules, t.STATES, t.END
 
 
 def _reducer(length: int, data: str | None, expand1: bool, plan: tuple[int, ...]):
@@ -122,45 +158,33 @@ _UNIT_MEMO: dict[tuple[int, int, str], int] = {}
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
     unit_memo = _UNIT_MEMO
-    master, ignore, keywords, rules, states, end_state = _tables()
+    master, keywords, rules, states, end_state = _tables()
     match = master.match
     stack = [0]
     state = 0
     values: list = []
-    pos, line, line_start, n = 0, 1, 0, len(text)
+    pos, n = 0, len(text)
+    lines = Lines(text)
     while True:
         m = match(text, pos) if pos < n else None
         if m is not None:
             kind = m.lastgroup
-            if kind is None:  # blanks, then nothing a terminal matches (or the end)
-                blank = m.end()
-                if blank < n:
-                    raise SyntaxProblem(blank, line, blank - line_start + 1)
-                pos = blank
+            if kind is None:  # blanks and comments, then nothing a terminal matches (or the end)
+                pos = m.end()
+                if pos < n:
+                    raise SyntaxProblem(pos, *lines.position(pos))
                 continue
             value = m.group(kind)
             start = m.start(kind)
             pos = m.end()
-            if kind in ignore:
-                if "\n" in value:
-                    line += value.count("\n")
-                    line_start = start + value.rindex("\n") + 1
-                continue
             if kind == "NAME":
                 keyword = keywords.get(value)
                 if keyword is not None and keyword in states[state]:
                     kind = keyword
-            col = start - line_start + 1
-            if kind == "STRING" and "\n" in value:  # strings may span lines
-                end_line = line + value.count("\n")
-                new_start = start + value.rindex("\n") + 1
-                tok = Tok(kind, value, line, col, end_line, pos - new_start + 1, start)
-                line, line_start = end_line, new_start
-            else:
-                tok = Tok(kind, value, line, col, line, col + len(value), start)
+            tok = Tok(kind, value, start, pos, lines)
         else:
             kind = "$END"
-            tok = Tok("$END", "", line, pos - line_start + 1, line, pos - line_start + 1, pos)
+            tok = Tok("$END", "", pos, pos, lines)
         while True:
             action = states[state].get(kind)
             if action is None:
