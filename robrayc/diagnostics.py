@@ -140,7 +140,8 @@ class SourceCache:
             self.texts[file] = text
         cached = self._lines.get(file)
         if cached is None or cached[0] is not text:
-            cached = (text, text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+            # Lines end at \n only, as the lexer counts them (a lone \r is not a line break).
+            cached = (text, [ln[:-1] if ln.endswith("\r") else ln for ln in text.split("\n")])
             self._lines[file] = cached
         lines = cached[1]
         if 1 <= line <= len(lines):
