@@ -53,6 +53,14 @@ class FoldError(Exception):
     """One sub-expression could not be folded (already reported)."""
 
 
+class Poisoned(float):
+    """The value of a def whose expression failed (already reported): a use of it fails
+    silently, rather than each use adding an "unknown name" error."""
+
+
+POISONED = Poisoned("nan")
+
+
 _BINARY = {"add", "sub", "mul", "div", "pow"}
 
 
@@ -104,6 +112,8 @@ def _describe(node: Node) -> str:
 def _lookup(node: Node, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
     name = str(node.children[0])
     if name in env:
+        if isinstance(env[name], Poisoned):
+            raise FoldError
         return env[name]
     if name in BUILTINS:
         return BUILTINS[name]

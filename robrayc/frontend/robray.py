@@ -19,7 +19,7 @@ from pathlib import Path
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
-from robrayc.frontend.fold import FoldError, fold, node_pos
+from robrayc.frontend.fold import POISONED, FoldError, Poisoned, fold, node_pos
 from robrayc.frontend.parse import Node, Tok, decode, parse
 from robrayc.transforms import qnorm, rpy_to_quat
 
@@ -211,8 +211,13 @@ class _Unit:
         tok, expr = stmt.children
         name = str(tok)
         pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
-        value = fold(expr, self.env, file, self.sink)
-        if name in self.env:
+        try:
+            value = fold(expr, self.env, file, self.sink)
+        except FoldError:
+            self.env[name] = POISONED  # later uses fail quietly: one error, not one per use
+            self.def_pos[name] = pos
+            raise
+        if name in self.env and not isinstance(self.env[name], Poisoned):
             self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
                               notes=((self.def_pos[name], "previous definition is here"),))
         self.env[name] = value
@@ -300,7 +305,8 @@ class _Unit:
                 want = " or ".join(str(k) for k in lengths)
                 self.sink.error(f"expected {want} values for '{name}', got {n}", where())
                 raise FoldError
-            return tuple(fold(c, self.env, file, self.sink) for c in elements)
+            return self._finite(name, tuple(fold(c, self.env, file, self.sink)
+                                            for c in elements), where)
         if node.data == "string":
             self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
                             f"'{name}', got a string", where())
@@ -310,7 +316,18 @@ class _Unit:
             self.sink.error(f"expected an array of {n} numbers for '{name}', got a number", where(),
                             f"write '{name} [...]'")
             raise FoldError
-        return fold(node, self.env, file, self.sink)
+        return self._finite(name, fold(node, self.env, file, self.sink), where)
+
+    def _finite(self, name: str, value, where) -> Value:
+        """Only limits may be infinite (1e999 is how the robray writer spells an open limit);
+        an infinite pose, size or mass would reach the C as INFINITY."""
+        if not name.startswith("limit_"):
+            values = value if isinstance(value, tuple) else (value,)
+            if any(math.isinf(v) for v in values):
+                self.sink.error(f"'{name}' must be finite", where(),
+                                "the largest double is about 1.8e308")
+                raise FoldError
+        return value
 
     # --- frames -------------------------------------------------------------------------------
     def _frame(self, stmt: Node, file: str, enclosing: str | None) -> None:
