@@ -132,12 +132,9 @@ class SourceCache:
     def line(self, file: str, line: int) -> str | None:
         text = self.texts.get(file)
         if text is None:
-            try:
-                with open(file, encoding="utf-8", errors="replace", newline="") as fh:
-                    text = fh.read(4 << 20)
-            except OSError:
-                return None
-            self.texts[file] = text
+            # Only files the run read are shown, never one a position merely names: a JSON
+            # scene's "pos" could otherwise print lines of any file (e.g. /etc/shadow).
+            return None
         cached = self._lines.get(file)
         if cached is None or cached[0] is not text:
             # Lines end at \n only, as the lexer counts them (a lone \r is not a line break).

@@ -107,7 +107,8 @@ def load(path: Path, ctx: LoadContext) -> Partial:
     if data is None:
         return partial
     text = decode(data, file, ctx.sink)
-    if text is None:
+    if text is None:  # the error's line is shown from the file as read, bad bytes replaced
+        ctx.sources.add(file, data.decode("utf-8", "replace"))
         return partial
     ctx.sources.add(file, text)
     _Reader(ctx, file, path.stem, partial).run(text)

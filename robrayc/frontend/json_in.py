@@ -307,6 +307,7 @@ def load(path: Path, ctx: LoadContext) -> Partial:
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
+        ctx.sources.add(file, data.decode("utf-8", "replace"))
         ctx.sink.error(f"not UTF-8 text: {exc.reason} at byte {exc.start}",
                        _byte_pos(data, exc.start, file))
         return Partial()

@@ -158,7 +158,8 @@ class _Unit:
             return
         self.loaded.add(real)
         text = decode(data, file, self.sink)
-        if text is None:
+        if text is None:  # the error's line is shown from the file as read, bad bytes replaced
+            self.ctx.sources.add(file, data.decode("utf-8", "replace"))
             return
         self.ctx.sources.add(file, text)
         tree = parse(text, file, self.sink)
