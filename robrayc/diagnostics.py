@@ -151,9 +151,23 @@ def _printable(line: str) -> str:
     return "".join(ch if ch == "\t" or ch.isprintable() else "?" for ch in line)
 
 
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escaped(text: str) -> str:
+    """Names from hostile inputs reach messages: line ends, ANSI escapes and bidi controls
+    are shown as escapes, so a name can neither fake a diagnostic line nor drive the
+    terminal."""
+    if text.isprintable():
+        return text
+    return "".join(ch if ch.isprintable() else _ESCAPES.get(ch) or
+                   (f"\\x{ord(ch):02x}" if ord(ch) < 0x100 else f"\\u{ord(ch):04x}")
+                   for ch in text)
+
+
 def render(diag: Diagnostic, sources: SourceCache | None = None) -> str:
     """`file:line:col: error: message`, the source line, a caret, then hint and notes."""
-    out = [f"{diag.pos}: {diag.severity}: {diag.message}"]
+    out = [_escaped(f"{diag.pos}: {diag.severity}: {diag.message}")]
     if sources is not None and diag.pos.line > 0:
         text = sources.line(diag.pos.file, diag.pos.line)
         if text is not None and len(text) <= 500:
@@ -166,7 +180,7 @@ def render(diag: Diagnostic, sources: SourceCache | None = None) -> str:
                 width = diag.pos.end_col - col
             out.append(" " + pad + "^" + "~" * (width - 1))
     if diag.hint:
-        out.append(f"hint: {diag.hint}")
+        out.append(_escaped(f"hint: {diag.hint}"))
     for pos, note in diag.notes:
-        out.append(f"{pos}: note: {note}")
+        out.append(_escaped(f"{pos}: note: {note}"))
     return "\n".join(out)
