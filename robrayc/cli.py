@@ -155,7 +155,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
 def run(argv: list[str], sink: DiagnosticSink) -> int:
     from robrayc.backends import BACKENDS, EmitContext, load
     from robrayc.frontend import LoadContext, load_with_context
-    from robrayc.outputs import check_target, write_directory, write_files
+    from robrayc.outputs import check_target, signals_deferred, write_directory, write_files
 
     args = build_parser().parse_args(argv)
     if args.help:
@@ -231,11 +231,12 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
             stdout_chunks.append(dep)
         else:
             files.append((dep_path, dep))
-    if files and not write_files(files, sink, if_changed=args.if_changed):
-        return EXIT_ERROR
-    for path, content in directories:
-        if not write_directory(path, content, sink):
+    with signals_deferred():  # files and directories are replaced together, or none
+        if files and not write_files(files, sink, if_changed=args.if_changed):
             return EXIT_ERROR
+        for path, content in directories:
+            if not write_directory(path, content, sink):
+                return EXIT_ERROR
     for chunk in stdout_chunks:
         sys.stdout.buffer.write(chunk)
     sys.stdout.flush()
@@ -277,6 +278,7 @@ def guarded(body, argv: list[str], prog: str) -> int:
     sink = DiagnosticSink(max_errors=MAX_ERRORS, max_warnings=MAX_WARNINGS)
     try:
         status = body(argv, sink)
+        sys.stdout.flush()  # a full disk behind stdout shows here, not at interpreter exit
     except UsageError as exc:
         _print_diagnostics(sink)
         sys.stderr.write(f"{prog}: error: {exc}\nsee '{prog} --help' for usage\n")
@@ -293,6 +295,11 @@ def guarded(body, argv: list[str], prog: str) -> int:
         sink.error("out of memory", SourcePos(prog))
         status = EXIT_ERROR
     except BrokenPipeError:
+        return EXIT_ERROR
+    except OSError as exc:  # I/O nothing else caught: standard output on a full disk, ...
+        _print_diagnostics(sink)
+        what = f"'{exc.filename}'" if exc.filename else "cannot write standard output"
+        sys.stderr.write(f"{prog}: error: {what}: {exc.strerror or exc}\n")
         return EXIT_ERROR
     except Exception as exc:  # a bug: say so briefly, never dump a traceback on users
         _print_diagnostics(sink)

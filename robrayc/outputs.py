@@ -5,18 +5,55 @@ and no temporary files behind.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import secrets
 import shutil
+import signal
 import stat
 import tempfile
+import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos
 
 
+class SpecialTarget(Exception):
+    """An output path that is a link into /proc or /dev/fd (e.g. /dev/stdout)."""
+
+
+def resolve_target(path: Path) -> Path:
+    """The file an output really replaces. A symlink is followed, so the link stays and the
+    file it names is replaced (renaming onto the link would replace the link itself: once,
+    /dev/stdout). A link into /proc or /dev/fd (a descriptor, a pipe) raises SpecialTarget:
+    it cannot be replaced atomically; '-o -' is standard output."""
+    if not path.is_symlink():
+        return path
+    current = path
+    for _ in range(40):  # the kernel's own bound on link chains
+        if not current.is_symlink():
+            break
+        nxt = Path(os.readlink(current))
+        current = nxt if nxt.is_absolute() else current.parent / nxt
+        text = os.path.normpath(str(current))
+        if text.startswith(("/proc/", "/dev/fd/")) or text in ("/proc", "/dev/fd"):
+            raise SpecialTarget(text)
+    return Path(os.path.realpath(path))
+
+
 def check_target(path: Path, sink: DiagnosticSink) -> bool:
     """Report (before any work is done) an output path that cannot be written."""
     where = SourcePos(str(path))
+    try:
+        path = resolve_target(path)
+    except SpecialTarget as exc:
+        sink.error(f"cannot write '{where.file}': a link to {exc} (a descriptor, not a file)",
+                   where, "use '-o -' for standard output")
+        return False
+    except OSError as exc:
+        sink.error(f"cannot write '{where.file}': {exc.strerror or exc}", where)
+        return False
     parent = path.parent if str(path.parent) else Path(".")
     if path.is_dir():
         sink.error(f"cannot write '{path}': is a directory", where)
@@ -39,29 +76,53 @@ def check_target(path: Path, sink: DiagnosticSink) -> bool:
     return True
 
 
+@contextlib.contextmanager
+def signals_deferred() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM while outputs are committed: an interrupt then lands before
+    anything is replaced or after everything is, never between two renames (nor between a
+    temporary's creation and its cleanup being armed)."""
+    if (not hasattr(signal, "pthread_sigmask")
+            or threading.current_thread() is not threading.main_thread()):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a held signal is delivered now
+
+
 def write_files(files: list[tuple[Path, bytes]], sink: DiagnosticSink,
                 if_changed: bool = False) -> bool:
     """Write all files or none. `if_changed` leaves a file with identical content untouched."""
+    with signals_deferred():
+        return _write_files(files, sink, if_changed)
+
+
+def _write_files(files: list[tuple[Path, bytes]], sink: DiagnosticSink,
+                 if_changed: bool) -> bool:
     pending: list[tuple[str, Path]] = []
+    current = Path("?")
     try:
         for path, data in files:
+            current = path
             if if_changed and _same_content(path, data):
                 continue
             if not check_target(path, sink):
                 raise OSError
+            path = resolve_target(path)  # checked just above: not special
             parent = path.parent if str(path.parent) else Path(".")
             fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
             pending.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
             _copy_mode(path, tmp)
-        for tmp, path in pending:
-            os.replace(tmp, path)
+        _commit(pending)
         pending = []
         return True
     except OSError as exc:
         if exc.args:
-            target = pending[-1][1] if pending else Path("?")
+            target = getattr(exc, "target", current)
             sink.error(f"cannot write '{target}': {exc.strerror or exc}", SourcePos(str(target)))
         return False
     finally:
@@ -70,6 +131,59 @@ def write_files(files: list[tuple[Path, bytes]], sink: DiagnosticSink,
                 os.unlink(tmp)
             except OSError:
                 pass
+
+
+def _commit(pending: list[tuple[str, Path]]) -> None:
+    """Rename every temporary onto its target; if one rename fails, put back the files the
+    earlier ones replaced (kept as hard links while renaming; a file system without hard
+    links gets no roll-back) and re-raise with the failing target as `target`."""
+    done: list[tuple[Path, str | None]] = []
+    try:
+        for tmp, path in pending:
+            backup = _backup(path)
+            try:
+                os.replace(tmp, path)
+            except OSError as exc:
+                if backup is not None:
+                    os.unlink(backup)
+                exc.target = path  # type: ignore[attr-defined]
+                raise
+            done.append((path, backup))
+    except OSError:
+        for path, backup in reversed(done):
+            try:
+                if backup is not None:
+                    os.replace(backup, path)
+                else:
+                    os.unlink(path)
+            except OSError:
+                pass
+        done = []
+        raise
+    finally:
+        for _, backup in done:
+            if backup is not None:
+                try:
+                    os.unlink(backup)
+                except OSError:
+                    pass
+
+
+def _backup(path: Path) -> str | None:
+    """A hard link to the existing `path` beside it (None: no file, or no hard links)."""
+    if not path.is_file() or path.is_symlink():
+        return None
+    parent = path.parent if str(path.parent) else Path(".")
+    for _ in range(10):
+        name = str(parent / f".{path.name}.{secrets.token_hex(6)}.old")
+        try:
+            os.link(path, name)
+            return name
+        except FileExistsError:
+            continue
+        except OSError:
+            return None
+    return None
 
 
 def _same_content(path: Path, data: bytes) -> bool:
@@ -92,6 +206,16 @@ def _copy_mode(target: Path, tmp: str) -> None:
 
 def write_directory(path: Path, files: dict[str, bytes], sink: DiagnosticSink) -> bool:
     """Replace a whole output directory: build it beside the target, then swap it in."""
+    with signals_deferred():  # between the two renames the target does not exist
+        return _write_directory(path, files, sink)
+
+
+def _write_directory(path: Path, files: dict[str, bytes], sink: DiagnosticSink) -> bool:
+    try:
+        path = resolve_target(path)  # a symlinked output folder stays a symlink
+    except SpecialTarget as exc:
+        sink.error(f"cannot write directory '{path}': a link to {exc}", SourcePos(str(path)))
+        return False
     parent = path.parent if str(path.parent) else Path(".")
     if path.exists() and not path.is_dir():
         sink.error(f"cannot write directory '{path}': a file is in the way", SourcePos(str(path)))
