@@ -44,9 +44,7 @@ def node_pos(node: Node | Tok, file: str) -> SourcePos:
     first, last = first_token(node), last_token(node)
     if first is None:
         return SourcePos(file)
-    end = last if last is not None else first
-    return SourcePos(file, first.line, first.column,
-                     end.end_line or end.line, end.end_column or end.column + len(end.value))
+    return first.span_to(last if last is not None else first, file)
 
 
 class FoldError(Exception):

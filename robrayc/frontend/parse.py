@@ -75,6 +75,16 @@ class Tok:
     def end_column(self) -> int:
         return self.lines.position(self.end_pos)[1]
 
+    def pos(self, file: str) -> SourcePos:
+        """The token's span in `file`."""
+        return self.span_to(self, file)
+
+    def span_to(self, last: Tok, file: str) -> SourcePos:
+        """The span from this token to `last` (inclusive) in `file`."""
+        line, col = self.lines.position(self.start_pos)
+        end_line, end_col = self.lines.position(last.end_pos)
+        return SourcePos(file, line, col, end_line, end_col)
+
     def __str__(self) -> str:
         return self.value
 
@@ -263,7 +273,7 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
         sink.error(f"unexpected end of file, expected {_expected(expected)}",
                    SourcePos(file, line, col, line, col + 1), hint)
         return
-    pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+    pos = tok.pos(file)
     if text.startswith("/*", tok.start_pos):
         sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
     elif "DEF" in expected and tok.type == "RBRACE":

@@ -189,7 +189,7 @@ class _Unit:
     def _include(self, stmt: Node, includer: Path, chain) -> None:
         tok = stmt.children[0]
         file = str(includer)
-        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        pos = tok.pos(file)
         name = str(tok)[1:-1]
         target = resolve_include(name, includer, self.ctx.include_path())
         if target is None:
@@ -211,7 +211,7 @@ class _Unit:
     def _def(self, stmt: Node, file: str) -> None:
         tok, expr = stmt.children
         name = str(tok)
-        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        pos = tok.pos(file)
         try:
             value = fold(expr, self.env, file, self.sink)
         except FoldError:
@@ -227,7 +227,7 @@ class _Unit:
     def _class(self, stmt: Node, file: str) -> None:
         tok = stmt.children[0]
         name = str(tok)
-        pos = SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+        pos = tok.pos(file)
         if name in self.classes:
             self.sink.error(f"duplicate class '{name}'", pos,
                             notes=((self.classes[name].pos, "first defined here"),))
@@ -475,7 +475,7 @@ class _Unit:
     # --- geometry -----------------------------------------------------------------------------
     def _geometry(self, node: Node, file: str, frame: str) -> ir.Geometry | None:
         kw = node.children[0]
-        pos = SourcePos(file, kw.line, kw.column, kw.end_line, kw.end_column)
+        pos = kw.pos(file)
         block = self._block(node.children[1:], file, GEOM_ATTRS, "geometry", last_isa_wins=True)
         shape = self._shape(block, pos, frame, file)
         if shape is None:
@@ -622,7 +622,7 @@ def unit_quaternion(q: ir.Quat) -> ir.Quat | None:
 
 
 def _tok_pos(tok: Tok, file: str) -> SourcePos:
-    return SourcePos(file, tok.line, tok.column, tok.end_line, tok.end_column)
+    return tok.pos(file)
 
 
 def _num(value, default: float) -> float:
