@@ -231,7 +231,7 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
             stdout_chunks.append(dep)
         else:
             files.append((dep_path, dep))
-    with signals_deferred():  # files and directories are replaced together, or none
+    with signals_deferred():  # an interrupt lands before all renames or after all of them
         if files and not write_files(files, sink, if_changed=args.if_changed):
             return EXIT_ERROR
         for path, content in directories:
@@ -263,12 +263,16 @@ def _interrupted(signum, frame):  # SIGTERM -> unwind like Ctrl-C so temporaries
 
 
 def main(argv: list[str] | None = None) -> int:
-    argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
-        module, _, func = SUBCOMMANDS[argv[0]].partition(":")
-        return getattr(importlib.import_module(module), func or "main")(argv[1:])
-    gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
-    return guarded(run, argv, "robrayc")
+    try:
+        argv = list(sys.argv[1:] if argv is None else argv)
+        if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
+            module, _, func = SUBCOMMANDS[argv[0]].partition(":")
+            return getattr(importlib.import_module(module), func or "main")(argv[1:])
+        gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
+        return guarded(run, argv, "robrayc")
+    except KeyboardInterrupt:  # Ctrl-C before guarded() took over: no traceback either
+        sys.stderr.write("robrayc: interrupted\n")
+        return 130
 
 
 def guarded(body, argv: list[str], prog: str) -> int:
