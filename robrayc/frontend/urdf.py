@@ -680,14 +680,18 @@ def _children(el, name: str) -> list:
 # --- hardened XML ---------------------------------------------------------------------------
 
 _ROOT_START = re.compile(rb"<[A-Za-z_]")
+_COMMENT = re.compile(rb"<!--.*?-->", re.S)
 
 
 def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
     """Parse untrusted XML: no entities, no DTD, no network, no XInclude. None on error."""
     from lxml import etree
 
-    m = _ROOT_START.search(data)
-    prolog = data[: m.start()] if m else data
+    # The prolog: what precedes the root element, comments removed (a comment holding "<a"
+    # must not end it early, one holding "<!ENTITY" must not be taken for a declaration).
+    bare = _COMMENT.sub(b"", data)
+    m = _ROOT_START.search(bare)
+    prolog = bare[: m.start()] if m else bare
     if b"<!DOCTYPE" in prolog or b"<!doctype" in prolog:
         if b"<!ENTITY" in prolog:
             sink.error(f"{what} declares XML entities; refused (entity expansion is disabled "
@@ -705,18 +709,20 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (exc.lineno or 0, 0)
         msg = re.sub(r",? line \d+, column \d+.*$", "", str(exc.msg or exc))
-        sink.error(f"XML syntax error: {msg}", SourcePos(file, line or 0, col or 1))
+        sink.error(f"XML syntax error: {msg}", SourcePos(file, line or 1, col or 1))
         return None
     except ValueError as exc:
-        sink.error(f"cannot parse {what}: {exc}", SourcePos(file))
+        sink.error(f"cannot parse {what}: {exc}", SourcePos(file, 1, 1))
         return None
     info = root.getroottree().docinfo
     dtd = info.internalDTD
-    if dtd is not None and any(True for _ in dtd.iterentities()):
-        sink.error(f"{what} declares XML entities; refused", SourcePos(file))
+    if dtd is not None and any(True for _ in dtd.iterentities()):  # e.g. a UTF-16 file
+        sink.error(f"{what} declares XML entities; refused",
+                   SourcePos(file, max(_line_of(data, b"<!ENTITY"), 1), 1))
         return None
     if info.system_url or info.public_id:
-        sink.error(f"{what} names an external DTD; refused", SourcePos(file))
+        sink.error(f"{what} names an external DTD; refused",
+                   SourcePos(file, max(_line_of(data, b"<!DOCTYPE"), 1), 1))
         return None
     for el in root.iter():
         if not isinstance(el.tag, str):  # an unexpanded entity reference
