@@ -53,16 +53,18 @@ def _alarm(signum, frame):
     raise _Timeout
 
 
-def run_inprocess(argv: list[str], timeout: float = HARD_TIMEOUT) -> Outcome:
-    """`robrayc argv` in this process, with stdout/stderr captured and a hard timeout."""
+def run_inprocess(argv: list[str], timeout: float | None = HARD_TIMEOUT) -> Outcome:
+    """`robrayc argv` in this process, with stdout/stderr captured and a hard timeout (None:
+    no timer, when something else, e.g. libFuzzer, owns SIGALRM)."""
     from robrayc import cli
 
     out = io.BytesIO()
     out_text = io.TextIOWrapper(out, encoding="utf-8")
     err = io.StringIO()
-    old_alarm = signal.signal(signal.SIGALRM, _alarm)
+    if timeout is not None:
+        old_alarm = signal.signal(signal.SIGALRM, _alarm)
+        signal.setitimer(signal.ITIMER_REAL, timeout)
     old_term = signal.getsignal(signal.SIGTERM)
-    signal.setitimer(signal.ITIMER_REAL, timeout)
     status: int | None = None
     exc_text = None
     start = time.perf_counter()
@@ -75,9 +77,11 @@ def run_inprocess(argv: list[str], timeout: float = HARD_TIMEOUT) -> Outcome:
         exc_text = traceback.format_exc()
     finally:
         seconds = time.perf_counter() - start
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old_alarm)
-        signal.signal(signal.SIGTERM, old_term)
+        if timeout is not None:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, old_alarm)
+        if old_term is not None:
+            signal.signal(signal.SIGTERM, old_term)
         gc.enable()  # main() turns the cyclic GC off for its short life; this process lives on
         cli._SOURCES.clear()  # a per-process cache: keep runs independent
     with contextlib.suppress(ValueError):
