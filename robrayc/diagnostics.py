@@ -154,10 +154,15 @@ def _printable(line: str) -> str:
 _ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
+_MAX_LINE = 4000  # a 1 MB name in 100 messages must not print 100 MB
+
+
 def _escaped(text: str) -> str:
     """Names from hostile inputs reach messages: line ends, ANSI escapes and bidi controls
     are shown as escapes, so a name can neither fake a diagnostic line nor drive the
-    terminal."""
+    terminal; a huge name is cut."""
+    if len(text) > _MAX_LINE:
+        text = f"{text[:_MAX_LINE]}... ({len(text) - _MAX_LINE} more characters)"
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else _ESCAPES.get(ch) or

@@ -44,6 +44,15 @@ def resolve_target(path: Path) -> Path:
 
 def check_target(path: Path, sink: DiagnosticSink) -> bool:
     """Report (before any work is done) an output path that cannot be written."""
+    try:
+        return _check_target(path, sink)
+    except (OSError, ValueError) as exc:  # a name too long, a folder we may not search, NUL
+        sink.error(f"cannot write '{path}': {getattr(exc, 'strerror', None) or exc}",
+                   SourcePos(str(path)))
+        return False
+
+
+def _check_target(path: Path, sink: DiagnosticSink) -> bool:
     where = SourcePos(str(path))
     try:
         path = resolve_target(path)

@@ -264,6 +264,20 @@ def test_include_of_a_special_file_is_a_located_error(tmp_path, target):
     error_at(outcome, src, message, 2, 9, seconds=2)
 
 
+def test_names_too_long_for_the_file_system(tmp_path):
+    """ENAMETOOLONG from an include, a mesh or an output name is an error, not a crash (an
+    atheris find: pathlib's exists() raises it)."""
+    long = "n" * 5000
+    outcome, src, _ = compile_text(tmp_path, f'include "{long}";\nframe a {{ }}\n')
+    error_at(outcome, src, "cannot find include file", 1, 9)
+    assert len(outcome.stderr) < 10_000  # a huge name is cut in messages
+    outcome, src, _ = compile_text(tmp_path, f'frame a {{ geometry {{ mesh "{long}.obj"; }} }}\n')
+    error_at(outcome, src, "mesh file 'nnn", 1, 27)
+    outcome, src, _ = compile_text(tmp_path, "frame a { }\n", extra=("-o", str(tmp_path / long)))
+    assert outcome.status == 1 and "File name too long" in outcome.stderr, outcome.stderr[-300:]
+    assert "internal error" not in outcome.stderr
+
+
 @pytest.mark.parametrize("target", ["/dev/zero", "/dev/null", "directory", "fifo"])
 def test_special_file_as_input(tmp_path, target):
     if target == "directory":

@@ -116,7 +116,7 @@ class LoadContext:
             folder = self.find_package(parts[i])
             if folder is not None:
                 candidate = folder.joinpath(*parts[i + 1:])
-                if candidate.is_file():
+                if os.path.isfile(candidate):  # never raises (a name too long, ...)
                     return candidate
         return None
 

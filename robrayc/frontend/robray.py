@@ -572,9 +572,9 @@ class _Unit:
             return self.ctx.mesh_shape(str(found), name, pos)
         path = Path(name)
         here = Path(file).parent / path
-        if path.is_absolute() or here.exists():
+        if path.is_absolute() or os.path.exists(here):
             resolved = path if path.is_absolute() else here
-        elif (self.top.parent / path).exists():
+        elif os.path.exists(self.top.parent / path):
             resolved = self.top.parent / path
             self.sink.warning(f"mesh '{name}' found relative to the top-level file, not the "
                               "file naming it", pos)
@@ -605,7 +605,8 @@ def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path
     for d in dirs:
         for n in names:
             candidate = d / n
-            if candidate.exists():
+            # os.path.exists: Path.exists raises on a name too long (ENAMETOOLONG), EACCES
+            if os.path.exists(candidate):
                 return candidate
     return None
 
