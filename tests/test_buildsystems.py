@@ -122,8 +122,17 @@ def test_cmake_example(generator: str, tmp_path: Path) -> None:
     src = tmp_path / "src"
     build = tmp_path / "build"
     shutil.copytree(EXAMPLES / "cmake", src)
-    cmake_dir = sh([robrayc, "--cmake-dir"], tmp_path).strip()
-    assert (Path(cmake_dir) / "robrayc-config.cmake").is_file()
+    installed = sh([robrayc, "--cmake-dir"], tmp_path).strip()
+    assert (Path(installed) / "robrayc-config.cmake").is_file()
+    # A copy inside tmp_path, so that age() moves its mtime with the build tree: a package
+    # file newer than the aged build system (a fresh install, as in CI) makes CMake
+    # regenerate, and a Makefiles regeneration forgets depfile dependencies for one build.
+    package = tmp_path / "robrayc-package"
+    shutil.copytree(installed, package / "cmake")
+    init = next(p for p in (Path(installed).parent / "__init__.py",
+                            Path(installed).parent / "robrayc" / "__init__.py") if p.is_file())
+    shutil.copy(init, package / "__init__.py")  # the version file reads it
+    cmake_dir = str(package / "cmake")
     # a PATH without robrayc's folder: the package must use ROBRAYC_EXECUTABLE as given
     sh(["cmake", "-S", str(src), "-B", str(build), "-G", generator,
         f"-DCMAKE_PREFIX_PATH={cmake_dir}", f"-DROBRAYC_EXECUTABLE={robrayc}",
