@@ -161,8 +161,9 @@ def _escaped(text: str) -> str:
     """Names from hostile inputs reach messages: line ends, ANSI escapes and bidi controls
     are shown as escapes, so a name can neither fake a diagnostic line nor drive the
     terminal; a huge name is cut."""
-    if len(text) > _MAX_LINE:
-        text = f"{text[:_MAX_LINE]}... ({len(text) - _MAX_LINE} more characters)"
+    if len(text) > _MAX_LINE:  # keep both ends: the end says what went wrong
+        cut = len(text) - _MAX_LINE
+        text = f"{text[:_MAX_LINE // 2]}...({cut} characters)...{text[-_MAX_LINE // 2:]}"
     if text.isprintable():
         return text
     return "".join(ch if ch.isprintable() else _ESCAPES.get(ch) or

@@ -89,16 +89,25 @@ def _check_target(path: Path, sink: DiagnosticSink) -> bool:
 def signals_deferred() -> Iterator[None]:
     """Hold SIGINT and SIGTERM while outputs are committed: an interrupt then lands before
     anything is replaced or after everything is, never between two renames (nor between a
-    temporary's creation and its cleanup being armed)."""
-    if (not hasattr(signal, "pthread_sigmask")
-            or threading.current_thread() is not threading.main_thread()):
-        yield
+    temporary's creation and its cleanup being armed).
+
+    Python-level: the handlers only note the signal meanwhile and it is raised again at the
+    end. (A thread signal mask is not enough: in a process with other threads the kernel
+    delivers a process signal to any thread that does not block it.)"""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # handlers can only be set from the main thread
         return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    held: list[int] = []
+    old = {}
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        old[signum] = signal.signal(signum, lambda n, _frame: held.append(n))
     try:
         yield
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)  # a held signal is delivered now
+        for signum, handler in old.items():
+            signal.signal(signum, handler if handler is not None else signal.SIG_DFL)
+        if held:
+            signal.raise_signal(held[0])  # now the usual handler runs (or the default kills)
 
 
 def write_files(files: list[tuple[Path, bytes]], sink: DiagnosticSink,
