@@ -1,11 +1,21 @@
 """XML text escaping for the text backends (the stdlib's xml.sax.saxutils pulls in urllib and
-http.client, ~40 ms of start-up for three replace calls)."""
+http.client, ~40 ms of start-up for three replace calls).
+
+XML 1.0 cannot hold most C0 control characters, not even as character references: they are
+written as U+FFFD (these backends use names only as labels; the URDF backend, where names are
+identities, refuses them instead).
+"""
 
 from __future__ import annotations
 
+import re
+
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff\ud800-\udfff]")
+
 
 def escape(text: str) -> str:
-    """Character data: &, < and > escaped."""
+    """Character data: &, < and > escaped; characters XML cannot hold replaced."""
+    text = _NOT_XML.sub("\ufffd", text)
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 

@@ -185,12 +185,10 @@ def test_robray_output_reads_back_identical(scene_file, tmp_path):
     assert {(a.a, a.b) for a in again.allowed} == {(a.a, a.b) for a in first.allowed}
 
 
-@pytest.mark.xfail(strict=True, reason="backends/robray.py writes '\"' as \"'\" with a warning "
-                   "(a changed name); the issue asks for a clear error. Reported to the lead.")
 def test_robray_output_refuses_a_name_with_a_double_quote(tmp_path):
     src = tmp_path / "q.urdf"
     src.write_text(urdf_with(QUOTED), encoding="utf-8")
-    out = tmp_path / "q.robray"  # (xfail: a test that fails today, passes once fixed)
+    out = tmp_path / "q.robray"
     outcome = run_inprocess([str(src), "-o", str(out)])
     assert outcome.status == 1 and "double quote" in outcome.stderr
     assert not out.exists()
@@ -255,10 +253,7 @@ def _robot_scene(tmp_path: Path) -> Path:
     return src
 
 
-@pytest.mark.parametrize("fmt", ["svg", "pysimiam", "cs2", "simmer",
-                                 pytest.param("cajunbot", marks=pytest.mark.xfail(
-                                     strict=True, reason="backends/cajunbot.py writes control "
-                                     "characters into XML (not well-formed). Reported."))])
+@pytest.mark.parametrize("fmt", ["svg", "pysimiam", "cs2", "simmer", "cajunbot"])
 def test_2d_formats_stay_well_formed(tmp_path, fmt):
     from lxml import etree
 

@@ -15,7 +15,8 @@ exactly the scene's value.
 
 A URDF per-axis mesh scale is written as `scale [x, y, z]` and `package://` mesh names are
 kept as written. Not expressible in robray, reported: a mesh with both a per-axis and a
-scalar scale (warning), and names containing a double quote (robray strings have no escapes).
+scalar scale (warning), and names containing a double quote (an error: robray strings have
+no escapes, and a changed name would be another scene).
 """
 
 from __future__ import annotations
@@ -109,10 +110,9 @@ class _Writer:
     def name(self, text: str, what: str) -> str:
         if _IDENT.fullmatch(text) and text not in _KEYWORDS:
             return text
-        if '"' in text:
-            self.ctx.sink.warning(f"{what} '{text}' contains a double quote, which robray "
-                                  "strings cannot hold; written with \"'\" instead")
-            text = text.replace('"', "'")
+        if '"' in text:  # a changed name would be a different scene: refuse
+            self.ctx.sink.error(f"{what} '{text}' contains a double quote, which robray "
+                                "strings cannot hold", hint="rename it, or write JSON or URDF")
         return f'"{text}"'
 
     def run(self) -> str:
