@@ -137,7 +137,8 @@ def robrayc_pairs(prims: Primitives, broadphase: str = "kd"):
     return run
 
 
-def fcl_manager_pairs(prims: Primitives):
+def fcl_manager(prims: Primitives):
+    """python-fcl's DynamicAABBTreeCollisionManager over the primitives, and its objects."""
     import fcl
 
     objs = [fcl.CollisionObject(prims.fcl_geometry(i),
@@ -146,6 +147,13 @@ def fcl_manager_pairs(prims: Primitives):
     manager = fcl.DynamicAABBTreeCollisionManager()
     manager.registerObjects(objs)
     manager.setup()
+    return objs, manager
+
+
+def fcl_manager_pairs(prims: Primitives):
+    import fcl
+
+    objs, manager = fcl_manager(prims)
     # python-fcl hands the callback new wrappers of the objects: know them by their position.
     index = {o.getTranslation().tobytes(): i for i, o in enumerate(objs)}
     assert len(index) == len(objs)
@@ -187,7 +195,6 @@ def trimesh_pairs(prims: Primitives, manager=None):
 def broadphase_only(prims: Primitives):
     """Candidate pairs from robrayc's kd-tree (bounding spheres), grid and sweep-and-prune
     (AABBs), and from FCL's dynamic AABB tree (a Python callback counting its pairs)."""
-    import fcl
 
     from robrayc.analysis.collision import (
         PoseChecker,
@@ -200,12 +207,7 @@ def broadphase_only(prims: Primitives):
 
     checker = PoseChecker([solid_from_shape(s) for s in prims.ir_shapes()])
     W = prims.frame_poses() @ checker.solids.placement
-    objs = [fcl.CollisionObject(prims.fcl_geometry(i),
-                                fcl.Transform(prims.poses[i, :3, :3], prims.poses[i, :3, 3]))
-            for i in range(prims.n)]
-    manager = fcl.DynamicAABBTreeCollisionManager()
-    manager.registerObjects(objs)
-    manager.setup()
+    objs, manager = fcl_manager(prims)
 
     def ours(fn):
         def run() -> int:
