@@ -60,7 +60,8 @@ def robray_scene(names: dict[str, str], spacing: float = 1.0) -> str:
     for i, key in enumerate(ids):
         n = names[key]
         lines.append(f'frame "{n}" {{ type revolute; axis [0, 0, 1]; variable "v{n}";\n'
-                     f'  translation [{i * spacing!r}, 0, 0]; geometry {{ shape box; dimension [1, 1, 1]; }}\n'
+                     f'  translation [{i * spacing!r}, 0, 0];\n'
+                     f'  geometry {{ shape box; dimension [1, 1, 1]; }}\n'
                      f'  frame "child {n}" {{ translation [0, 0, 1]; }}\n}}')
     for a, b in zip(ids, ids[1:], strict=False):
         lines.append(f'allow_collision "{names[a]}" "{names[b]}";')
