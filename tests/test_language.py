@@ -261,3 +261,9 @@ def test_7dof_facts() -> None:
     np.testing.assert_allclose(fk(scene, q_all)["hand"], _hand(q_all), atol=1e-12)
     pose = absolute_poses(scene, q_all)["hand"]
     np.testing.assert_allclose(pose[1], _hand(q_all)[:3, 3], atol=1e-12)
+
+
+def test_lone_carriage_returns_end_line_comments(tmp_path: Path) -> None:
+    path = tmp_path / "mac.robray"
+    path.write_bytes(b"frame a { }\r// a comment\rframe b { } # another\rframe c { }\r")
+    assert [f.name for f in load_scene([str(path)]).frames] == ["a", "b", "c"]

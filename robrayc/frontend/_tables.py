@@ -2,7 +2,7 @@
 
 END = 15
 TERMINALS = [('BLOCK_COMMENT', '\\/\\*[\\s\\S]*?\\*\\/'),
- ('LINE_COMMENT', '(\\/\\/|#)[^\n]*'),
+ ('LINE_COMMENT', '(\\/\\/|#)[^\r\n]*'),
  ('WS', '[ \t\x0c\r\n\\v\ufeff]+'),
  ('NAME', '[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*'),
  ('NUMBER', '([0-9]+(\\.[0-9]*)?|\\.[0-9]+)([eEdDsS][+-]?[0-9]+)?'),
