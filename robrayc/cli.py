@@ -61,10 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default: from -o's suffix, else c)")
     p.add_argument("--list-frames", action="store_true", help="print the frame names")
     p.add_argument("--list-vars", action="store_true", help="print the configuration variables")
-    p.add_argument("--var", action="append", default=[], metavar="NAME",
-                   help="configuration variable (pair with --val; repeatable)")
-    p.add_argument("--val", action="append", default=[], metavar="VALUE",
-                   help="value of the preceding --var")
+    add_configuration_arguments(p)
     add_load_arguments(p)
     p.add_argument("--if-changed", action="store_true",
                    help="leave outputs whose content is unchanged untouched (mtime kept)")
@@ -74,6 +71,14 @@ def build_parser() -> argparse.ArgumentParser:
         group = p.add_argument_group(f"{name} output", module.HELP)
         module.add_arguments(group)
     return p
+
+
+def add_configuration_arguments(p: argparse.ArgumentParser) -> None:
+    """--var NAME --val VALUE pairs (read back with configuration(args))."""
+    p.add_argument("--var", action="append", default=[], metavar="NAME",
+                   help="configuration variable (pair with --val; repeatable)")
+    p.add_argument("--val", action="append", default=[], metavar="VALUE",
+                   help="value of the preceding --var")
 
 
 def add_load_arguments(p: argparse.ArgumentParser) -> None:

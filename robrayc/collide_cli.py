@@ -28,6 +28,7 @@ from robrayc.cli import (
     EXIT_OK,
     UsageError,
     _Parser,
+    add_configuration_arguments,
     add_load_arguments,
     configuration,
     guarded,
@@ -50,10 +51,7 @@ def _collide_parser() -> argparse.ArgumentParser:
                 "Exit status: 0 no collision, 1 collision, 2 not checked (errors).")
     p.add_argument("files", nargs="*", metavar="FILE", help="scene files (.robray, .urdf, ...)")
     p.add_argument("-h", "--help", action="store_true", help="show this help and exit")
-    p.add_argument("--var", action="append", default=[], metavar="NAME",
-                   help="configuration variable (pair with --val; repeatable)")
-    p.add_argument("--val", action="append", default=[], metavar="VALUE",
-                   help="value of the preceding --var")
+    add_configuration_arguments(p)
     p.add_argument("--config", metavar="FILE",
                    help="configuration file: NAME=VALUE lines ('#' comments); --var wins")
     p.add_argument("--json", action="store_true", help="print JSON instead of text")
