@@ -1,3 +1,3 @@
-from robrayc.cli import main
+from robrayc.cli.main import main
 
 raise SystemExit(main())

@@ -11,7 +11,7 @@ import pytest
 
 from robrayc.analysis import acm
 from robrayc.analysis.collision import CollisionChecker
-from robrayc.cli import main
+from robrayc.cli.main import main
 from robrayc.frontend import load_scene
 from tests.corpus import require_corpus
 from tests.test_collision import DEMO_7DOF, brute_force, scene_from

@@ -24,7 +24,7 @@ from robrayc.analysis.projection import (
     project_scene,
     ring_points,
 )
-from robrayc.cli import build_parser, configuration, main
+from robrayc.cli.main import build_parser, configuration, main
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from tests.corpus import CORPUS, REPO, SHARED, require_corpus

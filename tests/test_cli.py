@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from robrayc.cli import main
+from robrayc.cli.main import main
 
 SCENE = """frame base { }
 frame arm { parent base; type revolute; axis [0, 0, 1]; variable q_arm; }
@@ -69,7 +69,7 @@ def test_output_mode_follows_umask(tmp_path: Path) -> None:
 
 
 def test_c_compile_imports_no_heavy_modules(tmp_path: Path) -> None:
-    probe = ("import sys; from robrayc.cli import main; "
+    probe = ("import sys; from robrayc.cli.main import main; "
              f"status = main([{str(_scene(tmp_path))!r}, '-o', {str(tmp_path / 'x.c')!r}]); "
              "heavy = [m for m in ('numpy', 'lxml', 'trimesh', 'fcl', 'pygls', 'lark', 'scipy', "
              "'shapely', 'urllib.request') "

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli import main
+from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from tests import record
 from tests.corpus import (

@@ -18,7 +18,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from robrayc import depfile
-from robrayc.cli import main
+from robrayc.cli.main import main
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
 
 ROBRAYC = [sys.executable, "-m", "robrayc"]

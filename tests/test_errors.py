@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli import main
+from robrayc.cli.main import main
 
 # (id, source, message regex, line, col, exit status, extra args)
 CASES: list[tuple[str, bytes | str, str, int, int, int, tuple[str, ...]]] = [

@@ -229,8 +229,8 @@ def test_directory_output_is_swapped_whole(tmp_path, monkeypatch):
 
 # --- interrupts at random moments ------------------------------------------------------------
 
-_READY = ("import os, sys\nimport robrayc.cli\nos.write(int(sys.argv[1]), b'r')\n"
-          "sys.exit(robrayc.cli.main(sys.argv[2:]))\n")
+_READY = ("import os, sys\nimport robrayc.cli.main\nos.write(int(sys.argv[1]), b'r')\n"
+          "sys.exit(robrayc.cli.main.main(sys.argv[2:]))\n")
 
 
 def _start(argv: list[str]) -> subprocess.Popen:

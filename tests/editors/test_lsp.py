@@ -418,7 +418,7 @@ def test_index_agrees_with_compiler_on_corpus():
     names in expressions to a def visible there (or a built-in), `parent` and
     `allow_collision` names to frames. And nothing in the analysis raises, on any file."""
     from robrayc.frontend.fold import BUILTINS
-    from robrayc.lsp_analysis import (
+    from robrayc.lsp.analysis import (
         Workspace,
         build_index,
         compile_diagnostics,

@@ -23,7 +23,7 @@ import atheris
 
 with atheris.instrument_imports(include=["robrayc"]):
     import robrayc.backends.amino_c  # noqa: F401  (instrumented before first use)
-    import robrayc.cli  # noqa: F401
+    import robrayc.cli.main  # noqa: F401
     import robrayc.frontend.robray  # noqa: F401
     import robrayc.frontend.urdf  # noqa: F401
 

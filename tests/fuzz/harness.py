@@ -6,7 +6,7 @@ a file that was given or included, at a line that exists; never a traceback, nev
 ("internal error"), never a signal, never longer than TIME_LIMIT seconds for inputs under
 1 MB.
 
-`run_inprocess` calls `robrayc.cli.main(argv)` directly (thousands of runs a minute; no
+`run_inprocess` calls `robrayc.cli.main.main(argv)` directly (thousands of runs a minute; no
 process start-up); `run_subprocess` runs the real command for a small sample, where signals
 and interpreter-level failures would show.
 """
@@ -56,7 +56,7 @@ def _alarm(signum, frame):
 def run_inprocess(argv: list[str], timeout: float | None = HARD_TIMEOUT) -> Outcome:
     """`robrayc argv` in this process, with stdout/stderr captured and a hard timeout (None:
     no timer, when something else, e.g. libFuzzer, owns SIGALRM)."""
-    from robrayc import cli
+    from robrayc.cli import main as cli
 
     out = io.BytesIO()
     out_text = io.TextIOWrapper(out, encoding="utf-8")

@@ -30,7 +30,7 @@ def _parser() -> argparse.ArgumentParser:
 def check(path: str, text: str | None, include_dirs: list[str]) -> int:
     from robrayc.diagnostics import SourceCache, render
     from robrayc.frontend import LoadOptions
-    from robrayc.lsp_analysis import Workspace, compile_diagnostics
+    from robrayc.lsp.analysis import Workspace, compile_diagnostics
 
     ws = Workspace(options=LoadOptions(include_dirs=tuple(include_dirs)))
     sources = SourceCache()
@@ -55,7 +55,7 @@ def main(argv: list[str]) -> int:
     if args.stdin:
         sys.stderr.write("robrayc lsp: error: --stdin needs --check FILE\n")
         return 2
-    from robrayc.lsp import serve
+    from robrayc.lsp.server import serve
 
     serve()
     return 0

@@ -12,7 +12,7 @@
 - Document symbols: frames (nested), classes, defs.
 
 pygls is imported here only; `robrayc` compiles never import this module. The analysis itself
-lives in robrayc.lsp_analysis (no pygls), which `robrayc lsp --check` also uses.
+lives in robrayc.lsp.analysis (no pygls), which `robrayc lsp --check` also uses.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from robrayc import __version__
 from robrayc.diagnostics import Diagnostic, SourcePos
 from robrayc.frontend import LoadOptions
-from robrayc.lsp_analysis import (
+from robrayc.lsp.analysis import (
     ATTRIBUTE_DOCS,
     KEYWORDS_FRAME,
     KEYWORDS_TOP,
@@ -50,7 +50,7 @@ from robrayc.lsp_analysis import (
     shapes,
 )
 
-log = logging.getLogger("robrayc.lsp")
+log = logging.getLogger("robrayc.lsp.server")
 
 
 class Analysis:

@@ -23,7 +23,7 @@ import re
 import sys
 from pathlib import Path
 
-from robrayc.cli import (
+from robrayc.cli.main import (
     EXIT_ERROR,
     EXIT_OK,
     UsageError,

@@ -15,14 +15,8 @@ import sys
 from pathlib import Path
 
 from robrayc import __version__, depfile
+from robrayc.cli import SUBCOMMANDS
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos, render
-
-# `robrayc WORD ...` runs another tool when WORD is one of these (and not a file).
-SUBCOMMANDS: dict[str, str] = {
-    "lsp": "robrayc.lsp_cli:main",
-    "collide": "robrayc.collide_cli:main",
-    "allowed-collisions": "robrayc.collide_cli:acm_main",
-}
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # A run stops after this many errors and shows at most this many warnings (pathological inputs
