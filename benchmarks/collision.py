@@ -334,7 +334,9 @@ def _geometry_of(solids, k: int):
         return fcl.Cylinder(a, 2 * c)
     if kind == C.CONE:
         return fcl.Cone(a, 2 * c)
-    return C._frustum_hull(a, b, c, grow=True)
+    from robrayc.analysis.collision.solids import _frustum_hull
+
+    return _frustum_hull(a, b, c, grow=True)
 
 
 # --- (c) allowed collisions -----------------------------------------------------------------

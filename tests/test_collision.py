@@ -341,10 +341,10 @@ def vector_paths(request, monkeypatch) -> None:
     """Run a test as shipped (few undecided pairs go straight to FCL/GJK) and with every
     vectorised certificate forced on, so both paths are checked against the brute force."""
     if request.param == "vectorised":
-        from robrayc.analysis import collision
+        from robrayc.analysis.collision import narrow
 
-        monkeypatch.setattr(collision, "_VECTOR_MIN", 0)
-        monkeypatch.setattr(collision, "_AXIS_MIN", 0)
+        monkeypatch.setattr(narrow, "_VECTOR_MIN", 0)
+        monkeypatch.setattr(narrow, "_AXIS_MIN", 0)
 
 
 @pytest.mark.parametrize("seed", range(12))

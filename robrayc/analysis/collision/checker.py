@@ -1,0 +1,383 @@
+"""The scene checker: rigid groups, dense or sparse broad phase, batched queries."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from robrayc import ir
+from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
+from robrayc.analysis.collision.narrow import PairTester
+from robrayc.analysis.collision.solids import Solid, Solids, solid_from_shape
+from robrayc.analysis.fk import _axis_rotations, fixed_matrix
+from robrayc.diagnostics import DiagnosticSink
+
+# Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
+DENSE_MAX_PAIRS = 20000
+# Configurations per vectorised block (bounds the memory of (N, pairs, 3) temporaries).
+BLOCK = 2048
+
+Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
+
+
+@dataclass(frozen=True)
+class PairDistance:
+    a: str
+    b: str
+    distance: float  # signed: negative is penetration (as deep as the library can tell)
+
+
+class CollisionChecker:
+    """Collision checking for one scene; build once, query many configurations.
+
+    ``use_allowed=False`` ignores the scene's ``allow_collision`` pairs; ``frame_pairs``
+    restricts checking to those frame pairs (names, either order).
+    """
+
+    def __init__(self, scene: ir.Scene, sink: DiagnosticSink | None = None, *,
+                 use_allowed: bool = True,
+                 frame_pairs: Iterable[tuple[str, str]] | None = None,
+                 broadphase: str = "auto") -> None:
+        from robrayc.meshes import load_mesh
+
+        self.scene = scene
+        self.variables = scene.variables
+        sink = sink or DiagnosticSink()
+        var_index = {v: i for i, v in enumerate(self.variables)}
+        n_frames = len(scene.frames)
+        self.frame_names = [f.name for f in scene.frames]
+
+        # Rigid groups: 0 is the world; each joint frame starts one (parents come first).
+        group_of = [0] * n_frames
+        rel: list[np.ndarray] = [np.eye(4)] * n_frames  # frame in its group's frame
+        self._joints: list[tuple] = []  # (parent group, constant 4x4, kind, axis, var, offset)
+        for i, f in enumerate(scene.frames):
+            if f.parent is None:
+                pg, prel = 0, np.eye(4)
+            else:
+                p = scene.index(f.parent)
+                pg, prel = group_of[p], rel[p]
+            local = prel @ fixed_matrix(f)
+            if f.is_joint and f.axis is not None:
+                self._joints.append((pg, local, f.kind, np.asarray(f.axis, dtype=float),
+                                     var_index[f.variable], f.offset))
+                group_of[i], rel[i] = len(self._joints), np.eye(4)
+            else:
+                group_of[i], rel[i] = pg, local
+
+        solids: list[Solid] = []
+        owner: list[int] = []
+        for i, f in enumerate(scene.frames):
+            for g in f.geometries:
+                if not g.collision or isinstance(g.shape, ir.Grid):
+                    continue
+                data = None
+                if isinstance(g.shape, ir.Mesh):
+                    data = load_mesh(g.shape, sink, g.pos)
+                solid = solid_from_shape(g.shape, g.scale, mesh_data=data)
+                solids.append(Solid(solid.kind, solid.params, rel[i] @ solid.placement,
+                                    solid.vertices, solid.faces))
+                owner.append(i)
+        self.solids = Solids(solids)
+        self.tester = PairTester(self.solids)
+        self.owner = np.array(owner, dtype=np.int64)
+        self.group = np.array([group_of[i] for i in owner], dtype=np.int64)
+        self._n_frames = n_frames
+
+        allowed = {(scene.index(p.a), scene.index(p.b)) for p in scene.allowed
+                   if scene.has_frame(p.a) and scene.has_frame(p.b)} if use_allowed else set()
+        allowed = {(min(a, b), max(a, b)) for a, b in allowed}
+        wanted = None
+        if frame_pairs is not None:
+            wanted = set()
+            for a, b in frame_pairs:
+                ia, ib = scene.index(a), scene.index(b)
+                wanted.add((min(ia, ib), max(ia, ib)))
+        self.collision_frames = tuple(self.frame_names[i] for i in sorted(set(owner)))
+        self._allowed_keys = np.array(sorted(a * n_frames + b for a, b in allowed), np.int64)
+        self._wanted_keys = (np.array(sorted(a * n_frames + b for a, b in wanted), np.int64)
+                             if wanted is not None else None)
+
+        n_obj = len(solids)
+        n_pairs_max = n_obj * (n_obj - 1) // 2
+        if broadphase == "auto":
+            broadphase = "dense" if n_pairs_max <= 4 * DENSE_MAX_PAIRS else "kd"
+        if broadphase != "dense" and broadphase not in BROADPHASES:
+            raise ValueError(f"unknown broad phase {broadphase!r}")
+        if broadphase == "dense":
+            self._build_dense(allowed, wanted)
+            if len(self._pi) > DENSE_MAX_PAIRS and frame_pairs is None:
+                broadphase = "kd"
+        self.mode = broadphase
+        if broadphase != "dense":
+            self._const_keys = self._sparse_constant()
+            self.pair_keys = self._wanted_keys  # None: every pair (too many to enumerate)
+
+    # -- set-up --
+
+    def _build_dense(self, allowed: set, wanted: set | None) -> None:
+        o = len(self.solids)
+        ii, jj = np.triu_indices(o, k=1)
+        fa, fb = self.owner[ii], self.owner[jj]
+        lo, hi = np.minimum(fa, fb), np.maximum(fa, fb)
+        keep = lo != hi
+        keys = lo * self._n_frames + hi
+        keep &= ~np.isin(keys, self._allowed_keys)
+        if wanted is not None:
+            keep &= np.isin(keys, self._wanted_keys)
+        ii, jj, keys = ii[keep], jj[keep], keys[keep]
+        pair_keys, pfp = np.unique(keys, return_inverse=True)
+        if wanted is not None:  # frame pairs asked for but without solids still get a column
+            pair_keys = np.unique(np.concatenate([pair_keys, self._wanted_keys]))
+            pfp = np.searchsorted(pair_keys, keys)
+        self.pair_keys = pair_keys
+        const = self.group[ii] == self.group[jj]
+        W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
+        ci, cj = ii[const], jj[const]
+        hit = self.tester.test(ci, cj, W0[ci], W0[cj])
+        self._const_hit = np.zeros(len(pair_keys), dtype=bool)
+        self._const_hit[pfp[const][hit]] = True
+        dyn = ~const & ~self._const_hit[pfp]  # a pair already colliding for good needs no check
+        self._pi, self._pj, self._pfp = ii[dyn], jj[dyn], pfp[dyn]
+        used = np.unique(np.concatenate([self._pi, self._pj]))
+        self._centre_local = self.solids.placement[:, :3, 3]
+        self._used = used
+
+    def _sparse_constant(self) -> np.ndarray:
+        """Frame-pair keys colliding for good: solid pairs inside one rigid group."""
+        W = self._solid_poses(np.zeros((1, len(self.variables))))[0]
+        i, j = self._candidates(W, same_group=True)
+        hit = self.tester.test(i, j, W[i], W[j])
+        return np.unique(self._keys(i[hit], j[hit]))
+
+    @property
+    def frame_pairs(self) -> list[tuple[str, str]]:
+        """The frame pairs checked, in collision_matrix column order (a big scene without
+        ``frame_pairs``: not enumerated, ValueError)."""
+        if self.pair_keys is None:
+            raise ValueError("a big scene's frame pairs are not enumerated: give frame_pairs")
+        n = self._n_frames
+        return [(self.frame_names[k // n], self.frame_names[k % n])
+                for k in self.pair_keys.tolist()]
+
+    # -- kinematics --
+
+    def _configs(self, configs) -> np.ndarray:
+        q = np.asarray(configs, dtype=float)
+        if q.ndim == 1:
+            q = q[None, :]
+        if q.ndim != 2 or q.shape[1] != len(self.variables):
+            raise ValueError(f"configurations must be (N, {len(self.variables)}) "
+                             f"(variables {', '.join(self.variables)}), got {q.shape}")
+        return q
+
+    def config_vector(self, config: Config) -> np.ndarray:
+        """A configuration vector from a NAME -> value mapping (missing: 0) or a sequence."""
+        if config is None:
+            return np.zeros(len(self.variables))
+        if isinstance(config, Mapping):
+            index = {v: i for i, v in enumerate(self.variables)}
+            q = np.zeros(len(self.variables))
+            for name, value in config.items():
+                if name not in index:
+                    raise KeyError(f"unknown configuration variable '{name}'")
+                q[index[name]] = value
+            return q
+        return self._configs(config)[0]
+
+    def group_poses(self, q: np.ndarray) -> np.ndarray:
+        """(N, groups, 4, 4): the world pose of every rigid group (0: the world)."""
+        n = q.shape[0]
+        if n == 1:
+            return self._group_poses_one(q[0].tolist())[None]
+        G = np.empty((n, len(self._joints) + 1, 4, 4))
+        G[:, 0] = np.eye(4)
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self._joints, start=1):
+            base = np.broadcast_to(const, (n, 4, 4)) if pg == 0 else G[:, pg] @ const
+            value = q[:, var] + offset
+            if kind == "revolute":
+                G[:, g] = base @ _axis_rotations(axis, value)
+            else:
+                G[:, g] = base
+                G[:, g, :3, 3] += (base[:, :3, :3] @ axis) * value[:, None]
+        return G
+
+    def _group_poses_one(self, q: list[float]) -> np.ndarray:
+        """group_poses for one configuration: scalar joint motions (numpy's per-call overhead
+        dominates at N = 1)."""
+        G = np.empty((len(self._joints) + 1, 4, 4))
+        G[0] = np.eye(4)
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self._joints, start=1):
+            base = const if pg == 0 else G[pg] @ const
+            value = q[var] + offset
+            ax, ay, az = axis.tolist()
+            if kind == "revolute":  # the quaternion formula of fk._axis_rotations, scalar
+                sn = math.sin(value / 2)
+                x, y, z, w = sn * ax, sn * ay, sn * az, math.cos(value / 2)
+                rot = np.array((
+                    (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 0.0),
+                    (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), 0.0),
+                    (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), 0.0),
+                    (0.0, 0.0, 0.0, 1.0)))
+                G[g] = base @ rot
+            else:
+                G[g] = base
+                G[g, :3, 3] += base[:3, :3] @ axis * value
+        return G
+
+    def _solid_poses(self, q: np.ndarray) -> np.ndarray:
+        """(N, solids, 4, 4) world poses of every solid."""
+        return self.group_poses(q)[:, self.group] @ self.solids.placement
+
+    # -- queries --
+
+    def _keys(self, i: np.ndarray, j: np.ndarray) -> np.ndarray:
+        fa, fb = self.owner[i], self.owner[j]
+        return np.minimum(fa, fb) * self._n_frames + np.maximum(fa, fb)
+
+    def _candidates(self, W: np.ndarray, same_group: bool) -> tuple[np.ndarray, np.ndarray]:
+        i, j = candidates(self.solids, W, "kd" if same_group else self.mode)
+        keep = (self.owner[i] != self.owner[j])
+        keep &= (self.group[i] == self.group[j]) if same_group else (
+            self.group[i] != self.group[j])
+        keys = self._keys(i, j)
+        keep &= ~np.isin(keys, self._allowed_keys)
+        if self._wanted_keys is not None:
+            keep &= np.isin(keys, self._wanted_keys)
+        return i[keep], j[keep]
+
+    def _names(self, keys: Iterable[int]) -> list[tuple[str, str]]:
+        n = self._n_frames
+        out = []
+        for k in keys:
+            a, b = self.frame_names[k // n], self.frame_names[k % n]
+            out.append((a, b) if a < b else (b, a))
+        return sorted(out)
+
+    def collision_matrix(self, configs) -> np.ndarray:
+        """(N, len(frame_pairs)) booleans: which checked frame pairs collide at each
+        configuration (dense mode: a robot-sized scene, or frame_pairs given)."""
+        q = self._configs(configs)
+        if self.mode != "dense":
+            if self.pair_keys is None:
+                raise ValueError("collision_matrix of a big scene: give frame_pairs")
+            out = np.zeros((q.shape[0], len(self.pair_keys)), dtype=bool)
+            for row, config in enumerate(q):
+                keys = self._sparse_keys(config)
+                out[row, np.searchsorted(self.pair_keys, keys)] = True
+            return out
+        out = np.empty((q.shape[0], len(self.pair_keys)), dtype=bool)
+        for start in range(0, q.shape[0], BLOCK):
+            out[start:start + BLOCK] = self._dense_block(q[start:start + BLOCK])
+        return out
+
+    def _dense_block(self, q: np.ndarray) -> np.ndarray:
+        n = q.shape[0]
+        n_fp = len(self.pair_keys)
+        hits = np.broadcast_to(self._const_hit, (n, n_fp)).copy()
+        if not len(self._pi):
+            return hits
+        G = self.group_poses(q)
+        s = self.solids
+        used = self._used
+        # World centres of the solids in moving pairs: (N, used, 3).
+        Gu = G[:, self.group[used]]
+        cl = self._centre_local[used]
+        centres = np.empty((n, s.kind.shape[0], 3))
+        centres[:, used] = np.einsum("nuij,uj->nui", Gu[:, :, :3, :3], cl) + Gu[:, :, :3, 3]
+        d = centres[:, self._pi] - centres[:, self._pj]
+        near = (d * d).sum(axis=2) <= (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        cn, cp = np.nonzero(near)
+        if not len(cn):
+            return hits
+        a, b = self._pi[cp], self._pj[cp]
+        Ta = G[cn, self.group[a]] @ s.placement[a]
+        Tb = G[cn, self.group[b]] @ s.placement[b]
+        fp = self._pfp[cp]
+        hit = self.tester.test(a, b, Ta, Tb, keys=cn * n_fp + fp)
+        hits[cn[hit], fp[hit]] = True
+        return hits
+
+    def _sparse_keys(self, q: np.ndarray) -> np.ndarray:
+        W = self._solid_poses(q[None])[0]
+        i, j = self._candidates(W, same_group=False)
+        keys = self._keys(i, j)
+        fresh = ~np.isin(keys, self._const_keys)
+        i, j, keys = i[fresh], j[fresh], keys[fresh]
+        hit = self.tester.test(i, j, W[i], W[j], keys=keys)
+        return np.union1d(keys[hit], self._const_keys)
+
+    def _sparse_one(self, q: np.ndarray) -> list[tuple[str, str]]:
+        return self._names(self._sparse_keys(q).tolist())
+
+    def colliding_pairs(self, config: Config = None) -> list[tuple[str, str]]:
+        """Sorted (a, b) frame-name pairs, a < b, whose collision geometry intersects at
+        ``config`` (a NAME -> value mapping, missing variables 0, or a vector in
+        ``scene.variables`` order)."""
+        return self.colliding_pairs_batch(self.config_vector(config)[None])[0]
+
+    def colliding_pairs_batch(self, configs) -> list[list[tuple[str, str]]]:
+        """colliding_pairs for each row of an (N, dof) array."""
+        q = self._configs(configs)
+        if self.mode != "dense":
+            return [self._sparse_one(row) for row in q]
+        pairs = self.frame_pairs
+        names = [(a, b) if a < b else (b, a) for a, b in pairs]
+        out = []
+        for start in range(0, q.shape[0], BLOCK):
+            hits = self._dense_block(q[start:start + BLOCK])
+            for row in hits:
+                out.append(sorted(names[k] for k in np.flatnonzero(row).tolist()))
+        return out
+
+    def in_collision(self, configs) -> np.ndarray:
+        """(N,) booleans: anything colliding at each configuration."""
+        q = self._configs(configs)
+        if self.mode == "dense":
+            return self.collision_matrix(q).any(axis=1)
+        return np.array([bool(self._sparse_one(row)) for row in q])
+
+    def distance(self, config: Config = None,
+                 pairs: Iterable[tuple[str, str]] | None = None) -> list[PairDistance]:
+        """Signed distance of each frame pair (default: every pair checked; in a big scene,
+        give ``pairs``), sorted by frame names; negative means penetration."""
+        q = self.config_vector(config)
+        W = self._solid_poses(q[None])[0]
+        n = self._n_frames
+        if pairs is None:
+            if self.mode != "dense":
+                raise ValueError("distance over every pair of a big scene: give pairs")
+            keys = self.pair_keys.tolist()
+        else:
+            keys = []
+            for a, b in pairs:
+                ia, ib = self.scene.index(a), self.scene.index(b)
+                keys.append(min(ia, ib) * n + max(ia, ib))
+        by_frame: dict[int, list[int]] = {}
+        for k, f in enumerate(self.owner.tolist()):
+            by_frame.setdefault(f, []).append(k)
+        out = []
+        for key in dict.fromkeys(keys):
+            fa, fb = divmod(key, n)
+            best = math.inf
+            for a in by_frame.get(fa, ()):
+                for b in by_frame.get(fb, ()):
+                    best = min(best, self.tester.distance(a, b, W[a], W[b]))
+            na, nb = self.frame_names[fa], self.frame_names[fb]
+            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), best))
+        return sorted(out, key=lambda p: (p.a, p.b))
+
+    def closest(self, config: Config = None, k: int = 1,
+                pairs: Iterable[tuple[str, str]] | None = None) -> list[PairDistance]:
+        """The k frame pairs of smallest signed distance (most penetrating first)."""
+        return sorted(self.distance(config, pairs), key=lambda p: (p.distance, p.a, p.b))[:k]
+
+
+def collision_frames_of(scene: ir.Scene) -> list[str]:
+    """Frames holding at least one collision solid (as amino's collision_frames)."""
+    return [f.name for f in scene.frames
+            if any(g.collision and not isinstance(g.shape, ir.Grid) for g in f.geometries)]
+
