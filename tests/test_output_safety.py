@@ -94,7 +94,7 @@ def test_special_file_systems(scene, target):
     fails_cleanly([str(scene), "-o", target], "cannot write")
 
 
-@pytest.mark.parametrize("target", ["/dev/full", "/dev/null"])
+@pytest.mark.parametrize("target", ["/dev/full"])  # /dev/null discards: test_cli_rules.py
 def test_device_as_output(scene, target):
     fails_cleanly([str(scene), "-o", target], "not a regular file")
 

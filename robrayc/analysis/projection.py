@@ -252,7 +252,6 @@ class Projection:
 # --- the projection -----------------------------------------------------------------------------
 def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> Projection:
     """Project every geometry of `scene` at `opts.configuration` (see the module docstring)."""
-    _check_configuration(scene, opts, sink)
     poses = absolute_poses(scene, opts.configuration)
 
     def tag_role(tags: tuple[str, ...]) -> str | None:
@@ -315,14 +314,6 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
             sink.warning(f"--role {tag}={opts.roles[tag]}: no frame or geometry has class "
                          f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)))
     return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
-
-
-def _check_configuration(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> None:
-    known = scene.variables
-    for name in opts.configuration:
-        if name not in known:
-            sink.warning(f"--var {name}: the scene has no configuration variable '{name}'",
-                         NOWHERE, suggest(name, known))
 
 
 def _robot_frames(scene: ir.Scene, opts: ProjectionOptions, tag_role, sink) -> list[str]:

@@ -30,11 +30,12 @@ from robrayc.cli.main import (
     _Parser,
     add_configuration_arguments,
     add_load_arguments,
+    check_variables,
     configuration,
     guarded,
     load_from_args,
 )
-from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos, suggest
+from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos
 
 EXIT_COLLISION, EXIT_NOT_CHECKED = 1, 2
 
@@ -98,14 +99,8 @@ def _configuration(args: argparse.Namespace, variables: tuple[str, ...],
     if args.config is not None:
         given.update(read_config_file(args.config, sink))
     given.update({k: (v, NOWHERE) for k, v in configuration(args).items()})
-    config = {}
-    for name, (value, pos) in given.items():
-        if name not in variables:
-            where = "" if pos is not NOWHERE else " (--var)"
-            sink.error(f"unknown configuration variable '{name}'{where}", pos,
-                       suggest(name, variables))
-        config[name] = value
-    return config
+    check_variables({name: pos for name, (_, pos) in given.items()}, variables, sink)
+    return {name: value for name, (value, _) in given.items()}
 
 
 def _show(name: str) -> str:

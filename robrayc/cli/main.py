@@ -10,13 +10,22 @@ import argparse
 import gc
 import importlib
 import os
+import re
 import signal
 import sys
 from pathlib import Path
 
 from robrayc import __version__, depfile
 from robrayc.cli import SUBCOMMANDS
-from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos, render
+from robrayc.diagnostics import (
+    NOWHERE,
+    CompileError,
+    DiagnosticSink,
+    SourceCache,
+    SourcePos,
+    render,
+    suggest,
+)
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # A run stops after this many errors and shows at most this many warnings (pathological inputs
@@ -28,9 +37,30 @@ class UsageError(Exception):
     pass
 
 
+_AXIS_OPTIONS = ("-U", "-F", "--mesh-up-axis", "--mesh-forward-axis")
+_SIGNED_AXIS = re.compile(r"[+-][XYZxyz]")
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse would exit; we want our own status and text
         raise UsageError(message)
+
+    def parse_known_args(self, args=None, namespace=None):
+        return super().parse_known_args(_join_signed_axes(args), namespace)
+
+
+def _join_signed_axes(argv: list[str] | None) -> list[str] | None:
+    """`-F -Z` as documented: argparse takes `-Z` for an option, so glue it to its flag."""
+    if argv is None or not any(a in _AXIS_OPTIONS for a in argv):
+        return argv
+    out: list[str] = []
+    for arg in argv:
+        if out and out[-1] in _AXIS_OPTIONS and _SIGNED_AXIS.fullmatch(arg):
+            flag = out.pop()
+            out.append(f"{flag}={arg}" if flag.startswith("--") else f"{flag}{arg}")
+        else:
+            out.append(arg)
+    return out
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -121,6 +151,17 @@ def configuration(args: argparse.Namespace) -> dict[str, float]:
     return config
 
 
+def check_variables(given: dict[str, SourcePos], variables: tuple[str, ...],
+                    sink: DiagnosticSink) -> None:
+    """One rule for every command and format: a configuration value for a variable the scene
+    does not have is an error with did-you-mean (a typo must not silently pose at zero)."""
+    for name, pos in given.items():
+        if name not in variables:
+            where = " (--var)" if pos is NOWHERE else ""
+            sink.error(f"unknown configuration variable '{name}'{where}", pos,
+                       suggest(name, variables))
+
+
 def _load_options(args: argparse.Namespace):
     from robrayc.frontend import LoadOptions
 
@@ -130,20 +171,47 @@ def _load_options(args: argparse.Namespace):
         if not sep or not name:
             raise UsageError(f"--package-path expects NAME=DIR, got {item!r}")
         packages[name] = folder
+    up, forward = _mesh_axis(args.mesh_up_axis, "-U"), _mesh_axis(args.mesh_forward_axis, "-F")
+    if up[-1] == forward[-1]:
+        raise UsageError(f"mesh up axis '{up}' (-U) and forward axis '{forward}' (-F) are "
+                         "parallel")
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
-                       missing_mesh=args.missing_mesh, mesh_up=args.mesh_up_axis.upper(),
-                       mesh_forward=args.mesh_forward_axis.upper(), root=args.root)
+                       missing_mesh=args.missing_mesh, mesh_up=up, mesh_forward=forward,
+                       root=args.root)
+
+
+def _mesh_axis(text: str, flag: str) -> str:
+    axis = text.strip().upper()
+    if not re.fullmatch(r"[+-]?[XYZ]", axis):
+        raise UsageError(f"{flag} {text!r}: not an axis (X, Y or Z, optionally signed: {flag} -Z)")
+    return axis
+
+
+def discarded(path: Path | None) -> bool:
+    """-o /dev/null: compile (and write a depfile) but keep nothing, as with gcc."""
+    return path is not None and os.path.realpath(path) == os.devnull
+
+
+def _format_of(output: str) -> str:
+    """The format an -o path selects: by suffix; no suffix (or /dev/null) is C, as in aarxc.
+    A suffix that selects nothing is an error (gcc refuses what it cannot tell apart, too)."""
+    from robrayc.backends import BACKENDS, by_suffix, load
+
+    fmt = by_suffix(output)
+    suffix = Path(output).suffix
+    if fmt is not None or not suffix or output == "-" or discarded(Path(output)):
+        return fmt or "c"
+    known = ", ".join(f"{s} ({name})" for name in BACKENDS for s in load(name).SUFFIXES)
+    raise UsageError(f"output '{output}': suffix '{suffix}' selects no format (suffixes: "
+                     f"{known}); use --format FMT to choose one")
 
 
 def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
     """(format, path) for each output requested; path None is standard output."""
-    from robrayc.backends import by_suffix
-
     outs: list[tuple[str, Path | None]] = []
     if args.output is not None:
         path = None if args.output == "-" else Path(args.output)
-        fmt = args.format or (by_suffix(args.output) if path else None) or "c"
-        outs.append((fmt, path))
+        outs.append((args.format or _format_of(args.output), path))
     elif args.format:
         outs.append((args.format, None))
     if args.scene_output is not None:
@@ -179,25 +247,32 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     dep_path = None
     if depfile.wanted(args):
         try:
-            dep_path = depfile.destination(args, outputs[0][1] if outputs else None)
+            main_output = outputs[0][1] if outputs else None
+            if discarded(main_output) and args.dep_file is None and not args.dep_only:
+                raise UsageError("-MD with -o /dev/null needs -MF FILE to name the "
+                                 "dependency file")
+            dep_path = depfile.destination(args, main_output)
         except depfile.DepfileError as exc:
             raise UsageError(str(exc)) from None
         if dep_path is not None:
             check_target(dep_path, sink)
     for fmt, path in outputs:  # fail before any work if an output cannot be written
-        if path is not None and not getattr(load(fmt), "DIRECTORY", False):
+        if path is not None and not discarded(path) and not getattr(load(fmt), "DIRECTORY",
+                                                                      False):
             check_target(path, sink)
     sink.check()
 
     ctx = LoadContext(_load_options(args), sink, sources=_SOURCES)
     scene = load_with_context(args.files, ctx)
+    check_variables(dict.fromkeys(args.configuration, NOWHERE), scene.variables, sink)
+    sink.check()
     if args.list_frames:
         sys.stdout.write("".join(f.name + "\n" for f in scene.frames))
     if args.list_vars:
         sys.stdout.write("".join(v + "\n" for v in scene.variables))
 
     if args.dep_only:  # -M: the rule only, nothing compiled
-        targets = depfile.default_target(args, [p for _, p in outputs])
+        targets = depfile.default_target(args, [p for _, p in outputs if not discarded(p)])
         dep = depfile.text(args, scene.sources, targets, sink)
         if dep_path is None:
             sys.stdout.buffer.write(dep)
@@ -211,6 +286,8 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
         module = load(fmt)
         emitted = module.emit(scene, EmitContext(path, args, sink, name=args.name))
         sink.check()
+        if discarded(path):
+            continue
         if getattr(module, "DIRECTORY", False):
             if path is None:
                 raise UsageError(f"format {fmt} writes a directory: give -o DIR")
