@@ -111,6 +111,8 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="search DIR for include files (after the including file's folder)")
     p.add_argument("--package-path", action="append", default=[], metavar="NAME=DIR",
                    help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH)")
+    p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
+                   help="xacro input: set $(arg NAME) (repeatable)")
     p.add_argument("--missing-mesh", choices=("error", "drop", "bbox"), default="error",
                    help="what to do with a mesh file that cannot be found (default: error)")
     p.add_argument("-U", "--mesh-up-axis", default="Z", metavar="AXIS",
@@ -175,8 +177,14 @@ def _load_options(args: argparse.Namespace):
     if up[-1] == forward[-1]:
         raise UsageError(f"mesh up axis '{up}' (-U) and forward axis '{forward}' (-F) are "
                          "parallel")
+    xacro_args = {}
+    for item in args.xacro_arg:
+        name, sep, value = item.partition(":=")
+        if not sep or not name:
+            raise UsageError(f"--xacro-arg expects NAME:=VALUE, got {item!r}")
+        xacro_args[name] = value
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
-                       missing_mesh=args.missing_mesh, mesh_up=up, mesh_forward=forward,
+                       xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up, mesh_forward=forward,
                        root=args.root)
 
 

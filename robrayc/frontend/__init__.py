@@ -27,6 +27,7 @@ LOADERS: dict[str, str] = {
     ".urdf": "robrayc.frontend.urdf",
     ".xml": "robrayc.frontend.urdf",
     ".json": "robrayc.frontend.json_in",
+    ".xacro": "robrayc.frontend.xacro_in",
 }
 
 

@@ -21,6 +21,7 @@ class LoadOptions:
     mesh_up: str = "Z"  # -U: up axis of meshes that do not declare one
     mesh_forward: str = "Y"  # -F
     root: str | None = None  # parent of top-level frames (None: the world)
+    xacro_args: dict[str, str] = field(default_factory=dict)  # --xacro-arg NAME:=VALUE
 
 
 @dataclass

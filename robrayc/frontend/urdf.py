@@ -737,7 +737,7 @@ def _line_of(data: bytes, needle: bytes) -> int:
     return data.count(b"\n", 0, i) + 1 if i >= 0 else 0
 
 
-def _resolve_input(path: Path, ctx: LoadContext) -> Path | None:
+def resolve_input(path: Path, ctx: LoadContext) -> Path | None:
     """A URDF named on the command line may itself be package://PKG/..."""
     text = str(path)
     if text.startswith("package:/"):
@@ -755,16 +755,24 @@ def _resolve_input(path: Path, ctx: LoadContext) -> Path | None:
 
 def load(path: Path, ctx: LoadContext) -> Partial:
     """Load one URDF file."""
-    real = _resolve_input(path, ctx)
+    real = resolve_input(path, ctx)
     if real is None:
         return Partial()
     file = str(real)
     data = ctx.read_source(real)
     if data is None:
         return Partial()
+    return load_document(file, data, ctx)
+
+
+def load_document(file: str, data: bytes, ctx: LoadContext, base: Path | None = None) -> Partial:
+    """Load URDF text shown as `file`; relative meshes from `base` (default: file's folder)."""
     text = data.decode("utf-8", "replace")
     ctx.sources.add(file, text)
     root = parse_xml(data, file, ctx.sink)
     if root is None:
         return Partial()
-    return _Loader(ctx, file, root, text).run()
+    loader = _Loader(ctx, file, root, text)
+    if base is not None:
+        loader.base = base
+    return loader.run()

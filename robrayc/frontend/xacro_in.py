@@ -1,0 +1,178 @@
+"""xacro input (`.xacro`, `.urdf.xacro`): expanded by the real xacro (PyPI `xacro`), then read
+as URDF.
+
+- `--xacro-arg NAME:=VALUE` sets `$(arg NAME)` (as `xacro FILE NAME:=VALUE`).
+- `$(find PKG)` resolves through robrayc's package search (--package-path, then
+  ROS_PACKAGE_PATH), the same as `package://PKG`, instead of xacro's ament index.
+- ROS 1 xacro's unprefixed tags (`<property>`, `<macro>`, `<arg>`, `<if>`, `<unless>`,
+  `<insert_block>`, a childless `<include>`), which today's xacro rejects but which files such
+  as UR's 2015 descriptions use, are read as their `xacro:` forms with a warning, as ROS 1
+  xacro did (its deprecation path). Unprefixed macro calls are not.
+- xacro errors become located errors: an XML syntax error at its file, line and column; any
+  other xacro error at the file xacro was reading (xacro's DOM keeps no line numbers), the
+  macro chain as notes. xacro's warnings become warnings.
+- Every file xacro reads (includes, YAML) is a dependency (depfiles).
+- The URDF diagnostics after expansion point into the expanded document, shown under the name
+  `FILE (expanded by xacro)`.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+
+from robrayc.diagnostics import SourcePos
+from robrayc.frontend.common import LoadContext, Partial
+
+EXPANDED = " (expanded by xacro)"
+
+
+def load(path: Path, ctx: LoadContext) -> Partial:
+    from robrayc.frontend import urdf
+
+    real = urdf.resolve_input(path, ctx)
+    if real is None:
+        return Partial()
+    data = ctx.read_source(real)
+    if data is None:
+        return Partial()
+    ctx.sources.add(str(real), data.decode("utf-8", "replace"))
+    text = expand(real, ctx)
+    if text is None:
+        return Partial()
+    file = str(real) + EXPANDED
+    return urdf.load_document(file, text.encode("utf-8"), ctx, base=real.parent)
+
+
+def expand(path: Path, ctx: LoadContext) -> str | None:
+    """The URDF text xacro makes of `path`; None (errors reported) when it fails."""
+    import xacro
+    from xacro import substitution_args
+
+    def find(pkg: str) -> str:
+        folder = ctx.find_package(pkg)
+        if folder is None:
+            raise xacro.XacroException(f"package '{pkg}' not found (in --package-path or "
+                                       "ROS_PACKAGE_PATH)")
+        return str(folder)
+
+    legacy: list[tuple[str, str]] = []
+    saved = substitution_args._eval_find, xacro.parse
+
+    def parse(inp, filename=None):
+        doc = saved[1](inp, filename)
+        _prefix_legacy_tags(doc, filename or str(path), legacy)
+        return doc
+
+    # xacro has no hooks for package look-up or for ROS 1 files: replace its functions
+    substitution_args._eval_find, xacro.parse = find, parse
+    xacro.all_includes = []
+    stderr = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(stderr), contextlib.redirect_stdout(stderr):
+            doc = xacro.process_file(str(path), mappings=dict(ctx.options.xacro_args),
+                                     verbosity=1)
+        return doc.toprettyxml(indent="  ")  # as the xacro command writes it
+    except Exception as exc:  # xacro raises anything (NameError, KeyError, ...) at its users
+        _report(exc, path, ctx)
+        return None
+    finally:
+        substitution_args._eval_find, xacro.parse = saved
+        for file, tag in legacy:
+            ctx.sink.warning(f"unprefixed xacro tag <{tag}> (ROS 1 xacro's deprecated form); "
+                             f"read as <xacro:{tag}>", SourcePos(file),
+                             f"write <xacro:{tag}>: today's xacro rejects the unprefixed form")
+        for name in xacro.all_includes:
+            ctx.note_dependency(str(name))
+        _warnings(stderr.getvalue(), path, ctx)
+
+
+LEGACY_TAGS = ("property", "macro", "arg", "if", "unless", "insert_block")
+
+
+def _prefix_legacy_tags(doc, file: str, legacy: list[tuple[str, str]]) -> None:
+    """Rename ROS 1 xacro's unprefixed tags to their xacro: forms (one warning per file/tag)."""
+    if not hasattr(doc, "getElementsByTagName"):
+        return
+    for tag in LEGACY_TAGS + ("include",):
+        for el in list(doc.getElementsByTagName(tag)):
+            if tag == "include" and any(c.nodeType == c.ELEMENT_NODE for c in el.childNodes):
+                continue  # Gazebo's <include><uri>..., not xacro (as ROS 1 xacro decided)
+            doc.renameNode(el, el.namespaceURI, "xacro:" + tag)
+            if (file, tag) not in legacy:
+                legacy.append((file, tag))
+
+
+def _where(path: Path) -> tuple[str, list[tuple[SourcePos, str]]]:
+    """The file xacro was reading when it stopped, and notes for the macro and include chain."""
+    import xacro
+
+    stack = [f for f in (xacro.filestack or []) if f]
+    notes: list[tuple[SourcePos, str]] = []
+    for macro in reversed(xacro.macrostack or []):
+        name = macro.body.getAttribute("name")
+        where = macro.history[-1][-1] if macro.history and macro.history[-1] else str(path)
+        notes.append((SourcePos(str(where or path)), f"in xacro macro '{name}'"))
+    for outer in reversed(stack[:-1]):
+        notes.append((SourcePos(str(outer)), "included from here"))
+    return (str(stack[-1]) if stack else str(path)), notes
+
+
+def _report(exc: Exception, path: Path, ctx: LoadContext) -> None:
+    import xml.parsers.expat
+
+    file, notes = _where(path)
+    if isinstance(exc, xml.parsers.expat.ExpatError):
+        _add_source(file, ctx)
+        msg = xml.parsers.expat.ErrorString(exc.code) if exc.code else str(exc)
+        ctx.sink.error(f"XML syntax error: {msg}", SourcePos(file, exc.lineno, exc.offset + 1),
+                       notes=tuple(notes))
+        return
+    first, *context = [t.strip() for t in (str(exc) or type(exc).__name__).splitlines()]
+    if not isinstance(exc, __import__("xacro").XacroException):
+        first = f"{type(exc).__name__}: {first}"
+    line, col = _line_naming(file, str(exc))
+    if line:
+        _add_source(file, ctx)
+    hint = "; ".join(t for t in context if t) or None
+    if not line:
+        hint = "; ".join(filter(None, (hint, "xacro reports the file but not the line")))
+    ctx.sink.error(f"xacro: {first}", SourcePos(file, line, col), hint, notes=tuple(notes))
+
+
+def _line_naming(file: str, message: str) -> tuple[int, int]:
+    """(line, column) in `file` of the one undefined name xacro complains about, if unique."""
+    import re
+
+    m = (re.search(r"name '(\w+)' is not defined", message)
+         or re.search(r"unknown macro name:? (?:xacro:)?([\w.:-]+)", message)
+         or re.search(r"[Uu]ndefined (?:substitution argument|property|macro)?\s*'?([\w.:-]+)",
+                      message))
+    if m is None:
+        return 0, 0
+    try:
+        lines = Path(file).read_text("utf-8", "replace").splitlines()
+    except OSError:
+        return 0, 0
+    word = re.compile(rf"(?<![\w.-]){re.escape(m[1])}(?![\w.:-])")
+    hits = [(i, w.start() + 1) for i, t in enumerate(lines, 1) for w in word.finditer(t)]
+    return hits[0] if len(hits) == 1 else (0, 0)
+
+
+def _add_source(file: str, ctx: LoadContext) -> None:
+    try:
+        ctx.sources.add(file, Path(file).read_text("utf-8", "replace"))
+    except OSError:
+        pass
+
+
+def _warnings(text: str, path: Path, ctx: LoadContext) -> None:
+    lines = [t for t in text.splitlines() if t.strip()]
+    for i, line in enumerate(lines):
+        if line.startswith(("when ", "in file:", "included from:", "instantiated from:")):
+            continue
+        where = next((t.split(":", 1)[1].strip() for t in lines[i + 1:]
+                      if t.startswith(("when processing file:", "in file:"))), str(path))
+        message = line.strip().removeprefix("warning: ")
+        ctx.sink.warning(f"xacro: {message}", SourcePos(where))
