@@ -184,8 +184,8 @@ def _load_options(args: argparse.Namespace):
             raise UsageError(f"--xacro-arg expects NAME:=VALUE, got {item!r}")
         xacro_args[name] = value
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
-                       xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up, mesh_forward=forward,
-                       root=args.root)
+                       xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up,
+                       mesh_forward=forward, root=args.root)
 
 
 def _mesh_axis(text: str, flag: str) -> str:
