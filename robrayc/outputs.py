@@ -211,14 +211,15 @@ def _same_content(path: Path, data: bytes) -> bool:
         return False
 
 
-def _copy_mode(target: Path, tmp: str) -> None:
-    """New files get the usual 0666 & ~umask (mkstemp makes them 0600)."""
+def _copy_mode(target: Path, tmp: str | Path, new_mode: int = 0o666) -> None:
+    """A replaced output keeps its mode; a new one gets the usual `new_mode` & ~umask
+    (mkstemp makes files 0600 and mkdtemp folders 0700)."""
     try:
         mode = stat.S_IMODE(target.stat().st_mode)
     except OSError:
         umask = os.umask(0)
         os.umask(umask)
-        mode = 0o666 & ~umask
+        mode = new_mode & ~umask
     os.chmod(tmp, mode)
 
 
@@ -247,6 +248,7 @@ def _write_directory(path: Path, files: dict[str, bytes], sink: DiagnosticSink) 
     try:
         for name, data in files.items():
             (tmp / name).write_bytes(data)
+        _copy_mode(path, tmp, 0o777)
         if path.exists():
             old = Path(tempfile.mkdtemp(prefix=f".{path.name}.old.", dir=parent))
             os.rmdir(old)

@@ -622,6 +622,23 @@ def test_cajunbot_shapes_and_mesh_files(tmp_path: Path, capsys) -> None:
     assert "give -o FILE" in capsys.readouterr().err
 
 
+def test_cajunbot_robot_sized_by_collision_geometry(tmp_path: Path) -> None:
+    """A `collision 0` sensor on a mast must not make the autonomous box taller."""
+    path = tmp_path / "bot.robray"
+    path.write_text("class robot { }\n"
+                    "frame bot { translation [1, 2, 0.1];\n"
+                    "  geometry { isa robot; shape box; dimension [0.4, 0.3, 0.2]; } }\n"
+                    "frame mast { parent bot; translation [0, 0, 1];\n"
+                    "  geometry { isa robot; collision 0; shape sphere; radius 0.05; } }\n")
+    out = tmp_path / "bot.objects.xml"
+    assert main([str(path), "-o", str(out)]) == 0
+    bot = next(o for o in ET.parse(out).getroot().findall("object")
+               if o.get("type") == "autonomous")
+    assert [bot.find("size").get(k) for k in "xyz"] == ["0.4", "0.3", "0.2"]
+    centre = [float(bot.find("position_offset").get(k)) for k in "xyz"]
+    assert max(abs(a - b) for a, b in zip(centre, (1, 2, 0.1), strict=True)) <= TOL
+
+
 # --- SVG ----------------------------------------------------------------------------------------
 def test_svg_preview(case, tmp_path: Path) -> None:
     name, path, args = case

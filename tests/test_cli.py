@@ -68,6 +68,21 @@ def test_output_mode_follows_umask(tmp_path: Path) -> None:
     assert out.stat().st_mode & 0o777 == 0o644
 
 
+def test_directory_output_mode_follows_umask(tmp_path: Path) -> None:
+    """The SimMeR folder was created 0700 (mkdtemp's mode), unlike every other output."""
+    out = tmp_path / "config"
+    old = os.umask(0o027)
+    try:
+        assert main([str(_scene(tmp_path)), "--format", "simmer", "-o", str(out), "-q"]) == 0
+        assert out.stat().st_mode & 0o777 == 0o750
+        assert (out / "maze.csv").stat().st_mode & 0o777 == 0o640
+        out.chmod(0o711)  # a replaced folder keeps its mode, as a replaced file does
+        assert main([str(_scene(tmp_path)), "--format", "simmer", "-o", str(out), "-q"]) == 0
+        assert out.stat().st_mode & 0o777 == 0o711
+    finally:
+        os.umask(old)
+
+
 def test_c_compile_imports_no_heavy_modules(tmp_path: Path) -> None:
     probe = ("import sys; from robrayc.cli.main import main; "
              f"status = main([{str(_scene(tmp_path))!r}, '-o', {str(tmp_path / 'x.c')!r}]); "

@@ -10,7 +10,8 @@ attribute names as written there): sizes and offsets in metres, orientation offs
   (a sphere's size is its diameter on every axis, a cylinder's x and y its diameter);
 * cones and meshes are ``mesh`` objects: world-coordinate vertices ("x y z" per line) and
   triangles ("i j k", 0-based) in text files written beside the object file;
-* each robot is an ``autonomous`` box: the bounding box of its geometry in its own frame, at
+* each robot is an ``autonomous`` box: the bounding box of its collision geometry (all of
+  its geometry when none collides) in its own frame, at
   the box's centre, oriented as the robot frame, with the document's wheel and steering values;
   ``start_position`` is 0 0 0 (disabled) unless ``--cajunbot-start SEG,LANE,WP``.
 
@@ -189,16 +190,18 @@ def _robot(scene: ir.Scene, r: Robot, poses, sink, segments: int) -> _Object:
     return _Object("autonomous", r.name, "box", tuple(centre), rpy, tuple(hi - lo))
 
 
-def _robot_geometries(scene: ir.Scene, r: Robot):
+def _robot_geometries(scene: ir.Scene, r: Robot) -> list[tuple[ir.Frame, ir.Geometry]]:
     """(frame, geometry) of the robot frame and every frame below it: the whole body in 3D,
-    not only the part in the height band."""
+    not only the part in the height band. The simulator's box is what the robot collides
+    with, so collision geometry only (a `collision 0` sensor sphere must not make the robot
+    taller); all geometry when none collides."""
     inside = {r.name}
+    body = []
     for f in scene.frames:  # parents first
         if f.name in inside or f.parent in inside:
             inside.add(f.name)
-            for g in f.geometries:
-                if not isinstance(g.shape, ir.Grid):
-                    yield f, g
+            body += [(f, g) for g in f.geometries if not isinstance(g.shape, ir.Grid)]
+    return [(f, g) for f, g in body if g.collision] or body
 
 
 def _v2(objects: list[_Object], start, scene: ir.Scene, title: str) -> str:
