@@ -370,6 +370,8 @@ WIDTH comes from the caret line (`^~~~') when there is one."
   (setq-local comment-start-skip "\\(?://+\\|#+\\|/\\*+\\)[ \t]*")
   (setq-local comment-end-skip "[ \t]*\\(?:\n\\|\\*+/\\)")
   (setq-local indent-line-function #'robray-indent-line)
+  ;; The corpus style: spaces, `robray-indent-offset' (4) per level, never tabs.
+  (setq-local indent-tabs-mode nil)
   (setq-local electric-indent-chars (append "{}[]" electric-indent-chars))
   (setq-local imenu-generic-expression robray-imenu-generic-expression)
   (setq-local imenu-case-fold-search nil)

@@ -125,6 +125,18 @@
       (should (string-match-p "\n  frame upper-link {\n    type revolute;" two))
       (should (string-match-p "\n \\* Tests look" two)))))
 
+(ert-deftest robray-indentation-defaults-use-spaces ()
+  "Without any setting (Emacs's default `indent-tabs-mode' t, `tab-width' 8) the mode
+indents as the corpus does: 4 spaces per level, never a tab."
+  (with-temp-buffer
+    (setq-default indent-tabs-mode t)
+    (robray-mode)
+    (should-not indent-tabs-mode)
+    (insert "frame a {\ngeometry {\nshape box;\n}\n}\n")
+    (indent-region (point-min) (point-max))
+    (should (equal (buffer-string)
+                   "frame a {\n    geometry {\n        shape box;\n    }\n}\n"))))
+
 (ert-deftest robray-indent-line-while-typing ()
   (with-temp-buffer
     (robray-mode)

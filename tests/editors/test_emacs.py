@@ -57,6 +57,7 @@ ERT_TESTS = [
     "robray-hyphenated-names-are-symbols",
     "robray-syntax-table-comments-and-strings",
     "robray-indentation",
+    "robray-indentation-defaults-use-spaces",
     "robray-indent-line-while-typing",
     "robray-imenu",
     "robray-comment-dwim",

@@ -156,6 +156,28 @@ def test_reindent_restores_fixture(tmp_path):
     assert result["scrambled"] == want
 
 
+def test_default_settings_indent_with_four_spaces(tmp_path):
+    """With Vim's defaults (tabstop 8, noexpandtab) the ftplugin indents as the corpus does:
+    4 spaces per level, no tabs, for `=`, `>>` and typing."""
+    script = """
+  execute 'edit ' . fnameescape($FIXTURE)
+  let g:result = {'sw': &l:shiftwidth, 'et': &l:expandtab, 'sts': &l:softtabstop}
+  silent %s/^\\s\\+//e
+  normal! gg=G
+  let g:result.lines = getline(1, '$')
+  normal! gg>>
+  let g:result.shifted = getline(1)
+  execute "normal! Goframe t {\\<CR>\\<Tab>x;\\<CR>}"
+  let g:result.typed = getline(line('$') - 1)
+"""
+    result = run_vim(script, tmp_path, {"FIXTURE": str(SAMPLE)})
+    assert (result["sw"], result["et"], result["sts"]) == (4, 1, 4)
+    assert result["lines"] == SAMPLE.read_text(encoding="utf-8").rstrip("\n").split("\n")
+    assert not any("\t" in line for line in result["lines"])
+    assert result["shifted"].startswith("    ") and result["shifted"][4] != " "
+    assert result["typed"] == "        x;"  # the indent plus one <Tab>: spaces only
+
+
 def test_indent_while_typing(tmp_path):
     # `o` after a line ending in `{` indents; typing `}` dedents (indentkeys).
     script = """

@@ -24,8 +24,11 @@ if exists('$ROBRAY_PATH')
   let &l:path = &g:path . ',' . join(map(split($ROBRAY_PATH, ':'), 'fnameescape(v:val)'), ',')
 endif
 
+" The corpus style: 4 spaces per level, never tabs (Vim's defaults re-indent with 8-wide tabs).
+setlocal shiftwidth=4 softtabstop=4 expandtab
+
 let b:undo_ftplugin = 'setlocal commentstring< comments< formatoptions< iskeyword< include<'
-      \ . ' define< suffixesadd< path<'
+      \ . ' define< suffixesadd< path< shiftwidth< softtabstop< expandtab<'
 
 " `:make` runs robrayc on the file (see compiler/robrayc.vim); opt out with
 " `let g:robray_no_compiler = 1`.
