@@ -29,6 +29,8 @@ BACKENDS: dict[str, str] = {
     "json": "robrayc.backends.json_",
     "urdf": "robrayc.backends.urdf",
     "dot": "robrayc.backends.dot",
+    "pov": "robrayc.backends.pov",
+    "png": "robrayc.backends.png",
 }
 
 

@@ -1,0 +1,159 @@
+"""POV-Ray scene text of a posed scene (shared by the pov and png backends).
+
+Conventions of the original (amino's povray.lisp and render.lisp): POV-Ray is left-handed, so
+every vector is written with Y and Z swapped (``<x, z, y>``) and every frame transform as the
+swapped ``matrix``; each drawn geometry is followed by a ``// FRAME: name`` comment; shapes are
+POV-Ray's own primitives (box centred on the frame, cylinder and cone along +Z from the origin,
+sphere), meshes ``mesh2`` objects declared once per file; the colour is the pigment, alpha
+``transmit 1 - alpha``, specular the average of the specular colour; the lighting is the
+original's ``default.inc`` (white sky, ambient 0.2, a parallel sun) plus a shadowless fill
+light at the camera so that faces turned from the sun stay readable.
+"""
+
+from __future__ import annotations
+
+from robrayc import __version__, ir
+from robrayc.analysis.projection import comment_text, source_names
+from robrayc.analysis.view import Camera, Posed, grid_bars, pair_label
+from robrayc.diagnostics import DiagnosticSink
+
+SUN = (10.0, 20.0, -15.0)  # default.inc, already in POV-Ray's axes
+
+
+def num(x: float) -> str:
+    """Shortest round-tripping text of a float (POV-Ray reads exponents)."""
+    x = float(x)
+    return "0" if x == 0 else repr(x)
+
+
+def vec(v) -> str:
+    """A robrayc (right-handed, Z up) vector in POV-Ray's axes."""
+    return f"<{num(v[0])}, {num(v[2])}, {num(v[1])}>"
+
+
+def matrix(world) -> str:
+    """`matrix <...>` of a 4x4 transform, Y and Z swapped on both sides (as pov-matrix)."""
+    import numpy as np
+
+    swap = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 1, 0, 0], [0, 0, 0, 1]], dtype=float)
+    m = swap @ np.asarray(world, dtype=float) @ swap
+    cols = [m[:3, i] for i in range(4)]  # POV rows are the images of the basis vectors
+    return "matrix <" + ", ".join(num(x) for c in cols for x in c) + ">"
+
+
+def texture(color: ir.Vec3, alpha: float, specular: ir.Vec3) -> str:
+    r, g, b = color
+    transmit = 1.0 - min(max(alpha, 0.0), 1.0)
+    pigment = f"color rgb <{num(r)}, {num(g)}, {num(b)}>"
+    if transmit:
+        pigment += f" transmit {num(transmit)}"
+    spec = sum(specular) / 3
+    finish = f" finish {{ specular {num(spec)} }}" if spec else ""
+    return f"texture {{ pigment {{ {pigment} }}{finish} }}"
+
+
+def _floats(rows, fmt: str) -> str:
+    """Rows of a numpy array, one `<...>` per line (a few digits fewer than repr: meshes hold
+    hundreds of thousands of them and float32 files carry no more)."""
+    import numpy as np
+
+    rows = np.asarray(rows)
+    return ",\n".join(fmt % tuple(r) for r in rows.tolist())
+
+
+def mesh2(name: str, verts, normals, faces) -> str:
+    """`#declare NAME = mesh2 {...}` with Y and Z swapped (per-vertex normals)."""
+    v = verts[:, [0, 2, 1]]
+    n = normals[:, [0, 2, 1]]
+    f = faces
+    return (f"#declare {name} = mesh2 {{\n"
+            f"vertex_vectors {{ {len(v)},\n{_floats(v, '<%.9g,%.9g,%.9g>')} }}\n"
+            f"normal_vectors {{ {len(n)},\n{_floats(n, '<%.6g,%.6g,%.6g>')} }}\n"
+            f"face_indices {{ {len(f)},\n{_floats(f, '<%d,%d,%d>')} }}\n}}")
+
+
+def _primitive(p: Posed, mesh_names: dict[str, str]) -> str | None:
+    """The POV-Ray object of one geometry in its frame (before scale, texture and matrix);
+    None for what POV-Ray cannot draw (a zero-height cylinder or cone)."""
+    shape = p.geometry.shape
+    if isinstance(shape, ir.Box):
+        d = [abs(x) / 2 for x in shape.dimension]
+        return f"box {{ {vec([-x for x in d])}, {vec(d)}"
+    if isinstance(shape, ir.Sphere):
+        return f"sphere {{ <0, 0, 0>, {num(abs(shape.radius))}"
+    if isinstance(shape, ir.Cylinder):
+        if shape.height == 0 or shape.radius == 0:
+            return None
+        return f"cylinder {{ <0, 0, 0>, {vec((0, 0, shape.height))}, {num(abs(shape.radius))}"
+    if isinstance(shape, ir.Cone):
+        if shape.height == 0:
+            return None
+        return (f"cone {{ <0, 0, 0>, {num(abs(shape.start_radius))}, "
+                f"{vec((0, 0, shape.height))}, {num(abs(shape.end_radius))}")
+    if isinstance(shape, ir.Mesh):
+        return f"object {{ {mesh_names[shape.path + repr(shape.scale3)]}"
+    if isinstance(shape, ir.Grid):
+        boxes = [f"box {{ {vec([c - s / 2 for c, s in zip(centre, size, strict=True)])}, "
+                 f"{vec([c + s / 2 for c, s in zip(centre, size, strict=True)])} }}"
+                 for centre, size in grid_bars(shape)]
+        return "union {\n" + "\n".join(boxes) if boxes else None
+    raise TypeError(f"no POV-Ray object for shape {type(shape).__name__}")
+
+
+def camera(cam: Camera) -> str:
+    return ("camera {\n"
+            f"location {vec(cam.eye)}\n"
+            f"sky {vec(cam.up)}\n"
+            f"right x*{cam.width}/{cam.height}\n"
+            f"angle {num(cam.fov)}\n"
+            f"look_at {vec(cam.look)}\n"
+            "}")
+
+
+def lights(cam: Camera) -> str:
+    return ("background { color rgb <1, 1, 1> }\n"
+            "global_settings { assumed_gamma 1.0 ambient_light rgb <0.2, 0.2, 0.2> }\n"
+            f"light_source {{ <{SUN[0]}, {SUN[1]}, {SUN[2]}> color rgb <1, 1, 1> parallel "
+            "point_at <0, 0, 0> }\n"
+            f"light_source {{ {vec(cam.eye)} color rgb <0.45, 0.45, 0.45> shadowless }}")
+
+
+def scene_text(scene: ir.Scene, posed: list[Posed], cam: Camera, sink: DiagnosticSink,
+               pairs: list[tuple[str, str]] = (), includes: tuple[str, ...] = ()) -> str:
+    """The whole POV-Ray scene: header, camera, lights, declared meshes, one object per drawn
+    geometry (each followed by its FRAME comment), then the --pov-include files."""
+    out = [f"// POV-Ray 3.7 scene generated by robrayc {__version__} from "
+           f"{source_names(scene)}",
+           "#version 3.7;"]
+    for pair in pairs:
+        out.append(f"// COLLIDING (drawn red): {comment_text(pair_label(pair))}")
+    out += [camera(cam), lights(cam)]
+    mesh_names: dict[str, str] = {}
+    for p in posed:
+        shape = p.geometry.shape
+        if isinstance(shape, ir.Mesh):
+            key = shape.path + repr(shape.scale3)
+            if key not in mesh_names:
+                from robrayc.meshes import load_mesh
+
+                mesh_names[key] = f"robrayc_mesh_{len(mesh_names)}"
+                data = load_mesh(shape, sink, p.geometry.pos)
+                out.append(f"// mesh {comment_text(shape.source or shape.path)}")
+                out.append(mesh2(mesh_names[key], data.vertices, data.normals, data.faces))
+    for p in posed:
+        obj = _primitive(p, mesh_names)
+        if obj is None:
+            continue
+        g = p.geometry
+        mods = []
+        if g.scale != 1:
+            mods.append(f"scale {num(g.scale)}")
+        mods.append(texture(p.color, g.alpha, g.specular))
+        if g.no_shadow:
+            mods.append("no_shadow")
+        mods.append(matrix(p.world))
+        out.append(f"{obj}\n" + "\n".join(mods) + "\n}")
+        out.append(f"// FRAME: {comment_text(p.frame.name)}")
+    for inc in includes:
+        out.append(f'#include "{inc}"')
+    return "\n".join(out) + "\n"

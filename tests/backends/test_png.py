@@ -1,0 +1,118 @@
+"""PNG pictures rendered by the real POV-Ray, looked at as a person would: size, not blank,
+colours where the camera puts them, the collision overlay, and the missing-renderer error."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.backends.pictures import (
+    SEVEN_DOF,
+    UR5,
+    corpus_file,
+    dominant,
+    need,
+    pixels,
+    robrayc,
+    write_boxes,
+)
+
+FIXED = ("--cam-eye", "4 0 0", "--cam-look", "0 0 0", "--cam-up", "0 0 1", "--fov", "40")
+
+
+@pytest.fixture(autouse=True)
+def _povray():
+    need("povray")
+
+
+def test_box_colours_land_where_the_fixed_camera_puts_them(tmp_path):
+    out = tmp_path / "boxes.png"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), *FIXED, "--pov-x", "400",
+                "--pov-y", "300")
+    assert r.returncode == 0, r.stderr
+    img = pixels(out)
+    assert img.shape == (300, 400, 3)
+    # Camera on +X looking at the origin, Z up: +Y is on the right of the picture. The boxes
+    # sit at y = -0.6 (red) and +0.6 (blue); at 4 m with a 40 degree field of view the image
+    # is 2 * 4 * tan(20 deg) = 2.91 m wide, so their centres are 0.6 / 2.91 * 400 = 82 px
+    # from the middle column (the near faces, at x = 3.8 m, a little more).
+    red, blue = dominant(img, 0), dominant(img, 2)
+    assert red[150, 200 - 86] and not red[150, 200 + 86]
+    assert blue[150, 200 + 86] and not blue[150, 200 - 86]
+    cols_red = red.any(axis=0).nonzero()[0]
+    assert 200 - 115 < cols_red.mean() < 200 - 55
+    assert (img[5, 5] >= 250).all()  # white background in the corner
+
+
+def test_7dof_demo_is_drawn_and_framed(tmp_path):
+    out = tmp_path / "7dof.png"
+    r = robrayc(str(corpus_file(SEVEN_DOF)), "-o", str(out), "--var", "e", "--val", "0.7")
+    assert r.returncode == 0, r.stderr
+    img = pixels(out)
+    assert img.shape == (480, 640, 3)
+    drawn = (img < 200).any(axis=2)
+    assert drawn.mean() > 0.02  # not blank
+    rows, cols = drawn.any(axis=1).nonzero()[0], drawn.any(axis=0).nonzero()[0]
+    # the automatic camera frames the whole scene: drawn pixels reach near two opposite
+    # edges and nothing is cut on all four sides
+    assert rows.min() > 0 or rows.max() < 479 or cols.min() > 0 or cols.max() < 639
+    assert (cols.max() - cols.min()) > 0.8 * 640 or (rows.max() - rows.min()) > 0.8 * 480
+
+
+def test_ur5_with_meshes_and_a_configuration_file(tmp_path):
+    config = tmp_path / "pose.cfg"
+    config.write_text("shoulder_lift_joint = -1.2  # arm up\nelbow_joint=0.5\n")
+    out = tmp_path / "ur5.png"
+    r = robrayc(str(corpus_file(UR5)), "-o", str(out), "--config", str(config),
+                "--pov-x", "320", "--pov-y", "240")
+    assert r.returncode == 0, r.stderr
+    img = pixels(out)
+    assert img.shape == (240, 320, 3)
+    drawn = (img < 230).any(axis=2)
+    assert drawn.mean() > 0.05
+    # grey metal: the drawn pixels are neutral, not tinted
+    c = img[drawn].astype(int)
+    assert (abs(c[:, 0] - c[:, 2]) < 40).mean() > 0.9
+
+
+def test_highlight_colours_the_colliding_pair_red_with_a_legend(tmp_path):
+    scene = write_boxes(tmp_path)
+    plain, lit = tmp_path / "plain.png", tmp_path / "lit.png"
+    args = [str(scene), *FIXED, "--var", "slide", "--val", "0.5", "--pov-x", "400",
+            "--pov-y", "300"]
+    assert robrayc(*args, "-o", str(plain)).returncode == 0
+    r = robrayc(*args, "-o", str(lit), "--highlight-collisions")
+    assert r.returncode == 0, r.stderr
+    before, after = pixels(plain), pixels(lit)
+    # the blue box collides with the green sphere at slide = 0.5: both turn red
+    assert dominant(before, 2)[150, 200 + 86] and dominant(after, 0)[150, 200 + 86]
+    assert not dominant(after, 2).any()
+    assert not dominant(after, 1).any()
+    # the red box collides with nothing: drawn the same
+    assert (before[150, 200 - 86] == after[150, 200 - 86]).all()
+    # the legend: a white box with red text in the top-left corner
+    corner = after[:60, :200]
+    assert dominant(corner, 0).sum() > 20
+    assert not dominant(before[:60, :200], 0).any()
+
+
+def test_missing_povray_names_the_package(tmp_path):
+    out = tmp_path / "x.png"
+    out.write_bytes(b"old")
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), env={"PATH": str(empty)})
+    assert r.returncode == 1
+    assert "POV-Ray" in r.stderr and "apt-get install povray" in r.stderr
+    assert "Traceback" not in r.stderr
+    assert out.read_bytes() == b"old"  # a failed run leaves existing outputs alone
+
+
+def test_bad_camera_options_are_errors(tmp_path):
+    scene = str(write_boxes(tmp_path))
+    for args in (("--fov", "0"), ("--pov-x", "0"), ("--cam-up", "0 0 0"),
+                 ("--cam-eye", "1 2 3", "--cam-look", "1 2 3")):
+        r = robrayc(scene, "-o", str(tmp_path / "x.png"), *args)
+        assert r.returncode != 0 and "error" in r.stderr and "Traceback" not in r.stderr, args
+    assert not os.path.exists(tmp_path / "x.png")

@@ -1,0 +1,54 @@
+"""The POV-Ray scene (the original's -p/-P): its conventions (Y and Z swapped, FRAME comments,
+transmit for alpha) and that the real POV-Ray renders it as written."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+
+from tests.backends.pictures import SEVEN_DOF, corpus_file, need, robrayc, write_boxes
+
+
+def test_conventions_of_the_original(tmp_path):
+    scene = tmp_path / "s.robray"
+    scene.write_text("frame f { translation [1, 2, 3];\n"
+                     "  geometry { shape box; dimension [0.1, 0.2, 0.4]; color [0.25, 0.5, 1];"
+                     " alpha 0.25; specular [0.5, 0.5, 0.5]; } }\n"
+                     'frame "odd name" { parent f; geometry { shape cylinder; radius 0.5;'
+                     " height 2; } }\n")
+    out = tmp_path / "s.pov"
+    r = robrayc(str(scene), "-o", str(out), "--cam-eye", "5 6 7", "--cam-look", "1 2 3")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "#version 3.7;" in text
+    assert "location <5.0, 7.0, 6.0>" in text and "look_at <1.0, 3.0, 2.0>" in text
+    assert "box { <-0.05, -0.2, -0.1>, <0.05, 0.2, 0.1>" in text  # Y and Z swapped
+    assert "color rgb <0.25, 0.5, 1.0> transmit 0.75" in text
+    assert "finish { specular 0.5 }" in text
+    assert "cylinder { <0, 0, 0>, <0, 2.0, 0>, 0.5" in text  # along +Z = POV-Ray's +Y
+    # the frame's transform: identity rotation, translation (1, 2, 3) written as <1, 3, 2>
+    assert "matrix <1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0, 1.0, 3.0, 2.0>" in text
+    assert re.findall(r"// FRAME: (.*)", text) == ["f", "odd name"]
+
+
+def test_povray_renders_the_written_scene(tmp_path):
+    povray = need("povray")
+    out = tmp_path / "7dof.pov"
+    r = robrayc(str(corpus_file(SEVEN_DOF)), "-o", str(out), "--var", "s1", "--val", "0.5",
+                "--highlight-collisions")
+    assert r.returncode == 0, r.stderr
+    png = tmp_path / "7dof.png"
+    done = subprocess.run([povray, f"+I{out}", f"+O{png}", "+W160", "+H120", "-D", "-V"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert png.stat().st_size > 1000
+
+
+def test_highlight_names_the_pairs(tmp_path):
+    out = tmp_path / "b.pov"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--var", "slide", "--val", "0.5",
+                "--highlight-collisions")
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "// COLLIDING (drawn red): blue_box <-> slider" in text
+    assert text.count("color rgb <1.0, 0, 0>") == 3  # red box (its own colour), blue, slider
