@@ -23,7 +23,8 @@ def _scene(tmp_path: Path) -> Path:
 
 def test_list_frames_and_vars(tmp_path: Path, capsys) -> None:
     assert main([str(_scene(tmp_path)), "--list-frames", "--list-vars"]) == 0
-    assert capsys.readouterr().out == "base\narm\nslide\nq_arm\nslide\n"
+    assert capsys.readouterr().out == ("frames:\n  base\n  arm\n  slide\n"
+                                       "variables:\n  q_arm\n  slide\n")
 
 
 def test_c_to_stdout_and_format_option(tmp_path: Path, capfdbinary) -> None:

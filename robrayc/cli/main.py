@@ -85,6 +85,8 @@ def build_parser() -> argparse.ArgumentParser:
                    help="output format (default: from -o's suffix, else c)")
     p.add_argument("--list-frames", action="store_true", help="print the frame names")
     p.add_argument("--list-vars", action="store_true", help="print the configuration variables")
+    p.add_argument("--tree", action="store_true",
+                   help="print the frame tree with joint types and variables (as check_urdf)")
     add_configuration_arguments(p)
     add_load_arguments(p)
     p.add_argument("--if-changed", action="store_true",
@@ -274,10 +276,7 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     scene = load_with_context(args.files, ctx)
     check_variables(dict.fromkeys(args.configuration, NOWHERE), scene.variables, sink)
     sink.check()
-    if args.list_frames:
-        sys.stdout.write("".join(f.name + "\n" for f in scene.frames))
-    if args.list_vars:
-        sys.stdout.write("".join(v + "\n" for v in scene.variables))
+    _print_listings(args, scene)
 
     if args.dep_only:  # -M: the rule only, nothing compiled
         targets = depfile.default_target(args, [p for _, p in outputs if not discarded(p)])
@@ -325,6 +324,26 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
         sys.stdout.buffer.write(chunk)
     sys.stdout.flush()
     return EXIT_OK
+
+
+def _print_listings(args: argparse.Namespace, scene) -> None:
+    """--list-frames, --list-vars, --tree: one alone prints bare lines (for scripts); several
+    print each under a heading, indented, so the lists stay apart."""
+    listings = []
+    if args.list_frames:
+        listings.append(("frames", "".join(f.name + "\n" for f in scene.frames)))
+    if args.list_vars:
+        listings.append(("variables", "".join(v + "\n" for v in scene.variables)))
+    if args.tree:
+        from robrayc.analysis.tree import frame_tree
+
+        listings.append(("tree", frame_tree(scene)))
+    if len(listings) == 1:
+        sys.stdout.write(listings[0][1])
+        return
+    for title, text in listings:
+        sys.stdout.write(f"{title}:\n" + "".join("  " + line for line in
+                                                  text.splitlines(keepends=True)))
 
 
 _SOURCES = SourceCache()
