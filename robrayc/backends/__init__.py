@@ -31,6 +31,7 @@ BACKENDS: dict[str, str] = {
     "dot": "robrayc.backends.dot",
     "pov": "robrayc.backends.pov",
     "png": "robrayc.backends.png",
+    "glb": "robrayc.backends.glb",
 }
 
 
