@@ -1,52 +1,272 @@
-"""jinja2 environment for the text backends (templates/ folder), created on first use.
+"""The text backends' templates (templates/*.j2, jinja2 syntax) rendered without jinja2.
 
-Compiled templates are cached as bytecode in the user's cache folder (~10 ms a run for the C
-template); a cache that cannot be read or written is simply not used.
+templates/ stays the truth people read and edit. ``python -m robrayc.templating`` translates
+each template, through jinja2's own parser, into a plain Python function in
+``_templates.py`` (committed, like the parser tables; a test fails when it is stale and
+another renders every template both ways). A run then imports no jinja2: importing it and
+loading the templates cost ~40 ms, more than a whole small compile. A template edited but
+not yet regenerated is rendered by jinja2 itself, so nothing is ever out of date.
+
+The translator knows the constructs the templates use (output, if/elif/else, for with
+unpacking, `if` filter, else and loop.index0/index/first/last/length, attribute and item
+access, literals, comparisons, arithmetic, `~`, conditional expressions, the length and max
+filters) and refuses anything else, naming it.
 """
 
 from __future__ import annotations
 
-import os
-from functools import lru_cache
+import sys
+from functools import cache, lru_cache
 from pathlib import Path
 
+from robrayc.resources import resource_dir
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "robrayc" / "jinja"
-
-
-@lru_cache(maxsize=1)
-def environment():
-    import jinja2
-
-    from robrayc.resources import resource_dir
-
-    class QuietCache(jinja2.FileSystemBytecodeCache):
-        def load_bytecode(self, bucket) -> None:
-            try:
-                super().load_bytecode(bucket)
-            except (OSError, ValueError, EOFError):
-                bucket.reset()
-
-        def dump_bytecode(self, bucket) -> None:
-            try:
-                super().dump_bytecode(bucket)
-            except OSError:
-                pass
-
-    cache = None
-    try:
-        folder = cache_dir()
-        folder.mkdir(parents=True, exist_ok=True)
-        cache = QuietCache(str(folder))
-    except OSError:
-        pass
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
-        undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-        keep_trailing_newline=True, autoescape=False, bytecode_cache=cache)
+TARGET = Path(__file__).with_name("_templates.py")
+OPTIONS = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
 
 
 def render(template: str, model: dict) -> str:
-    return environment().get_template(template).render(**model)
+    compiled = _compiled(template)
+    if compiled is not None:
+        return compiled(model)
+    return _jinja_environment().get_template(template).render(**model)
+
+
+@cache
+def _compiled(template: str):
+    """The generated function of `template`, or None when the file differs from the text it
+    was generated from (edited since) or was never generated."""
+    from robrayc import _templates
+
+    entry = _templates.TEMPLATES.get(template)
+    if entry is None:
+        return None
+    source, function = entry
+    if (resource_dir("templates") / template).read_text(encoding="utf-8") != source:
+        return None
+    return function
+
+
+@lru_cache(maxsize=1)
+def _jinja_environment():
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(resource_dir("templates"))),
+        undefined=jinja2.StrictUndefined, autoescape=False, **OPTIONS)
+
+
+def render_with_jinja(template: str, model: dict) -> str:
+    """What jinja2 itself renders (the reference the compiled functions are tested against)."""
+    return _jinja_environment().get_template(template).render(**model)
+
+
+# --- the translator (needs jinja2; run at development time) -----------------------------------
+
+_BINARY = {"Add": "+", "Sub": "-", "Mul": "*", "Div": "/", "FloorDiv": "//", "Mod": "%",
+           "Pow": "**", "And": "and", "Or": "or"}
+_COMPARE = {"eq": "==", "ne": "!=", "gt": ">", "gteq": ">=", "lt": "<", "lteq": "<=",
+            "in": "in", "notin": "not in"}
+_FILTERS = {"length": "len", "count": "len", "max": "max", "min": "min", "string": "str"}
+_LOOP = {"index0": "{i}", "index": "({i} + 1)", "first": "({i} == 0)",
+         "last": "({i} == len({items}) - 1)", "length": "len({items})"}
+
+
+class _Translator:
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+        self.scopes: list[dict[str, str]] = []  # jinja loop names -> Python locals
+        self.loops: list[tuple[str, str]] = []  # (index variable, item list) per loop
+        self.temps = 0
+
+    def fresh(self, stem: str) -> str:
+        self.temps += 1
+        return f"{stem}{self.temps}"
+
+    def emit(self, depth: int, line: str) -> None:
+        self.lines.append("    " * depth + line)
+
+    def body(self, nodes, depth: int) -> None:
+        start = len(self.lines)
+        for node in nodes:
+            getattr(self, "stmt_" + type(node).__name__, self.unsupported)(node, depth)
+        if len(self.lines) == start:
+            self.emit(depth, "pass")
+
+    def unsupported(self, node, *_):
+        raise NotImplementedError(f"template construct {type(node).__name__} (line "
+                                  f"{node.lineno}) is not supported by robrayc.templating")
+
+    def stmt_Output(self, node, depth: int) -> None:
+        text = []
+        for part in node.nodes:
+            if type(part).__name__ == "TemplateData":
+                text.append(part.data.replace("{", "{{").replace("}", "}}"))
+            else:
+                code = self.expr(part)
+                if not code.isidentifier():  # f-string fields hold no quotes: a temporary
+                    temp = self.fresh("_v")
+                    self.emit(depth, f"{temp} = {code}")
+                    code = temp
+                text.append("{" + code + "!s}")
+        self.emit(depth, "w(f" + repr("".join(text)) + ")")
+
+    def stmt_If(self, node, depth: int) -> None:
+        self.emit(depth, f"if {self.expr(node.test)}:")
+        self.body(node.body, depth + 1)
+        for elif_ in node.elif_:
+            self.emit(depth, f"elif {self.expr(elif_.test)}:")
+            self.body(elif_.body, depth + 1)
+        if node.else_:
+            self.emit(depth, "else:")
+            self.body(node.else_, depth + 1)
+
+    def stmt_For(self, node, depth: int) -> None:
+        if node.recursive:
+            self.unsupported(node)
+        items, index = self.fresh("_items"), self.fresh("_i")
+        iterable = self.expr(node.iter)
+        scope = {name: self.fresh(f"l_{name}_") for name in _target_names(node.target)}
+        self.scopes.append(scope)
+        target = self.target(node.target)
+        if node.test is not None:
+            iterable = f"[{target} for {target} in {iterable} if {self.expr(node.test)}]"
+        self.emit(depth, f"{items} = list({iterable})")
+        self.loops.append((index, items))
+        if any(n.name == "loop" for b in node.body for n in b.find_all(_jinja_nodes().Name)):
+            self.emit(depth, f"for {index}, {target} in enumerate({items}):")
+        else:
+            self.emit(depth, f"for {target} in {items}:")
+        self.body(node.body, depth + 1)
+        self.loops.pop()
+        self.scopes.pop()
+        if node.else_:
+            self.emit(depth, f"if not {items}:")
+            self.body(node.else_, depth + 1)
+
+    def target(self, node) -> str:
+        kind = type(node).__name__
+        if kind == "Name":
+            return self.scopes[-1][node.name]
+        if kind == "Tuple":
+            return "(" + ", ".join(self.target(i) for i in node.items) + ",)"
+        return self.unsupported(node)
+
+    def expr(self, node) -> str:
+        kind = type(node).__name__
+        if kind in _BINARY:
+            return f"({self.expr(node.left)} {_BINARY[kind]} {self.expr(node.right)})"
+        method = getattr(self, "expr_" + kind, None)
+        return method(node) if method else self.unsupported(node)
+
+    def expr_Name(self, node) -> str:
+        for scope in reversed(self.scopes):
+            if node.name in scope:
+                return scope[node.name]
+        return f"ctx[{node.name!r}]"
+
+    def expr_Const(self, node) -> str:
+        return repr(node.value)
+
+    def expr_Getattr(self, node) -> str:
+        if type(node.node).__name__ == "Name" and node.node.name == "loop" and self.loops:
+            if node.attr not in _LOOP:
+                self.unsupported(node)
+            index, items = self.loops[-1]
+            return _LOOP[node.attr].format(i=index, items=items)
+        return f"_attr({self.expr(node.node)}, {node.attr!r})"
+
+    def expr_Getitem(self, node) -> str:
+        return f"{self.expr(node.node)}[{self.expr(node.arg)}]"
+
+    def expr_Neg(self, node) -> str:
+        return f"(-{self.expr(node.node)})"
+
+    def expr_Not(self, node) -> str:
+        return f"(not {self.expr(node.node)})"
+
+    def expr_List(self, node) -> str:
+        return "[" + ", ".join(self.expr(i) for i in node.items) + "]"
+
+    def expr_Tuple(self, node) -> str:
+        return "(" + ", ".join(self.expr(i) for i in node.items) + ",)"
+
+    def expr_Concat(self, node) -> str:
+        return "(" + " + ".join(f"str({self.expr(n)})" for n in node.nodes) + ")"
+
+    def expr_CondExpr(self, node) -> str:
+        if node.expr2 is None:
+            self.unsupported(node)
+        return (f"({self.expr(node.expr1)} if {self.expr(node.test)} "
+                f"else {self.expr(node.expr2)})")
+
+    def expr_Compare(self, node) -> str:
+        parts = [self.expr(node.expr)]
+        for op in node.ops:
+            parts += [_COMPARE[op.op], self.expr(op.expr)]
+        return "(" + " ".join(parts) + ")"
+
+    def expr_Filter(self, node) -> str:
+        if node.name not in _FILTERS or node.args or node.kwargs or node.dyn_args:
+            self.unsupported(node)
+        return f"{_FILTERS[node.name]}({self.expr(node.node)})"
+
+
+def _jinja_nodes():
+    from jinja2 import nodes
+
+    return nodes
+
+
+def _target_names(node) -> list[str]:
+    if type(node).__name__ == "Name":
+        return [node.name]
+    return [n for item in node.items for n in _target_names(item)]
+
+
+def function_name(template: str) -> str:
+    return "render_" + "".join(c if c.isalnum() else "_" for c in template)
+
+
+def translate(template: str, source: str) -> str:
+    """Python source of a function rendering `source` (jinja2 syntax) from a model dict."""
+    import jinja2
+
+    tree = jinja2.Environment(**OPTIONS).parse(source)
+    t = _Translator()
+    t.body(tree.body, 1)
+    return "\n".join([f"def {function_name(template)}(ctx: dict) -> str:",
+                      "    out: list[str] = []", "    w = out.append", *t.lines,
+                      '    return "".join(out)', ""])
+
+
+def generate() -> str:
+    names = sorted(p.name for p in resource_dir("templates").glob("*.j2"))
+    sources = {n: (resource_dir("templates") / n).read_text(encoding="utf-8") for n in names}
+    parts = ['"""Generated by `python -m robrayc.templating` from templates/*.j2. Do not edit."""',
+             "", "", "def _attr(obj, name):",
+             "    try:  # jinja2's rule: an attribute, else an item",
+             "        return getattr(obj, name)", "    except AttributeError:",
+             "        return obj[name]", "", ""]
+    for name in names:
+        parts += [translate(name, sources[name]), ""]
+    parts.append("TEMPLATES = {")
+    parts += [f"    {n!r}: ({sources[n]!r}, {function_name(n)})," for n in names]
+    parts += ["}", ""]
+    return "\n".join(parts)
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = sys.argv[1:] if argv is None else argv
+    text = generate()
+    if "--check" in argv:
+        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
+            print(f"{TARGET} is stale: run python -m robrayc.templating", file=sys.stderr)
+            return 1
+        return 0
+    TARGET.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -15,17 +15,14 @@ import signal
 import sys
 from pathlib import Path
 
-from robrayc import __version__, depfile
+from robrayc import __version__
 from robrayc.cli import SUBCOMMANDS
-from robrayc.diagnostics import (
-    NOWHERE,
-    CompileError,
-    DiagnosticSink,
-    SourceCache,
-    SourcePos,
-    render,
-    suggest,
-)
+
+# robrayc.diagnostics and the rest are imported where used: `robrayc --version` must not pay
+# for them. (TYPE_CHECKING as the standard library spells it without importing typing.)
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from robrayc.diagnostics import DiagnosticSink, SourcePos
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # A run stops after this many errors and shows at most this many warnings (pathological inputs
@@ -91,6 +88,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_load_arguments(p)
     p.add_argument("--if-changed", action="store_true",
                    help="leave outputs whose content is unchanged untouched (mtime kept)")
+    from robrayc import depfile
+
     depfile.add_arguments(p)
     for name in BACKENDS:
         module = load(name)
@@ -159,6 +158,8 @@ def check_variables(given: dict[str, SourcePos], variables: tuple[str, ...],
                     sink: DiagnosticSink) -> None:
     """One rule for every command and format: a configuration value for a variable the scene
     does not have is an error with did-you-mean (a typo must not silently pose at zero)."""
+    from robrayc.diagnostics import NOWHERE, suggest
+
     for name, pos in given.items():
         if name not in variables:
             where = " (--var)" if pos is NOWHERE else ""
@@ -230,7 +231,9 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
 
 
 def run(argv: list[str], sink: DiagnosticSink) -> int:
+    from robrayc import depfile
     from robrayc.backends import BACKENDS, EmitContext, load
+    from robrayc.diagnostics import NOWHERE
     from robrayc.frontend import LoadContext, load_with_context
     from robrayc.outputs import check_target, signals_deferred, write_directory, write_files
 
@@ -346,10 +349,12 @@ def _print_listings(args: argparse.Namespace, scene) -> None:
                                                   text.splitlines(keepends=True)))
 
 
-_SOURCES = SourceCache()
+_SOURCES = None  # the SourceCache of this process's runs (guarded() creates it)
 
 
 def _print_diagnostics(sink: DiagnosticSink) -> None:
+    from robrayc.diagnostics import render
+
     for d in sink.items:
         sys.stderr.write(render(d, _SOURCES) + "\n")
     if sink.suppressed_warnings:
@@ -368,6 +373,9 @@ def _interrupted(signum, frame):  # SIGTERM -> unwind like Ctrl-C so temporaries
 def main(argv: list[str] | None = None) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
+        if argv == ["--version"]:  # before any import: build systems probe this often
+            print(f"robrayc {__version__}")
+            return EXIT_OK
         if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
             module, _, func = SUBCOMMANDS[argv[0]].partition(":")
             return getattr(importlib.import_module(module), func or "main")(argv[1:])
@@ -381,6 +389,11 @@ def main(argv: list[str] | None = None) -> int:
 def guarded(body, argv: list[str], prog: str) -> int:
     """Run ``body(argv, sink) -> status`` the way every robrayc command ends: diagnostics on
     stderr, usage errors exit 2, input errors 1, never a traceback (internal errors 3)."""
+    from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos
+
+    global _SOURCES
+    if _SOURCES is None:
+        _SOURCES = SourceCache()
     signal.signal(signal.SIGTERM, _interrupted)
     sink = DiagnosticSink(max_errors=MAX_ERRORS, max_warnings=MAX_WARNINGS)
     try:

@@ -1,0 +1,98 @@
+"""The templates compiled to Python (robrayc/_templates.py) are current and render exactly
+what jinja2 renders from templates/, for every branch the C backends reach."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robrayc import templating
+from robrayc.cli.main import main
+from tests.corpus import amino_corpus_files
+
+REPO = Path(__file__).resolve().parents[1]
+
+# Joints with every limit, inertia, every shape, a mesh, an allowed pair, an include-free
+# class: each {% if %} and {% for %} of the C templates taken at least once.
+EVERY_BRANCH = """\
+class red { color [1, 0, 0]; alpha 0.5; }
+frame base { geometry { shape box; dimension [1, 2, 3]; isa red; } }
+frame j1 { parent base; type revolute; axis [0, 0, 1]; offset 0.25;
+  limit_position [-1, 1]; limit_velocity [-2, 2]; limit_acceleration [-3, 3];
+  limit_effort [-4, 4]; mass 2; inertia [1, 0, 0, 1, 0, 1];
+  geometry { shape sphere; radius 0.5; specular [.1, .2, .3]; scale 2; } }
+frame j2 { parent j1; type prismatic; axis [1, 0, 0]; translation [1, 0, 0];
+  geometry { shape cylinder; radius 0.1; height 1; visual 0; }
+  geometry { shape cone; height 1; start_radius 0.2; end_radius 0.1; collision 0; }
+  geometry { shape grid; dimension [1, 1]; delta [.1, .1]; thickness .01; no_shadow 1; }
+  geometry { mesh "tri.obj"; } }
+allow_collision base j1;
+"""
+TRIANGLE = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"
+
+
+def test_compiled_templates_are_up_to_date() -> None:
+    assert templating.main(["--check"]) == 0, "run: python -m robrayc.templating"
+
+
+def _scenes(tmp: Path) -> list[Path]:
+    (tmp / "tri.obj").write_text(TRIANGLE)
+    scenes = {"every_branch": EVERY_BRANCH, "no_geometry": "frame lonely { }\n",
+              # more frames than one FK part of the standalone C (its split branch)
+              "many": "".join(f"frame f{i} {{ {'parent f%d; ' % (i - 1) if i else ''}"
+                              f"type revolute; axis [0, 0, 1]; }}\n" for i in range(70))}
+    paths = []
+    for name, text in scenes.items():
+        paths.append(tmp / f"{name}.robray")
+        paths[-1].write_text(text)
+    return paths + amino_corpus_files()[:3] + [REPO / "examples" / "blocks.robray"]
+
+
+@pytest.mark.parametrize("fmt", ["c", "c-standalone"])
+def test_compiled_equals_jinja(tmp_path: Path, fmt: str, monkeypatch) -> None:
+    pytest.importorskip("jinja2")
+    for scene in _scenes(tmp_path):
+        outputs = {}
+        for how in ("compiled", "jinja"):
+            if how == "jinja":
+                monkeypatch.setattr(templating, "_compiled", lambda name: None)
+            out = tmp_path / how / f"{scene.stem}.c"
+            out.parent.mkdir(exist_ok=True)
+            assert main([str(scene), "--format", fmt, "-o", str(out)]) == 0
+            outputs[how] = [p.read_bytes() for p in sorted(out.parent.glob(scene.stem + ".*"))]
+            monkeypatch.undo()
+        assert outputs["compiled"] == outputs["jinja"], scene
+
+
+def test_edited_template_falls_back_to_jinja(monkeypatch) -> None:
+    """A template changed since generation renders through jinja2, never stale code."""
+    pytest.importorskip("jinja2")
+    from robrayc import _templates
+
+    source, function = _templates.TEMPLATES["amino_c.h.j2"]
+    monkeypatch.setitem(_templates.TEMPLATES, "amino_c.h.j2", (source + "x", function))
+    templating._compiled.cache_clear()
+    try:
+        assert templating._compiled("amino_c.h.j2") is None
+    finally:
+        templating._compiled.cache_clear()
+
+
+def test_translator_refuses_unknown_constructs() -> None:
+    pytest.importorskip("jinja2")
+    with pytest.raises(NotImplementedError, match="Macro"):
+        templating.translate("x", "{% macro m() %}{% endmacro %}")
+
+
+def test_compile_does_not_import_jinja2(tmp_path: Path) -> None:
+    scene = tmp_path / "a.robray"
+    scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
+    probe = ("import sys; from robrayc.cli.main import main; "
+             f"main([{str(scene)!r}, '-o', {str(tmp_path / 'a.c')!r}]); "
+             "print('jinja2' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out == ["False"]
