@@ -42,8 +42,9 @@ def _scenes(tmp: Path) -> list[Path]:
     (tmp / "tri.obj").write_text(TRIANGLE)
     scenes = {"every_branch": EVERY_BRANCH, "no_geometry": "frame lonely { }\n",
               # more frames than one FK part of the standalone C (its split branch)
-              "many": "".join(f"frame f{i} {{ {'parent f%d; ' % (i - 1) if i else ''}"
-                              f"type revolute; axis [0, 0, 1]; }}\n" for i in range(70))}
+              "many": "frame f0 { }\n" + "".join(
+                  f"frame f{i} {{ parent f{i - 1}; type revolute; axis [0, 0, 1]; }}\n"
+                  for i in range(1, 70))}
     paths = []
     for name, text in scenes.items():
         paths.append(tmp / f"{name}.robray")
