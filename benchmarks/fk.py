@@ -9,7 +9,7 @@ For each corpus robot (URDF from ../shared/corpus/urdf, packages through ROS_PAC
   driver that calls NAME_fk once per configuration in a loop over a batch (output rows
   reused, a checksum read so no call can be skipped); called once through ctypes, timed
   around that call;
-- numpy: robrayc.analysis.fk.fk_batch on the whole batch (4x4 matrices, vectorised over
+- numpy: robrayc.kinematics.fk_batch on the whole batch (4x4 matrices, vectorised over
   configurations);
 - yourdfpy: URDF.update_cfg(q) then get_transform(link) for every link, per configuration
   (the same result: every frame's absolute pose).
@@ -111,8 +111,8 @@ def quat_matrices(tf: np.ndarray) -> np.ndarray:
 def bench_robot(robot: str, args: argparse.Namespace, tmp: Path) -> dict:
     import yourdfpy
 
-    from robrayc.analysis.fk import fk_batch, sample_configs
     from robrayc.frontend import LoadOptions, load_scene
+    from robrayc.kinematics import fk_batch, sample_configs
 
     urdf = URDF_CORPUS / ROBOTS[robot]
     scene = load_scene([str(urdf)], LoadOptions(missing_mesh="drop"))

@@ -2,8 +2,8 @@
 
 Every front end (robray, URDF, JSON, cs2 board) lowers to a :class:`Scene`; every backend and
 analysis reads one. Numbers are plain Python floats (exact doubles); vectors are tuples.
-Transforms stay pure Python here so a C compile never imports numpy (see ``transforms.py``;
-``analysis/fk.py`` builds numpy arrays on demand).
+Poses are computed in ``kinematics.py`` (pure Python; numpy only in its batched functions, so
+a C compile never imports numpy).
 """
 
 from __future__ import annotations

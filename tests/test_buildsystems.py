@@ -22,9 +22,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robrayc.analysis.fk import fk_batch
 from robrayc.frontend import load_scene
-from robrayc.transforms import matrix_to_quat
+from robrayc.kinematics import fk_batch, matrix_to_quat
 from tests.corpus import CORPUS, require_corpus
 
 REPO = Path(__file__).resolve().parents[1]

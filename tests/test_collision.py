@@ -18,8 +18,8 @@ from robrayc.analysis.collision import (
     solid_from_shape,
     sweep_pairs,
 )
-from robrayc.analysis.fk import fk
 from robrayc.frontend import load_scene
+from robrayc.kinematics import fk
 from tests.corpus import CORPUS, require_corpus
 
 REPO = Path(__file__).resolve().parents[1]

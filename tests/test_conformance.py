@@ -293,12 +293,12 @@ def test_random_scene(seed: int, tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("seed", range(3))
 def test_robrayc_fk_equals_amino_fk(seed: int, tmp_path: Path) -> None:
-    """robrayc's own kinematics (robrayc.analysis.fk, used by its analyses) agree with the real
+    """robrayc's own kinematics (robrayc.kinematics, used by its analyses) agree with the real
     library's forward kinematics on robrayc's C, within 1e-9, at random configurations."""
     import numpy as np
 
-    from robrayc.analysis.fk import fk
     from robrayc.frontend import load_scene
+    from robrayc.kinematics import fk
 
     A.require_library()
     src = tmp_path / "s.robray"

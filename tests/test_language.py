@@ -11,10 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from robrayc import ir
-from robrayc.analysis.fk import fk
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
-from robrayc.transforms import absolute_poses
+from robrayc.kinematics import absolute_poses, fk
 from tests.corpus import CORPUS, require_corpus
 
 

@@ -20,7 +20,7 @@ from robrayc.analysis.projection import (
 )
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend import load_scene
-from robrayc.transforms import axis_angle_quat, quat_to_matrix, rpy_to_quat
+from robrayc.kinematics import axis_angle_quat, quat_to_matrix, rpy_to_quat
 
 FINE = 4096  # segments: polygon areas within ~1e-6 of the curved closed forms
 EXACT = 1e-9

@@ -144,7 +144,7 @@ def test_s_option_writes_robray_beside_other_outputs(tmp_path):
 def test_quaternions_a_bit_off_unit_still_read_back_exactly(tmp_path):
     """rpy gives quaternions whose norm is 1 only to the last bit; the loader would normalise
     them; the writer picks the neighbour that normalises back onto them."""
-    from robrayc.transforms import qnorm, rpy_to_quat
+    from robrayc.kinematics import qnorm, rpy_to_quat
 
     frames = []
     k = 0

@@ -21,11 +21,10 @@ import numpy as np
 import pytest
 
 from robrayc import ir
-from robrayc.analysis.fk import fk_batch, sample_configs
 from robrayc.backends import EmitContext, c_standalone
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LOADERS, LoadOptions, load_scene
-from robrayc.transforms import quat_to_matrix
+from robrayc.kinematics import fk_batch, quat_to_matrix, sample_configs
 from tests.corpus import CORPUS, URDF_CORPUS, require_corpus, ros_package_path
 
 HERE = Path(__file__).resolve().parent

@@ -16,9 +16,9 @@ import numpy as np
 import pytest
 
 from robrayc import ir
-from robrayc.analysis.fk import fk
 from robrayc.backends.urdf import UNBOUNDED, cone_stl
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.kinematics import fk
 from tests.corpus import IN_CI, ros_package_path
 from tests.urdf_robots import (
     ROBOTS,

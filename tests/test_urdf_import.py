@@ -14,10 +14,9 @@ import numpy as np
 import pytest
 
 from robrayc import ir
-from robrayc.analysis.fk import fk
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend.urdf import UNBOUNDED, unit_quaternion
-from robrayc.transforms import qnorm, quat_to_matrix, rpy_to_quat
+from robrayc.kinematics import fk, qnorm, quat_to_matrix, rpy_to_quat
 from tests.corpus import URDF_CORPUS, manifest, require_corpus, ros_package_path
 from tests.urdf_robots import (
     BY_KEY,

@@ -14,8 +14,8 @@ import numpy as np
 import pytest
 
 from robrayc import ir
-from robrayc.analysis.fk import fk
 from robrayc.diagnostics import CompileError, DiagnosticSink
+from robrayc.kinematics import fk
 from tests.corpus import URDF_CORPUS, require_corpus
 from tests.urdf_robots import (
     env_with_packages,

@@ -33,8 +33,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from robrayc import ir
-from robrayc.analysis.fk import sample_configs, sample_ranges
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.kinematics import rigid_groups, sample_configs, sample_ranges
 
 REASONS = ("adjacent", "default", "always", "never")
 SRDF_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
@@ -77,16 +77,10 @@ class AcmResult:
 
 def _bodies(scene: ir.Scene) -> tuple[list[int], dict[int, int]]:
     """Body (index of its joint frame, -1 for the world) of every frame, and each body's
-    parent body."""
-    body = [-1] * len(scene.frames)
-    parent_body: dict[int, int] = {}
-    for i, f in enumerate(scene.frames):
-        up = -1 if f.parent is None else body[scene.index(f.parent)]
-        if f.is_joint and f.axis is not None:
-            body[i] = i
-            parent_body[i] = up
-        else:
-            body[i] = up
+    parent body: the rigid groups of the kinematics."""
+    groups = rigid_groups(scene)
+    body = [groups.anchor(g) for g in groups.group]
+    parent_body = {b.frame: groups.anchor(b.parent) for b in groups.bodies}
     return body, parent_body
 
 

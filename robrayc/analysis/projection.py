@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 from robrayc import ir
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos, suggest
-from robrayc.transforms import absolute_poses, quat_to_matrix
+from robrayc.kinematics import absolute_poses, quat_to_matrix
 
 # --- roles and units ----------------------------------------------------------------------------
 GEOMETRY_ROLES = ("wall", "block", "decorative", "marker", "tape", "robot", "ignore")
@@ -365,7 +365,7 @@ def _heading(rot, frame: ir.Frame, sink: DiagnosticSink) -> float:
 
 
 def _sensor(robot: Robot, f: ir.Frame, kind: str, poses: dict) -> Sensor:
-    from robrayc.transforms import compose, inverse
+    from robrayc.kinematics import compose, inverse
 
     rel_q, rel_v = compose(inverse(poses[robot.name]), poses[f.name])
     # Heading in the robot's XY plane: the sensor's +X axis expressed in the robot frame.

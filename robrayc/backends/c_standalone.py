@@ -12,13 +12,12 @@ axis by value + offset; prismatic: translation along the rotated axis).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
+from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
-from robrayc.transforms import IDENTITY, Pose, compose, qmul, qrotate
 
 NAME = "c-standalone"
 SUFFIXES = ()  # never chosen by suffix: ".c" stays amino's format
@@ -82,7 +81,7 @@ def _model(scene: ir.Scene, name: str, root: str | None) -> dict:
         "configs": _configs(scene, variables),
         "geometries": [_geometry(g, index[f.name]) for f, g in ir.walk_geometries(scene)],
         "allowed": [(index[a.a], index[a.b], c_comment(f"{a.a} {a.b}")) for a in scene.allowed],
-        "fk_parts": _parts(_fk_blocks(scene, index, variables)),
+        "fk_parts": _parts(_fk_blocks(scene, variables)),
     }
 
 
@@ -96,12 +95,8 @@ def _parts(blocks: list[dict]) -> list[list[dict]]:
     return [blocks[i:i + FK_PART_FRAMES] for i in range(0, len(blocks), FK_PART_FRAMES)]
 
 
-def _is_joint(f: ir.Frame) -> bool:
-    return f.is_joint and f.axis is not None and f.variable is not None
-
-
 def _frame(f: ir.Frame, index: dict[str, int], variables: dict[str, int]) -> dict:
-    joint = _is_joint(f)
+    joint = moves(f)
     inertial = f.inertial
     return {
         "comment": c_comment(f.name),
@@ -123,7 +118,7 @@ def _configs(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
     """One entry per variable; limits as amino keeps them (set per variable, last wins)."""
     limits: dict[str, dict[str, tuple[float, float]]] = {v: {} for v in variables}
     for f in scene.frames:
-        if _is_joint(f):
+        if moves(f):
             for attr, _ in _LIMITS:
                 rng = getattr(f.limits, attr)
                 if rng is not None:
@@ -167,38 +162,28 @@ def _geometry(g: ir.Geometry, frame: int) -> dict:
 # --- forward kinematics -----------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class _Placement:
-    """A frame's absolute pose = pose of frame `anchor` (-1: the root) * `rel` (constant)."""
-
-    anchor: int
-    rel: Pose
-
-
-def _fk_blocks(scene: ir.Scene, index: dict[str, int], variables: dict[str, int]) -> list[dict]:
-    """One C block per frame: a comment and the statements that fill tf_out[i]."""
-    placed: list[_Placement] = []
+def _fk_blocks(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
+    """One C block per frame: a comment and the statements that fill tf_out[i]. A frame's pose
+    is its rigid group's anchor frame (-1: the root) times a constant folded at compile time."""
+    groups = rigid_groups(scene)
     blocks = []
     for i, f in enumerate(scene.frames):
-        p = index.get(f.parent, -1) if f.parent is not None else -1
-        above = placed[p] if p >= 0 else _Placement(-1, IDENTITY)
-        fixed = (f.quaternion, f.translation)
-        pre = compose(above.rel, fixed)  # everything constant between the anchor and the joint
-        if not _is_joint(f):
-            placed.append(_Placement(above.anchor, pre))
-            what = "constant" if above.anchor < 0 else f"frame {above.anchor} * constant"
-            lines = _fixed_lines(i, above.anchor, pre)
+        g = groups.group[i]
+        if not moves(f):
+            anchor = groups.anchor(g)
+            what = "constant" if anchor < 0 else f"frame {anchor} * constant"
+            lines = _fixed_lines(i, anchor, groups.rel[i])
         else:
-            placed.append(_Placement(i, IDENTITY))
+            body = groups.bodies[g - 1]
+            anchor = groups.anchor(body.parent)
             k = variables[f.variable]
             value = f"q[{k}]" if f.offset == 0.0 else \
                 f"(q[{k}] {'-' if f.offset < 0 else '+'} {c_double(abs(f.offset))})"
             if f.kind == "revolute":
-                lines = _revolute_lines(i, above.anchor, pre, f.axis, value)
+                lines = _revolute_lines(i, anchor, body.base, f.axis, value)
             else:
-                lines = _prismatic_lines(i, above.anchor, pre, f.axis, value)
-            what = f"{f.kind} on q[{k}]" + (f", after frame {above.anchor}"
-                                              if above.anchor >= 0 else "")
+                lines = _prismatic_lines(i, anchor, body.base, f.axis, value)
+            what = f"{f.kind} on q[{k}]" + (f", after frame {anchor}" if anchor >= 0 else "")
         blocks.append({"index": i, "comment": c_comment(f"{i} {f.name}: {what}"),
                        "lines": lines})
     return blocks

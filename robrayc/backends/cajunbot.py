@@ -44,7 +44,7 @@ from robrayc.analysis.projection import (
     world_transform,
 )
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.transforms import quat_to_rpy
+from robrayc.kinematics import quat_to_rpy
 from robrayc.xmltext import escape, quoteattr
 
 NAME = "cajunbot"

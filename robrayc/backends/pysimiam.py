@@ -34,7 +34,7 @@ from robrayc.analysis.projection import (
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.transforms import quat_to_matrix
+from robrayc.kinematics import quat_to_matrix
 from robrayc.xmltext import quoteattr
 
 NAME = "pysimiam"

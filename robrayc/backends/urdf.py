@@ -36,7 +36,7 @@ from pathlib import Path
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.transforms import axis_angle_quat, qmul, qrotate, quat_to_rpy
+from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
 
 NAME = "urdf"
 SUFFIXES = (".urdf",)

@@ -21,7 +21,7 @@ from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.fold import POISONED, FoldError, Poisoned, fold, node_pos
 from robrayc.frontend.parse import Node, Tok, decode, parse
-from robrayc.transforms import qnorm, rpy_to_quat
+from robrayc.kinematics import qnorm, rpy_to_quat
 
 # --- attribute schema -------------------------------------------------------------------------
 NUM, VEC, SYM, STR = "number", "array", "name", "string"

@@ -42,7 +42,7 @@ from urllib.parse import unquote, urlparse
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
-from robrayc.transforms import qnorm, qrotate, rpy_to_quat
+from robrayc.kinematics import qnorm, qrotate, rpy_to_quat
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
                "prismatic": "prismatic"}
@@ -654,7 +654,7 @@ def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
         pts = np.asarray(data.vertices) * g.scale
     else:
         return None
-    from robrayc.transforms import quat_to_matrix
+    from robrayc.kinematics import quat_to_matrix
 
     rot = np.asarray(quat_to_matrix(q))
     return pts @ rot.T + np.asarray(v)

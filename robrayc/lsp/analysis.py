@@ -492,7 +492,7 @@ def frame_hover(scene: ir.Scene | None, name: str) -> str | None:
     """Markdown describing a frame: its joint and its absolute pose at the zero configuration."""
     if scene is None or not scene.has_frame(name):
         return None
-    from robrayc.transforms import absolute_poses, quat_to_rpy
+    from robrayc.kinematics import absolute_poses, quat_to_rpy
 
     f = scene.frame(name)
     q, v = absolute_poses(scene)[name]

@@ -12,8 +12,9 @@ from robrayc import ir
 from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, solid_from_shape
-from robrayc.analysis.fk import _axis_rotations, fixed_matrix
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.kinematics import axis_rotations as _axis_rotations
+from robrayc.kinematics import fixed_matrix
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000

@@ -1,0 +1,390 @@
+"""Kinematics, the one place poses are computed: rigid transforms, rigid groups, forward
+kinematics (single and batched) and configuration sampling.
+
+Conventions follow amino: a pose is (q, v), quaternion x y z w and translation, mapping child
+coordinates to parent coordinates, p_parent = q * p_child * q^-1 + v. A frame's pose in its
+parent at configuration value x is amino's ``tf_rel``: revolute frames rotate about ``axis`` (in
+the frame's own coordinates, after its fixed rotation) by x + offset; prismatic frames translate
+along the rotated axis.
+
+The pure-Python part imports nothing heavy, so a C compile never loads numpy; the batched
+functions (4x4 matrices, vectorised over configurations) import numpy when called.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from robrayc.ir import Frame, Quat, Scene, Vec3
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from robrayc.diagnostics import DiagnosticSink
+
+Pose = tuple[Quat, Vec3]
+IDENTITY: Pose = ((0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
+
+
+def qmul(a: Quat, b: Quat) -> Quat:
+    ax, ay, az, aw = a
+    bx, by, bz, bw = b
+    return (
+        aw * bx + ax * bw + ay * bz - az * by,
+        aw * by - ax * bz + ay * bw + az * bx,
+        aw * bz + ax * by - ay * bx + az * bw,
+        aw * bw - ax * bx - ay * by - az * bz,
+    )
+
+
+def qconj(q: Quat) -> Quat:
+    return (-q[0], -q[1], -q[2], q[3])
+
+
+def qrotate(q: Quat, v: Vec3) -> Vec3:
+    """Rotate v by unit quaternion q."""
+    x, y, z, w = q
+    # t = 2 * cross(q.xyz, v); v' = v + w t + cross(q.xyz, t)
+    tx = 2.0 * (y * v[2] - z * v[1])
+    ty = 2.0 * (z * v[0] - x * v[2])
+    tz = 2.0 * (x * v[1] - y * v[0])
+    return (
+        v[0] + w * tx + (y * tz - z * ty),
+        v[1] + w * ty + (z * tx - x * tz),
+        v[2] + w * tz + (x * ty - y * tx),
+    )
+
+
+def qnorm(q: Quat) -> float:
+    return math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+
+
+def qnormalize(q: Quat) -> Quat:
+    n = qnorm(q)
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
+
+
+def rpy_to_quat(roll: float, pitch: float, yaw: float) -> Quat:
+    """R = Rz(yaw) Ry(pitch) Rx(roll), as URDF and amino."""
+    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
+    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
+    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
+    return (
+        sr * cp * cy - cr * sp * sy,
+        cr * sp * cy + sr * cp * sy,
+        cr * cp * sy - sr * sp * cy,
+        cr * cp * cy + sr * sp * sy,
+    )
+
+
+def quat_to_rpy(q: Quat) -> Vec3:
+    x, y, z, w = q
+    sinp = 2.0 * (w * y - z * x)
+    pitch = math.copysign(math.pi / 2, sinp) if abs(sinp) >= 1 else math.asin(sinp)
+    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
+    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
+    return (roll, pitch, yaw)
+
+
+def axis_angle_quat(axis: Vec3, angle: float) -> Quat:
+    """amino's aa_tf_axang2quat2: the axis is used as given (unit expected)."""
+    s = math.sin(angle / 2)
+    return (s * axis[0], s * axis[1], s * axis[2], math.cos(angle / 2))
+
+
+def compose(a: Pose, b: Pose) -> Pose:
+    """a * b: apply b, then a."""
+    qa, va = a
+    qb, vb = b
+    r = qrotate(qa, vb)
+    return qmul(qa, qb), (va[0] + r[0], va[1] + r[1], va[2] + r[2])
+
+
+def inverse(p: Pose) -> Pose:
+    qi = qconj(p[0])
+    v = qrotate(qi, p[1])
+    return qi, (-v[0], -v[1], -v[2])
+
+
+def quat_to_matrix(q: Quat) -> tuple[Vec3, Vec3, Vec3]:
+    """Row-major 3x3 rotation matrix."""
+    x, y, z, w = q
+    return (
+        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
+        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
+        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
+    )
+
+
+def matrix_to_quat(m) -> Quat:
+    """Unit quaternion (x,y,z,w, w >= 0) from a row-major rotation matrix."""
+    tr = m[0][0] + m[1][1] + m[2][2]
+    if tr > 0:
+        s = math.sqrt(tr + 1.0) * 2
+        q = ((m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s, 0.25 * s)
+    elif m[0][0] > m[1][1] and m[0][0] > m[2][2]:
+        s = math.sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2
+        q = (0.25 * s, (m[0][1] + m[1][0]) / s, (m[0][2] + m[2][0]) / s, (m[2][1] - m[1][2]) / s)
+    elif m[1][1] > m[2][2]:
+        s = math.sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2
+        q = ((m[0][1] + m[1][0]) / s, 0.25 * s, (m[1][2] + m[2][1]) / s, (m[0][2] - m[2][0]) / s)
+    else:
+        s = math.sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2
+        q = ((m[0][2] + m[2][0]) / s, (m[1][2] + m[2][1]) / s, 0.25 * s, (m[1][0] - m[0][1]) / s)
+    if q[3] < 0:
+        q = (-q[0], -q[1], -q[2], -q[3])
+    return qnormalize(q)
+
+
+def moves(frame: Frame) -> bool:
+    """Whether the frame's pose in its parent depends on the configuration."""
+    return frame.is_joint and frame.axis is not None and frame.variable is not None
+
+
+def local_pose(frame: Frame, value: float = 0.0) -> Pose:
+    """The frame's pose in its parent at configuration `value` (amino's tf_rel)."""
+    q, v = frame.quaternion, frame.translation
+    if frame.kind == "revolute" and frame.axis is not None:
+        return qmul(q, axis_angle_quat(frame.axis, value + frame.offset)), v
+    if frame.kind == "prismatic" and frame.axis is not None:
+        d = value + frame.offset
+        r = qrotate(q, (frame.axis[0] * d, frame.axis[1] * d, frame.axis[2] * d))
+        return q, (v[0] + r[0], v[1] + r[1], v[2] + r[2])
+    return q, v
+
+
+def parent_index(scene: Scene, frame: Frame) -> int:
+    """Index of the frame's parent; -1 for the root (None, or a root named by --root)."""
+    if frame.parent is None or not scene.has_frame(frame.parent):
+        return -1
+    return scene.index(frame.parent)
+
+
+def absolute_poses(scene: Scene, config: dict[str, float] | None = None) -> dict[str, Pose]:
+    """Every frame's pose in the root at `config` (variables not given are 0)."""
+    config = config or {}
+    out: list[Pose] = []
+    for f in scene.frames:  # parents first
+        rel = local_pose(f, config.get(f.variable or f.name, 0.0) if f.is_joint else 0.0)
+        p = parent_index(scene, f)
+        out.append(compose(out[p], rel) if p >= 0 else rel)
+    return {f.name: pose for f, pose in zip(scene.frames, out, strict=True)}
+
+
+# --- rigid groups -------------------------------------------------------------------------------
+# Frames rigidly attached to the same moving ancestor form a group: group 0 is the root (the
+# world) with the fixed frames under it; each moving frame starts a group holding itself and the
+# fixed frames below it. Chains of fixed frames fold into one constant pose per frame.
+
+
+@dataclass(frozen=True, slots=True)
+class Body:
+    """A moving rigid group: its joint frame, the group that frame hangs from, and the joint
+    frame's constant pose in that group (every fixed frame in between pre-multiplied)."""
+
+    frame: int
+    parent: int
+    base: Pose
+
+
+@dataclass(frozen=True, slots=True)
+class RigidGroups:
+    """group[i]: the group of frame i; rel[i]: frame i's constant pose in its group's frame
+    (IDENTITY for a joint frame); bodies[g - 1]: the moving group g."""
+
+    group: tuple[int, ...]
+    rel: tuple[Pose, ...]
+    bodies: tuple[Body, ...]
+
+    def anchor(self, group: int) -> int:
+        """The frame index whose pose is group `group`'s frame; -1 for the root."""
+        return self.bodies[group - 1].frame if group > 0 else -1
+
+
+def rigid_groups(scene: Scene) -> RigidGroups:
+    group: list[int] = []
+    rel: list[Pose] = []
+    bodies: list[Body] = []
+    for f in scene.frames:  # parents first
+        p = parent_index(scene, f)
+        up, above = (group[p], rel[p]) if p >= 0 else (0, IDENTITY)
+        pre = compose(above, (f.quaternion, f.translation))
+        if moves(f):
+            bodies.append(Body(len(group), up, pre))
+            group.append(len(bodies))
+            rel.append(IDENTITY)
+        else:
+            group.append(up)
+            rel.append(pre)
+    return RigidGroups(tuple(group), tuple(rel), tuple(bodies))
+
+
+# --- batched forward kinematics (numpy) ---------------------------------------------------------
+
+
+def pose_matrix(pose: Pose) -> np.ndarray:
+    """A pose as a 4x4 homogeneous matrix."""
+    import numpy as np
+
+    m = np.eye(4)
+    m[:3, :3] = quat_to_matrix(pose[0])
+    m[:3, 3] = pose[1]
+    return m
+
+
+def fixed_matrix(frame: Frame) -> np.ndarray:
+    """The frame's constant part (quaternion + translation) as a 4x4 matrix."""
+    return pose_matrix((frame.quaternion, frame.translation))
+
+
+def axis_rotations(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
+    """Batched (N,4,4) rotations from amino's axis-angle quaternion (axis used as given)."""
+    import numpy as np
+
+    s = np.sin(angles / 2)
+    x, y, z = (s * axis[0], s * axis[1], s * axis[2])
+    w = np.cos(angles / 2)
+    out = np.zeros((angles.shape[0], 4, 4))
+    out[:, 0, 0] = 1 - 2 * (y * y + z * z)
+    out[:, 0, 1] = 2 * (x * y - z * w)
+    out[:, 0, 2] = 2 * (x * z + y * w)
+    out[:, 1, 0] = 2 * (x * y + z * w)
+    out[:, 1, 1] = 1 - 2 * (x * x + z * z)
+    out[:, 1, 2] = 2 * (y * z - x * w)
+    out[:, 2, 0] = 2 * (x * z - y * w)
+    out[:, 2, 1] = 2 * (y * z + x * w)
+    out[:, 2, 2] = 1 - 2 * (x * x + y * y)
+    out[:, 3, 3] = 1
+    return out
+
+
+def variable_index(scene: Scene) -> dict[str, int]:
+    """Column of each configuration variable in a configuration array."""
+    return {name: i for i, name in enumerate(scene.variables)}
+
+
+def config_array(scene: Scene, config: dict[str, float] | None) -> np.ndarray:
+    """A 1-D configuration vector from a NAME -> value dict (missing names are 0)."""
+    import numpy as np
+
+    index = variable_index(scene)
+    q = np.zeros(len(index))
+    for name, value in (config or {}).items():
+        if name in index:
+            q[index[name]] = value
+    return q
+
+
+class GroupFK:
+    """Forward kinematics by rigid group, built once per scene: only the moving groups' poses
+    are computed per configuration; a frame's pose is its group's times a constant."""
+
+    def __init__(self, scene: Scene) -> None:
+        import numpy as np
+
+        self.groups = rigid_groups(scene)
+        self.n_variables = len(scene.variables)
+        index = variable_index(scene)
+        # (parent group, constant 4x4, kind, axis, variable column, offset) per moving group
+        self.motions = []
+        for b in self.groups.bodies:
+            f = scene.frames[b.frame]
+            self.motions.append((b.parent, pose_matrix(b.base), f.kind,
+                                 np.asarray(f.axis, dtype=float), index[f.variable], f.offset))
+        self.rel = np.array([pose_matrix(r) for r in self.groups.rel]).reshape(-1, 4, 4)
+        self.group = np.array(self.groups.group, dtype=np.int64)
+
+    def group_poses(self, q: np.ndarray) -> np.ndarray:
+        """(N, groups, 4, 4): the world pose of every rigid group (0: the world) for
+        configurations q (N, variables)."""
+        import numpy as np
+
+        n = q.shape[0]
+        if n == 1:
+            return self._group_poses_one(q[0].tolist())[None]
+        G = np.empty((n, len(self.motions) + 1, 4, 4))
+        G[:, 0] = np.eye(4)
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
+            base = np.broadcast_to(const, (n, 4, 4)) if pg == 0 else G[:, pg] @ const
+            value = q[:, var] + offset
+            if kind == "revolute":
+                G[:, g] = base @ axis_rotations(axis, value)
+            else:
+                G[:, g] = base
+                G[:, g, :3, 3] += (base[:, :3, :3] @ axis) * value[:, None]
+        return G
+
+    def _group_poses_one(self, q: list[float]) -> np.ndarray:
+        """group_poses for one configuration: scalar joint motions (numpy's per-call overhead
+        dominates at N = 1)."""
+        import numpy as np
+
+        G = np.empty((len(self.motions) + 1, 4, 4))
+        G[0] = np.eye(4)
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
+            base = const if pg == 0 else G[pg] @ const
+            value = q[var] + offset
+            if kind == "revolute":
+                G[g] = base @ pose_matrix((axis_angle_quat(axis.tolist(), value), (0, 0, 0)))
+            else:
+                G[g] = base
+                G[g, :3, 3] += base[:3, :3] @ axis * value
+        return G
+
+    def frame_poses(self, q: np.ndarray) -> np.ndarray:
+        """(N, frames, 4, 4): the world pose of every frame."""
+        return self.group_poses(q)[:, self.group] @ self.rel
+
+
+def fk_batch(scene: Scene, configs: np.ndarray) -> np.ndarray:
+    """Absolute transforms for a batch: configs (N, n_vars) -> (N, n_frames, 4, 4)."""
+    import numpy as np
+
+    configs = np.atleast_2d(np.asarray(configs, dtype=float))
+    return GroupFK(scene).frame_poses(configs)
+
+
+def fk(scene: Scene, config: dict[str, float] | None = None) -> dict[str, np.ndarray]:
+    """Absolute 4x4 transform of every frame at a configuration dict."""
+    tfs = fk_batch(scene, config_array(scene, config)[None, :])[0]
+    return {f.name: tfs[i] for i, f in enumerate(scene.frames)}
+
+
+# --- sampling -------------------------------------------------------------------------------
+
+
+def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]."""
+    import numpy as np
+
+    lo, hi = [], []
+    for var in scene.variables:
+        frames = [f for f in scene.frames if f.is_joint and f.variable == var]
+        limited = [f for f in frames if f.limits.position is not None]
+        if limited:
+            a, b = limited[0].limits.position  # type: ignore[misc]
+            lo.append(min(a, b))
+            hi.append(max(a, b))
+        elif any(f.kind == "revolute" for f in frames):
+            lo.append(-math.pi)
+            hi.append(math.pi)
+        else:
+            if sink is not None:
+                sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
+                             "[-1, 1]", frames[0].pos)
+            lo.append(-1.0)
+            hi.append(1.0)
+    return np.array(lo, dtype=float), np.array(hi, dtype=float)
+
+
+def sample_configs(scene: Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
+    """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
+    import numpy as np
+
+    lo, hi = sample_ranges(scene)
+    rng = np.random.default_rng(seed)
+    u = rng.random((skip + n, len(lo)))[skip:]
+    return lo + u * (hi - lo)
