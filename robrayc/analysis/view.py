@@ -125,7 +125,7 @@ def wanted(g: ir.Geometry, kind: str) -> bool:
 
 def frame_transforms(scene: ir.Scene, config: dict[str, float]) -> dict[str, object]:
     """Every frame's world transform through the kinematics module."""
-    from robrayc.analysis.fk import fk
+    from robrayc.kinematics import fk
 
     return fk(scene, config)
 
