@@ -9,9 +9,9 @@ import struct
 import numpy as np
 import pytest
 
-from robrayc.analysis.fk import fk
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
+from robrayc.kinematics import fk
 from robrayc.meshes import load_mesh
 from tests.backends.pictures import SEVEN_DOF, UR5, corpus_file, robrayc, write_boxes
 from tests.corpus import ros_package_path
