@@ -32,6 +32,7 @@ BACKENDS: dict[str, str] = {
     "pov": "robrayc.backends.pov",
     "png": "robrayc.backends.png",
     "glb": "robrayc.backends.glb",
+    "mjcf": "robrayc.backends.mjcf",
 }
 
 
@@ -48,6 +49,16 @@ class EmitContext:
     sink: DiagnosticSink
     name: str = "scenegraph"  # scene name for generated symbols (-n)
     extra: dict = field(default_factory=dict)
+
+
+def model_name(ctx: EmitContext, given: str | None, default: str) -> str:
+    """A robot/model name for description formats: the format's own option, else -n NAME,
+    else the output file's stem, else `default`."""
+    if given:
+        return given
+    if ctx.name and ctx.name != "scenegraph":
+        return ctx.name
+    return ctx.output.stem if ctx.output is not None else default
 
 
 def load(name: str) -> ModuleType:

@@ -27,7 +27,6 @@ takes the name LINK: URDF -> robray/JSON -> URDF gives back the same links and j
 from __future__ import annotations
 
 import argparse
-import math
 import os
 import re
 import sys
@@ -35,8 +34,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile
+from robrayc.backends import EmitContext, OutputFile, model_name
 from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
+from robrayc.stl import cone_stl
 
 NAME = "urdf"
 SUFFIXES = (".urdf",)
@@ -44,7 +44,6 @@ HELP = "URDF robot description (meshes referenced, cones written as STL; --srdf 
 
 UNBOUNDED = sys.float_info.max
 _PART = re.compile(r"^(?P<link>.+)-(?P<kind>visual|collision|inertial)(?:-(?P<n>[0-9]+))?$")
-CONE_SEGMENTS = 32
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -368,33 +367,6 @@ class _Exporter:
         return el
 
 
-def cone_stl(height: float, r0: float, r1: float, segments: int = CONE_SEGMENTS) -> bytes:
-    """Binary STL of amino's cone: radius r0 at z=0 to r1 at z=height, capped."""
-    import numpy as np
-
-    a = np.linspace(0.0, 2 * math.pi, segments, endpoint=False)
-    ring = np.stack([np.cos(a), np.sin(a)], axis=1)
-    bottom = np.column_stack([ring * r0, np.zeros(segments)])
-    top = np.column_stack([ring * r1, np.full(segments, height)])
-    nxt = np.roll(np.arange(segments), -1)
-    tris = []
-    for i in range(segments):
-        j = nxt[i]
-        tris.append((bottom[i], bottom[j], top[j]))
-        tris.append((bottom[i], top[j], top[i]))
-        tris.append(((0.0, 0.0, 0.0), bottom[j], bottom[i]))
-        tris.append(((0.0, 0.0, height), top[i], top[j]))
-    t = np.asarray(tris, dtype=np.float64)
-    n = np.cross(t[:, 1] - t[:, 0], t[:, 2] - t[:, 0])
-    length = np.linalg.norm(n, axis=1)
-    n = np.where(length[:, None] > 0, n / np.where(length > 0, length, 1)[:, None], 0.0)
-    rec = np.zeros(len(t), dtype=[("n", "<f4", 3), ("v", "<f4", (3, 3)), ("a", "<u2")])
-    rec["n"] = n
-    rec["v"] = t
-    header = b"robrayc cone".ljust(80, b" ")
-    return header + len(t).to_bytes(4, "little") + rec.tobytes()
-
-
 def srdf(robot_name: str, scene: ir.Scene, frame_link: dict) -> bytes:
     from lxml import etree
 
@@ -415,12 +387,7 @@ def srdf(robot_name: str, scene: ir.Scene, frame_link: dict) -> bytes:
 
 
 def robot_name(ctx: EmitContext) -> str:
-    given = getattr(ctx.options, "urdf_robot", None)
-    if given:
-        return given
-    if ctx.name and ctx.name != "scenegraph":
-        return ctx.name
-    return ctx.output.stem if ctx.output is not None else "robot"
+    return model_name(ctx, getattr(ctx.options, "urdf_robot", None), "robot")
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
