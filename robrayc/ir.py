@@ -62,11 +62,20 @@ class Grid:
 class Mesh:
     """A mesh file. `path` is as resolved (absolute where the file was found); `source` is the
     text the scene gave (e.g. a package:// URI). `scale3` is a per-axis scale applied to the
-    vertices on top of the geometry's scalar `scale` (URDF allows non-uniform scale)."""
+    vertices on top of the geometry's scalar `scale` (URDF allows non-uniform scale).
+
+    The file's conventions are fixed at load time (-U, -F, --collada-up-axis), so every
+    backend reads the same triangles (robrayc.meshes.load_mesh(mesh)): `up` and `forward` are
+    the file axes (signed: "-Z") that become +Z and +Y when the file declares no up axis;
+    `collada_up` says whether a COLLADA file's <up_axis> is "honour"ed or "ignore"d. The file
+    itself is read only by what needs its triangles."""
 
     path: str
     source: str = ""
     scale3: Vec3 = (1.0, 1.0, 1.0)
+    up: str = "Z"
+    forward: str = "Y"
+    collada_up: Literal["honour", "ignore"] = "honour"
 
 
 Shape = Box | Sphere | Cylinder | Cone | Grid | Mesh
@@ -128,7 +137,7 @@ class Inertial:
 @dataclass(frozen=True, slots=True)
 class Frame:
     name: str
-    parent: str | None = None  # None: child of the root given at load time
+    parent: str | None = None  # None: child of the scene root (Scene.root)
     kind: JointKind = "fixed"
     translation: Vec3 = ZERO_V
     quaternion: Quat = IDENTITY_Q  # unit, x y z w
@@ -156,11 +165,15 @@ class AllowedCollision:
 @dataclass(frozen=True, slots=True)
 class Scene:
     """A validated scene: frames parents-first (siblings in source order), no cycles, every
-    parent known (or None), allowed pairs sorted and naming known frames."""
+    parent a frame of the scene or None, allowed pairs sorted and naming known frames.
+
+    `root` names the frame outside the scene that top-level frames (parent None) hang from
+    (--root; frames naming it as parent are top-level); None: the world (amino's root)."""
 
     frames: tuple[Frame, ...]
     allowed: tuple[AllowedCollision, ...] = ()
     sources: tuple[str, ...] = ()  # every file read (inputs, includes, URDFs, meshes)
+    root: str | None = None
     _index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

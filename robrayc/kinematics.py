@@ -156,10 +156,9 @@ def local_pose(frame: Frame, value: float = 0.0) -> Pose:
 
 
 def parent_index(scene: Scene, frame: Frame) -> int:
-    """Index of the frame's parent; -1 for the root (None, or a root named by --root)."""
-    if frame.parent is None or not scene.has_frame(frame.parent):
-        return -1
-    return scene.index(frame.parent)
+    """Index of the frame's parent; -1 for the root (the IR names no frame outside the scene:
+    a parent naming --root is None, see Scene.root)."""
+    return -1 if frame.parent is None else scene.index(frame.parent)
 
 
 def absolute_poses(scene: Scene, config: dict[str, float] | None = None) -> dict[str, Pose]:

@@ -67,14 +67,22 @@ def _axis_vector(text: str) -> tuple[int, float]:
     return AXES.index(t), sign
 
 
-def axis_rotation(up: str = "Z", forward: str = "Y"):
-    """Rotation (3x3, row-major numpy) taking a file's `up` axis to +Z and `forward` to +Y."""
-    import numpy as np
-
+def check_axes(up: str, forward: str) -> tuple[str, str]:
+    """(up, forward) spelled canonically ("Y", "-Z"); ValueError when not two distinct axes."""
     iu, su = _axis_vector(up)
     i_f, sf = _axis_vector(forward)
     if iu == i_f:
         raise ValueError(f"mesh up axis '{up}' and forward axis '{forward}' are parallel")
+    return ("-" if su < 0 else "") + AXES[iu], ("-" if sf < 0 else "") + AXES[i_f]
+
+
+def axis_rotation(up: str = "Z", forward: str = "Y"):
+    """Rotation (3x3, row-major numpy) taking a file's `up` axis to +Z and `forward` to +Y."""
+    import numpy as np
+
+    check_axes(up, forward)
+    iu, su = _axis_vector(up)
+    i_f, sf = _axis_vector(forward)
     u = np.zeros(3)
     u[iu] = su
     f = np.zeros(3)
@@ -91,20 +99,6 @@ def _declared_rotation(up: str):
     if up == "X":  # right -Y, up +X, in +Z  ->  (-y, -z, x)
         return np.array([[0, -1.0, 0], [0, 0, -1.0], [1.0, 0, 0]])
     return np.eye(3)
-
-
-def collada_up_from_options(options) -> str:
-    """--collada-up-axis: "honour" (default, as the COLLADA spec and the original's Blender
-    import) or "ignore" (as rviz, MoveIt and Gazebo, which ROS meshes are authored against)."""
-    return getattr(options, "collada_up_axis", None) or "honour"
-
-
-def axes_from_options(options) -> tuple[str, str]:
-    """(-U, -F) from an argparse namespace or LoadOptions; defaults Z and Y."""
-    up = getattr(options, "mesh_up_axis", None) or getattr(options, "mesh_up", None) or "Z"
-    forward = (getattr(options, "mesh_forward_axis", None)
-               or getattr(options, "mesh_forward", None) or "Y")
-    return str(up).upper(), str(forward).upper()
 
 
 # --- number parsing -----------------------------------------------------------------------
@@ -583,21 +577,26 @@ def convert(raw: _Raw, scale3=(1.0, 1.0, 1.0), up: str = "Z", forward: str = "Y"
     return MeshData(vertices, vnormals, corner_vertex.reshape(-1, 3).astype(np.int64))
 
 
-def load_mesh(mesh: Mesh, sink: DiagnosticSink, pos: SourcePos, *, up: str = "Z",
-              forward: str = "Y", collada_up: str = "honour") -> MeshData:
-    """Triangles of a mesh shape (cached per file, scale and axes); errors name the file and
-    the scene position that asked for it, then raise CompileError."""
-    key = (os.path.realpath(mesh.path), tuple(mesh.scale3), up, forward, collada_up)
+def mesh_data(mesh: Mesh) -> MeshData:
+    """Triangles of a mesh shape in its frame, with the conventions its node holds (cached per
+    file, scale and conventions); raises MeshError or ValueError."""
+    key = (os.path.realpath(mesh.path), tuple(mesh.scale3), mesh.up, mesh.forward,
+           mesh.collada_up)
     hit = _DONE.get(key)
-    if hit is not None:
-        return hit
+    if hit is None:
+        hit = _DONE[key] = convert(read_raw(mesh.path), mesh.scale3, mesh.up, mesh.forward,
+                                   mesh.collada_up)
+    return hit
+
+
+def load_mesh(mesh: Mesh, sink: DiagnosticSink, pos: SourcePos) -> MeshData:
+    """mesh_data, with errors naming the file and the scene position that asked for it
+    (then CompileError)."""
     try:
-        data = convert(read_raw(mesh.path), mesh.scale3, up, forward, collada_up)
+        return mesh_data(mesh)
     except (MeshError, ValueError) as exc:
         sink.error(mesh_error_message(mesh, exc), pos)
         raise CompileError(sink.items) from None
-    _DONE[key] = data
-    return data
 
 
 def mesh_error_message(mesh: Mesh, exc: Exception) -> str:
@@ -842,17 +841,17 @@ class MeshText:
     indices: str
 
 
-def _mesh_text(mesh: Mesh, up: str, forward: str, collada_up: str) -> MeshText | Exception:
+def _mesh_text(mesh: Mesh) -> MeshText | Exception:
     try:
-        data = convert(read_raw(mesh.path), mesh.scale3, up, forward, collada_up)
+        data = convert(read_raw(mesh.path), mesh.scale3, mesh.up, mesh.forward,
+                       mesh.collada_up)
         return MeshText(len(data.vertices), len(data.faces), c_float_array(data.vertices),
                         c_float_array(data.normals), c_index_array(data.faces))
     except (MeshError, ValueError) as exc:
         return exc
 
 
-def c_mesh_texts(shapes: list[Mesh], *, up: str = "Z", forward: str = "Y",
-                 collada_up: str = "honour", workers: int | None = None):
+def c_mesh_texts(shapes: list[Mesh], *, workers: int | None = None):
     """MeshText (or the exception that stopped it) for each mesh, in order.
 
     Meshes are independent and numpy and lxml release the GIL for their long loops, so they are
@@ -861,7 +860,7 @@ def c_mesh_texts(shapes: list[Mesh], *, up: str = "Z", forward: str = "Y",
     if workers is None:
         workers = min(4, os.cpu_count() or 1)
     if workers <= 1 or len(shapes) <= 1:
-        return [_mesh_text(m, up, forward, collada_up) for m in shapes]
+        return [_mesh_text(m) for m in shapes]
     from concurrent.futures import ThreadPoolExecutor
 
     import numpy  # noqa: F401  (import once, before the threads race to)
@@ -870,8 +869,7 @@ def c_mesh_texts(shapes: list[Mesh], *, up: str = "Z", forward: str = "Y",
     order = sorted(range(len(shapes)), key=lambda i: -_size(shapes[i].path))
     out: list = [None] * len(shapes)
     with ThreadPoolExecutor(workers) as pool:
-        futures = {i: pool.submit(_mesh_text, shapes[i], up, forward, collada_up)
-                   for i in order}
+        futures = {i: pool.submit(_mesh_text, shapes[i]) for i in order}
         for i, fut in futures.items():
             out[i] = fut.result()
     return out

@@ -113,7 +113,7 @@ def _geometry(g: ir.Geometry, meshes: dict) -> dict:
 
 
 def _mesh_key(m: ir.Mesh) -> tuple:
-    return (m.path, m.scale3)
+    return (m.path, m.scale3, m.up, m.forward, m.collada_up)
 
 
 def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
@@ -127,9 +127,7 @@ def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
         return {}
     from robrayc import meshes
 
-    up, forward = meshes.axes_from_options(ctx.options)
-    texts = meshes.c_mesh_texts([g.shape for g in todo.values()], up=up, forward=forward,
-                                collada_up=meshes.collada_up_from_options(ctx.options))
+    texts = meshes.c_mesh_texts([g.shape for g in todo.values()])
     out: dict = {}
     used: set[str] = set()
     for (key, g), text in zip(todo.items(), texts, strict=True):

@@ -15,7 +15,8 @@ import argparse
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
+from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string,
+                            c_string_or_null
 from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
 
@@ -48,7 +49,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not name.isidentifier() or not name.isascii():
         raise ctx.sink.fatal(f"scene name '{name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
-    model = _model(scene, name, getattr(ctx.options, "root", None))
+    model = _model(scene, name)
     header_file = header_path(ctx.output) if ctx.output is not None else None
     model["guard"] = c_identifier(header_file.name if header_file else name + ".h").upper() + "_"
     header = render("c_standalone.h.j2", model)
@@ -63,12 +64,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 # --- tables -----------------------------------------------------------------------------------
 
 
-def _model(scene: ir.Scene, name: str, root: str | None) -> dict:
+def _model(scene: ir.Scene, name: str) -> dict:
     variables = {v: i for i, v in enumerate(scene.variables)}
     index = {f.name: i for i, f in enumerate(scene.frames)}
-    # --root names the frame top-level frames hang from; frames may also name it as parent
-    roots = [root] if root else sorted({f.parent for f in scene.frames
-                                        if f.parent is not None and f.parent not in index})
     return {
         "version": __version__,
         "sources": c_comment(", ".join(s.rsplit("/", 1)[-1] for s in scene.sources[:3])
@@ -76,7 +74,7 @@ def _model(scene: ir.Scene, name: str, root: str | None) -> dict:
         "name": name,
         "n_frames": len(scene.frames),
         "n_config": len(variables),
-        "root": c_string(roots[0]) if roots else "NULL",
+        "root": c_string_or_null(scene.root),
         "frames": [_frame(f, index, variables) for f in scene.frames],
         "configs": _configs(scene, variables),
         "geometries": [_geometry(g, index[f.name]) for f, g in ir.walk_geometries(scene)],
@@ -101,7 +99,7 @@ def _frame(f: ir.Frame, index: dict[str, int], variables: dict[str, int]) -> dic
     return {
         "comment": c_comment(f.name),
         "name": c_string(f.name),
-        "parent": index.get(f.parent, -1) if f.parent is not None else -1,
+        "parent": -1 if f.parent is None else index[f.parent],
         "kind": _KINDS[f.kind] if joint else "ROBRAYC_FIXED",
         "config": variables[f.variable] if joint else -1,
         "axis": c_doubles(f.axis if joint else (0.0, 0.0, 0.0)),

@@ -2,7 +2,8 @@
 
 One node per frame (boxes for fixed frames, ellipses for joints) and one edge from each parent,
 labelled with the joint's configuration variable and type; top-level frames hang from a
-`(root)` node. `--dot-allowed` adds the allowed collision pairs as dashed undirected edges.
+`(root)` node (a dashed box named after `--root` when given). `--dot-allowed` adds the allowed
+collision pairs as dashed undirected edges.
 Render with e.g. `dot -Tsvg scene.dot -o scene.svg`.
 """
 
@@ -49,15 +50,13 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
              "    rankdir=TB;",
              '    node [fontname="Helvetica", fontsize=10];',
              '    edge [fontname="Helvetica", fontsize=9];',
-             f"    {quote(ROOT)} [shape=point, width=0.15];"]
+             f"    {quote(ROOT)} [shape=point, width=0.15];" if scene.root is None else
+             f"    {quote(ROOT)} [label={quote(scene.root)}, shape=box, style=dashed];"]
     for f in scene.frames:
         style = "shape=ellipse, style=filled, fillcolor=lightblue" if f.is_joint else "shape=box"
         lines.append(f"    {quote('frame:' + f.name)} [label={quote(_label(f))}, {style}];")
     for f in scene.frames:
         parent = "frame:" + f.parent if f.parent is not None else ROOT
-        if f.parent is not None and not scene.has_frame(f.parent):
-            lines.append(f"    {quote(parent)} [label={quote(f.parent)}, shape=box, "
-                         "style=dashed];")
         attrs = ""
         if f.is_joint:
             attrs = f" [label={quote(f'{f.variable} ({f.kind})')}]"

@@ -71,7 +71,8 @@ def _shape(s: ir.Shape) -> dict:
     if isinstance(s, ir.Grid):
         return {"type": "grid", "dimension": _nums(s.dimension), "delta": _nums(s.delta),
                 "thickness": _num(s.thickness)}
-    return {"type": "mesh", "path": s.path, "source": s.source, "scale3": _nums(s.scale3)}
+    return {"type": "mesh", "path": s.path, "source": s.source, "scale3": _nums(s.scale3),
+            "up": s.up, "forward": s.forward, "collada_up": s.collada_up}
 
 
 def _geometry(g: ir.Geometry) -> dict:
@@ -107,6 +108,7 @@ def scene_dict(scene: ir.Scene) -> dict:
         "frames": [_frame(f) for f in scene.frames],
         "allowed": [{"a": a.a, "b": a.b, "pos": _pos(a.pos)} for a in scene.allowed],
         "sources": list(scene.sources),
+        "root": scene.root,
     }
 
 

@@ -14,8 +14,10 @@ and, for one that would not read back exactly, writes a neighbour that the loade
 exactly the scene's value.
 
 A URDF per-axis mesh scale is written as `scale [x, y, z]` and `package://` mesh names are
-kept as written. Not expressible in robray, reported: a mesh with both a per-axis and a
-scalar scale (warning), and names containing a double quote (an error: robray strings have
+kept as written. `--root` and the mesh conventions (-U, -F, --collada-up-axis) are options of
+loading, not words of robray: a comment under the header names them. Not expressible in
+robray, reported: meshes with different conventions, a mesh with both a per-axis and a
+scalar scale (warnings), and names containing a double quote (an error: robray strings have
 no escapes, and a changed name would be another scene).
 """
 
@@ -107,6 +109,24 @@ class _Writer:
         out_dir = ctx.output.parent if ctx.output is not None else None
         self.out_dir = os.path.abspath(out_dir) if out_dir is not None else None
 
+    def load_options(self) -> list[str]:
+        """--root and the mesh conventions, which robray has no words for."""
+        out = ["--root", self.scene.root] if self.scene.root is not None else []
+        conventions = {(g.shape.up, g.shape.forward, g.shape.collada_up)
+                       for _, g in ir.walk_geometries(self.scene) if isinstance(g.shape, ir.Mesh)}
+        if len(conventions) > 1:
+            self.ctx.sink.warning("meshes with different axis conventions (-U, -F, "
+                                  "--collada-up-axis) cannot be written to one robray file; "
+                                  "the first mesh's are named", hint="write JSON instead")
+        for _, g in ir.walk_geometries(self.scene):
+            if isinstance(g.shape, ir.Mesh):
+                m = g.shape
+                out += [f"-U{m.up}"] if m.up != "Z" else []
+                out += [f"-F{m.forward}"] if m.forward != "Y" else []
+                out += [f"--collada-up-axis={m.collada_up}"] if m.collada_up != "honour" else []
+                break
+        return out
+
     def name(self, text: str, what: str) -> str:
         if _IDENT.fullmatch(text) and text not in _KEYWORDS:
             return text
@@ -122,6 +142,10 @@ class _Writer:
         header = f"// Written by robrayc {__version__}" + (f" from {sources}{more}"
                                                          if sources else "")
         self.out.append("".join(c if c.isprintable() else "?" for c in header))
+        options = self.load_options()
+        if options:  # what robray cannot say: the command line that reads this file back
+            self.out.append("".join(c if c.isprintable() else "?"
+                                    for c in "// Compile with: " + " ".join(options)))
         tags: dict[str, None] = {}
         for f in scene.frames:
             tags.update(dict.fromkeys(f.tags))

@@ -54,10 +54,6 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--urdf-mesh-dir", metavar="DIR",
                        help="URDF: existing folder, relative to the URDF, for generated meshes "
                             "(cones; default: beside the URDF)")
-    group.add_argument("--collada-up-axis", choices=("honour", "ignore"), default="honour",
-                       help="meshes, every output: honour a COLLADA file's <up_axis> (default, "
-                            "as the COLLADA spec and the original) or ignore it (as rviz, "
-                            "MoveIt and Gazebo, which ROS meshes are made for)")
 
 
 def _f(x: float) -> str:
@@ -143,7 +139,7 @@ class _Exporter:
             if f.name not in names:
                 names[f.name] = unique(f.name)
         if None not in names:
-            names[None] = unique("world")
+            names[None] = unique(scene.root or "world")
         root = _Link(names[None], None)
         links: dict[str, _Link] = {}
         order: list[_Link] = []

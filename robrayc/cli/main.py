@@ -120,6 +120,10 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="up axis of meshes that do not declare one (default Z)")
     p.add_argument("-F", "--mesh-forward-axis", default="Y", metavar="AXIS",
                    help="forward axis of meshes that do not declare one (default Y)")
+    p.add_argument("--collada-up-axis", choices=("honour", "ignore"), default="honour",
+                   help="honour a COLLADA mesh's <up_axis> (default, as the COLLADA spec and "
+                        "the original) or ignore it (as rviz, MoveIt and Gazebo, which ROS "
+                        "meshes are made for)")
     p.add_argument("--root", metavar="FRAME", help="parent frame of top-level frames")
     p.add_argument("-W", dest="warnings", action="append", default=[], metavar="error",
                    help="-W error: treat warnings as errors")
@@ -167,8 +171,10 @@ def check_variables(given: dict[str, SourcePos], variables: tuple[str, ...],
                        suggest(name, variables))
 
 
-def _load_options(args: argparse.Namespace):
+def _load_options(args: argparse.Namespace, need_meshes: bool = True):
+    """LoadOptions from the command line; need_meshes False when no output reads triangles."""
     from robrayc.frontend import LoadOptions
+    from robrayc.meshes import check_axes
 
     packages = {}
     for item in args.package_path:
@@ -180,6 +186,7 @@ def _load_options(args: argparse.Namespace):
     if up[-1] == forward[-1]:
         raise UsageError(f"mesh up axis '{up}' (-U) and forward axis '{forward}' (-F) are "
                          "parallel")
+    up, forward = check_axes(up, forward)  # canonical spelling: "Y", "-Z"
     xacro_args = {}
     for item in args.xacro_arg:
         name, sep, value = item.partition(":=")
@@ -188,7 +195,8 @@ def _load_options(args: argparse.Namespace):
         xacro_args[name] = value
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
                        xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up,
-                       mesh_forward=forward, root=args.root)
+                       mesh_forward=forward, collada_up=args.collada_up_axis, root=args.root,
+                       need_meshes=need_meshes)
 
 
 def _mesh_axis(text: str, flag: str) -> str:
@@ -275,7 +283,9 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
             check_target(path, sink)
     sink.check()
 
-    ctx = LoadContext(_load_options(args), sink, sources=_SOURCES)
+    listing_only = ((args.list_frames or args.list_vars or args.tree) and not outputs
+                    and not depfile.wanted(args))
+    ctx = LoadContext(_load_options(args, need_meshes=not listing_only), sink, sources=_SOURCES)
     scene = load_with_context(args.files, ctx)
     check_variables(dict.fromkeys(args.configuration, NOWHERE), scene.variables, sink)
     sink.check()

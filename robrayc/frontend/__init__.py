@@ -9,6 +9,7 @@ parents-first with siblings in source order.
 from __future__ import annotations
 
 import importlib
+from dataclasses import replace
 from pathlib import Path
 
 from robrayc import ir
@@ -75,10 +76,16 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
                 sink.error(f"duplicate frame '{f.name}'", f.pos,
                            notes=((first.frame.pos, "first defined here"),))
             _check_nul(f, sink)
+    root = _root(partials, ctx)
+    if root is not None and root in by_name:
+        sink.error(f"frame '{root}' is defined in the scene, but --root names it as the frame "
+                   "outside the scene that top-level frames hang from", by_name[root].frame.pos,
+                   "rename the frame, or drop --root")
     for pending in order:
         parent = pending.frame.parent
         if parent is not None and parent not in by_name:
-            if ctx.options.root is not None and parent == ctx.options.root:
+            if parent == root:  # the root lies outside the scene: a top-level frame
+                pending.frame = replace(pending.frame, parent=None)
                 continue
             sink.error(f"unknown parent frame '{parent}' of frame '{pending.frame.name}'",
                        pending.parent_pos or pending.frame.pos, suggest(parent, by_name))
@@ -88,7 +95,18 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
     allowed = _allowed(partials, by_name, sink)
     sink.check()
     return ir.Scene(frames=tuple(frames), allowed=tuple(allowed),
-                    sources=tuple(ctx.dependencies))
+                    sources=tuple(ctx.dependencies), root=root)
+
+
+def _root(partials: list[Partial], ctx: LoadContext) -> str | None:
+    """--root, else the root an input names (a JSON scene); two different roots conflict."""
+    root = ctx.options.root
+    for part in partials:
+        if part.root is not None and root is not None and part.root != root:
+            ctx.sink.error(f"the scene's root frame '{part.root}' differs from '{root}'",
+                           part.root_pos, "give the same --root, or none")
+        root = root or part.root
+    return root
 
 
 def _check_nul(f: ir.Frame, sink: DiagnosticSink) -> None:

@@ -18,10 +18,14 @@ class LoadOptions:
     include_dirs: tuple[str, ...] = ()
     package_paths: dict[str, str] = field(default_factory=dict)  # --package-path NAME=DIR
     missing_mesh: str = "error"  # error | drop | bbox
-    mesh_up: str = "Z"  # -U: up axis of meshes that do not declare one
+    mesh_up: str = "Z"  # -U: up axis of meshes that do not declare one (signed: "-Y")
     mesh_forward: str = "Y"  # -F
+    collada_up: str = "honour"  # --collada-up-axis: honour | ignore a COLLADA <up_axis>
     root: str | None = None  # parent of top-level frames (None: the world)
     xacro_args: dict[str, str] = field(default_factory=dict)  # --xacro-arg NAME:=VALUE
+    # False when nothing will read triangles (--list-frames, --list-vars): mesh files are then
+    # neither looked for nor read, so a robot whose meshes are missing still lists.
+    need_meshes: bool = True
 
 
 @dataclass
@@ -36,6 +40,8 @@ class Partial:
 
     frames: list[PendingFrame] = field(default_factory=list)
     allowed: list[tuple[str, str, SourcePos]] = field(default_factory=list)
+    root: str | None = None  # the root the input names (a JSON scene's "root")
+    root_pos: SourcePos | None = None
 
 
 @dataclass
@@ -121,18 +127,30 @@ class LoadContext:
                     return candidate
         return None
 
+    def new_mesh(self, path: str, source: str, scale3: ir.Vec3 = (1.0, 1.0, 1.0),
+                 axes: tuple[str, str, str] | None = None) -> ir.Mesh:
+        """A Mesh node with the conventions of this load (-U, -F, --collada-up-axis) unless
+        `axes` (up, forward, collada_up) gives the mesh's own."""
+        o = self.options
+        up, forward, collada_up = axes or (o.mesh_up, o.mesh_forward, o.collada_up)
+        return ir.Mesh(path=path, source=source, scale3=scale3, up=up, forward=forward,
+                       collada_up=collada_up)
+
     def mesh_shape(self, path: str, source: str, pos: SourcePos,
-                   scale3: ir.Vec3 = (1.0, 1.0, 1.0)) -> ir.Mesh | None:
+                   scale3: ir.Vec3 = (1.0, 1.0, 1.0),
+                   axes: tuple[str, str, str] | None = None) -> ir.Mesh | None:
         """A Mesh shape for a file named in a scene; a missing file follows --missing-mesh."""
+        if not self.options.need_meshes:
+            return self.new_mesh(path, source, scale3, axes)
         if os.path.isfile(path):
             self.note_dependency(path)
-            return ir.Mesh(path=os.path.abspath(path), source=source, scale3=scale3)
+            return self.new_mesh(os.path.abspath(path), source, scale3, axes)
         moved = self._relocate(path) if os.path.isabs(path) else None
         if moved is not None:
             self.sink.warning(f"mesh '{source}' not found; using '{moved}' from the package path",
                               pos)
             self.note_dependency(str(moved))
-            return ir.Mesh(path=str(moved.resolve()), source=source, scale3=scale3)
+            return self.new_mesh(str(moved.resolve()), source, scale3, axes)
         if self.options.missing_mesh == "error":
             same = os.path.abspath(source) == os.path.abspath(path)
             looked = "" if same else f" (looked for '{path}')"

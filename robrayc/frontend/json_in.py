@@ -17,6 +17,7 @@ from pathlib import Path
 from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
+from robrayc.meshes import check_axes
 
 KINDS = ("fixed", "revolute", "prismatic")
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid", "mesh")
@@ -102,7 +103,7 @@ class _Reader:
     def run(self, doc) -> Partial:
         try:
             self.keys(doc, "$", ("format", "version", "generator", "frames", "allowed",
-                                 "sources"))
+                                 "sources", "root"))
             if doc.get("format") != "robrayc-scene":
                 self.fail("$.format", "not a robrayc scene (expected \"robrayc-scene\")")
             if doc.get("version") != 1:
@@ -114,6 +115,8 @@ class _Reader:
             allowed = doc.get("allowed", [])
             if not isinstance(allowed, list):
                 self.fail("$.allowed", f"expected an array, got {_kind(allowed)}")
+            self.partial.root = self.string(doc.get("root"), "$.root", allow_null=True)
+            self.partial.root_pos = self.where
         except _Bad:
             return self.partial
         seen: dict[str, str] = {}
@@ -244,12 +247,12 @@ class _Reader:
         fields = {"box": ("dimension",), "sphere": ("radius",), "cylinder": ("height", "radius"),
                   "cone": ("height", "start_radius", "end_radius"),
                   "grid": ("dimension", "delta", "thickness"),
-                  "mesh": ("path", "source", "scale3")}
+                  "mesh": ("path", "source", "scale3", "up", "forward", "collada_up")}
         if kind not in fields:
             self.fail(path + ".type", f"expected one of {', '.join(SHAPES)}, got {kind!r}")
         self.keys(s, path, ("type",) + fields[kind])
         for key in fields[kind]:
-            if key not in s and key not in ("source", "scale3"):
+            if key not in s and key not in ("source", "scale3", "up", "forward", "collada_up"):
                 self.fail(path, f"a {kind} needs '{key}'")
         if kind == "box":
             dim = self.numbers(s["dimension"], path + ".dimension", 3)
@@ -281,7 +284,24 @@ class _Reader:
         scale3 = self.numbers(s.get("scale3", [1, 1, 1]), path + ".scale3", 3)
         if not Path(file).is_absolute():  # relative to the JSON file, as robray
             file = str(Path(self.file).parent / file)
-        return self.ctx.mesh_shape(file, source, pos, scale3)
+        return self.ctx.mesh_shape(file, source, pos, scale3, self.mesh_axes(s, path))
+
+    def mesh_axes(self, s: dict, path: str) -> tuple[str, str, str] | None:
+        """The mesh's conventions as stored, or None (a hand-written file: the command line's)."""
+        if not any(k in s for k in ("up", "forward", "collada_up")):
+            return None
+        o = self.ctx.options
+        up = self.string(s.get("up", o.mesh_up), path + ".up")
+        forward = self.string(s.get("forward", o.mesh_forward), path + ".forward")
+        collada_up = s.get("collada_up", o.collada_up)
+        if collada_up not in ("honour", "ignore"):
+            self.fail(path + ".collada_up", f"expected \"honour\" or \"ignore\", got "
+                      f"{_kind(collada_up)}")
+        try:
+            up, forward = check_axes(up, forward)
+        except ValueError as exc:
+            self.fail(path + ".up", str(exc))
+        return up, forward, collada_up
 
 
 def _kind(value) -> str:

@@ -564,6 +564,8 @@ class _Unit:
         `package://PKG/...` through --package-path and ROS_PACKAGE_PATH."""
         if name.startswith("package://"):
             found = self.ctx.resolve_package_uri(name)
+            if found is None and not self.ctx.options.need_meshes:
+                return self.ctx.mesh_shape(name, name, pos)
             if found is None:
                 pkg = name[len("package://"):].partition("/")[0]
                 self.sink.error(f"package '{pkg}' of mesh '{name}' not found", pos,

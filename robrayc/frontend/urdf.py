@@ -559,6 +559,8 @@ class _Loader:
             return None
         scale3 = self.floats(s, "scale", 3, (1.0, 1.0, 1.0), "mesh scale") or (1.0, 1.0, 1.0)
         path, problem = self.resolve(uri)
+        if not self.ctx.options.need_meshes:  # listing: the file is neither looked for nor read
+            return self.ctx.mesh_shape(path or uri, uri, spos, scale3)
         if path is not None and os.path.isfile(path):
             return self.ctx.mesh_shape(path, uri, spos, scale3)
         if self.ctx.options.missing_mesh == "bbox":
@@ -643,11 +645,8 @@ def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
         r, h = s.radius, s.height
         pts = np.array([[x, y, z] for x in (-r, r) for y in (-r, r) for z in (-h / 2, h / 2)])
     elif isinstance(s, ir.Mesh):
-        up, forward = meshes.axes_from_options(ctx.options)
         try:
-            raw = meshes.read_raw(s.path)
-            data = meshes.convert(raw, s.scale3, up, forward,
-                                  meshes.collada_up_from_options(ctx.options))
+            data = meshes.mesh_data(s)
         except (meshes.MeshError, ValueError) as exc:
             sink.warning(f"cannot read mesh '{s.source}' for a bounding box: {exc}", g.pos)
             return None

@@ -1,0 +1,126 @@
+"""Scene.root (--root) is an IR fact every backend and analysis handles, and listing frames or
+variables never looks at mesh files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robrayc.backends import BACKENDS
+from robrayc.cli.main import main
+from robrayc.frontend import LoadOptions, load_scene
+
+# frames naming the root as parent, a top-level frame and a robot-like joint chain
+ROOTED = """class robot { }
+frame base { parent world; translation [1, 0, 0];
+    geometry { isa robot; shape box; dimension [0.2, 0.2, 0.2]; } }
+frame arm { parent base; type revolute; axis [0, 0, 1]; variable q;
+    translation [0, 0, 0.5]; geometry { shape cylinder; height 0.4; radius 0.05; } }
+frame side { translation [0, 0.5, 0]; geometry { shape sphere; radius 0.1; } }
+frame fence { parent world; translation [0, -0.4, 0];
+    geometry { shape box; dimension [1, 0.05, 0.3]; } }
+"""
+
+
+def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robrayc", *args], cwd=cwd,
+                          capture_output=True, text=True)
+
+
+def test_root_frames_are_top_level_in_the_ir(tmp_path: Path) -> None:
+    src = tmp_path / "rooted.robray"
+    src.write_text(ROOTED)
+    scene = load_scene([str(src)], LoadOptions(root="world"))
+    assert scene.root == "world"
+    assert [(f.name, f.parent) for f in scene.frames] == [
+        ("base", None), ("arm", "base"), ("side", None), ("fence", None)]
+    assert main([str(src), "--list-frames"]) == 1  # without --root: an unknown parent
+
+
+@pytest.mark.parametrize("fmt", sorted(BACKENDS))
+def test_every_backend_takes_root(fmt: str, tmp_path: Path) -> None:
+    """Each registered backend compiles a scene whose frames name --root as parent (collide and
+    the SVG ended in a KeyError, exit 3, before the root was an IR field)."""
+    src = tmp_path / "rooted.robray"
+    src.write_text(ROOTED)
+    out = tmp_path / ("out_dir" if fmt == "simmer" else f"out.{fmt}")
+    r = _run(str(src), "--root", "world", "--format", fmt, "-o", str(out), cwd=tmp_path)
+    assert "internal error" not in r.stderr
+    assert r.returncode == 0, r.stderr
+
+
+def test_collide_takes_root(tmp_path: Path) -> None:
+    src = tmp_path / "rooted.robray"
+    src.write_text(ROOTED)
+    r = _run("collide", str(src), "--root", "world", cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    src.write_text(ROOTED + "frame hit { parent world; translation [1, 0, 0.05];\n"
+                   "    geometry { shape sphere; radius 0.1; } }\n")
+    r = _run("collide", str(src), "--root", "world", cwd=tmp_path)
+    assert r.returncode == 1 and "base" in r.stdout and "hit" in r.stdout, r.stdout + r.stderr
+
+
+def test_root_in_outputs(tmp_path: Path) -> None:
+    """JSON keeps the root (and reads it back); DOT draws it; URDF names its root link after
+    it; the robray writer names the option it needs."""
+    src = tmp_path / "rooted.robray"
+    src.write_text(ROOTED)
+    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.json")]) == 0
+    doc = json.loads((tmp_path / "s.json").read_text())
+    assert doc["root"] == "world"
+    assert load_scene([str(tmp_path / "s.json")]).root == "world"
+    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.dot")]) == 0
+    assert '"(root)" [label="world"' in (tmp_path / "s.dot").read_text()
+    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.urdf")]) == 0
+    assert '<link name="world"/>' in (tmp_path / "s.urdf").read_text()
+    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.robray")]) == 0
+    text = (tmp_path / "s.robray").read_text()
+    assert "// Compile with: --root world" in text
+    again = load_scene([str(tmp_path / "s.robray")], LoadOptions(root="world"))
+    first = load_scene([str(src)], LoadOptions(root="world"))
+    assert [(f.name, f.parent, f.translation, [g.shape for g in f.geometries])
+            for f in again.frames] == [(f.name, f.parent, f.translation,
+                                        [g.shape for g in f.geometries]) for f in first.frames]
+
+
+def test_conflicting_roots_and_a_defined_root_frame(tmp_path: Path, capsys) -> None:
+    src = tmp_path / "rooted.robray"
+    src.write_text(ROOTED)
+    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.json")]) == 0
+    assert main([str(tmp_path / "s.json"), "--root", "table", "--list-frames"]) == 1
+    assert "root frame 'world' differs from 'table'" in capsys.readouterr().err
+    src.write_text(ROOTED + "frame world { }\n")
+    assert main([str(src), "--root", "world", "--list-frames"]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}:9:7: error: frame 'world'" in err and "--root names it" in err
+
+
+def test_listing_never_reads_meshes(tmp_path: Path, capsys) -> None:
+    """--list-frames / --list-vars on scenes whose meshes are missing (a file, a package) or
+    unreadable; compiling still reports them."""
+    (tmp_path / "bad.stl").write_bytes(b"not a mesh")
+    src = tmp_path / "m.robray"
+    src.write_text('frame a { geometry { mesh "gone.stl"; } }\n'
+                   'frame b { parent a; type revolute; axis [0, 0, 1];\n'
+                   '    geometry { mesh "package://nopkg/meshes/x.dae"; } }\n'
+                   'frame c { geometry { mesh "bad.stl"; } }\n')
+    urdf = tmp_path / "r.urdf"
+    urdf.write_text('<robot name="r"><link name="l0"><visual><geometry>'
+                    '<mesh filename="package://nopkg/l0.stl"/></geometry></visual></link>'
+                    '<link name="l1"><collision><geometry><mesh filename="l1.stl"/>'
+                    '</geometry></collision></link>'
+                    '<joint name="j" type="revolute"><parent link="l0"/><child link="l1"/>'
+                    '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+                    '</joint></robot>')
+    assert main([str(src), "--list-frames", "--list-vars"]) == 0
+    assert capsys.readouterr().out == "a\nb\nc\nb\n"
+    assert main([str(urdf), "--list-vars"]) == 0
+    assert capsys.readouterr().out == "j\n"
+    assert main([str(src), "-o", str(tmp_path / "m.c")]) == 1
+    err = capsys.readouterr().err
+    assert "gone.stl" in err and "nopkg" in err
+    assert main([str(urdf), "--list-frames", "-o", str(tmp_path / "r.c")]) == 1
