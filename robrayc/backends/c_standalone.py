@@ -15,8 +15,7 @@ import argparse
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string,
-                            c_string_or_null
+from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string, c_string_or_null
 from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
 
