@@ -33,6 +33,7 @@ BACKENDS: dict[str, str] = {
     "png": "robrayc.backends.png",
     "glb": "robrayc.backends.glb",
     "mjcf": "robrayc.backends.mjcf",
+    "html": "robrayc.backends.html",
 }
 
 

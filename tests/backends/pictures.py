@@ -81,3 +81,20 @@ def dominant(rgb, channel: int, margin: int = 60):
     c = rgb.astype(int)
     others = [c[..., i] for i in range(3) if i != channel]
     return (c[..., channel] - np.maximum(*others)) > margin
+
+
+def chromium(width: int = 800, height: int = 600):
+    """A headless Chromium driven by selenium (Debian's chromium and chromium-driver), with
+    the browser console log kept."""
+    need("chromium")
+    driver_path = shutil.which("chromedriver") or need("chromium-driver")
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.service import Service
+
+    opts = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                f"--window-size={width},{height}", "--enable-unsafe-swiftshader",
+                "--use-angle=swiftshader", "--force-device-scale-factor=1"):
+        opts.add_argument(arg)
+    opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    return webdriver.Chrome(service=Service(driver_path), options=opts)

@@ -1,0 +1,122 @@
+"""Self-contained HTML viewer page: the posed scene in 3D (three.js, inlined from robrayc's
+package data with its licence: no network at view time), orbit controls, one slider per
+configuration variable within its limits (forward kinematics in the page is robrayc's), the
+frame name under the pointer, and a visual/collision geometry toggle. The picture options
+(camera, ``--highlight-collisions``, ``--config``) are listed under pov output."""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import re
+
+from robrayc import __version__, ir
+from robrayc.backends import EmitContext, OutputFile
+
+NAME = "html"
+SUFFIXES = (".html", ".htm")
+HELP = "self-contained 3D viewer page (three.js) with joint sliders and frame names on hover"
+
+
+def add_arguments(group: argparse._ArgumentGroup) -> None:
+    """The picture options are added by the pov backend."""
+
+
+def _b64(array, dtype) -> str:
+    import numpy as np
+
+    return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
+
+
+def _frames(scene: ir.Scene) -> list[dict]:
+    from robrayc.analysis.fk import fixed_matrix, variable_index
+
+    index = variable_index(scene)
+    out = []
+    for f in scene.frames:
+        joint = f.is_joint and f.axis is not None
+        out.append({"name": f.name,
+                    "parent": -1 if f.parent is None else scene.index(f.parent),
+                    "fixed": [float(x) for x in fixed_matrix(f).reshape(-1)],
+                    "kind": f.kind if joint else "fixed",
+                    "axis": list(f.axis) if joint else None,
+                    "variable": index[f.variable] if joint else -1,
+                    "offset": f.offset})
+    return out
+
+
+def _variables(scene: ir.Scene, config: dict[str, float]) -> list[dict]:
+    from robrayc.analysis.fk import sample_ranges
+
+    lo, hi = sample_ranges(scene)
+    out = []
+    for name, a, b in zip(scene.variables, lo.tolist(), hi.tolist(), strict=True):
+        value = config.get(name, 0.0)
+        out.append({"name": name, "lo": min(a, value), "hi": max(b, value), "value": value})
+    return out
+
+
+def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, list]:
+    """Every visual or collision geometry (the page toggles them) and the shared triangles."""
+    from robrayc.analysis.view import HIGHLIGHT, triangles
+    from robrayc.meshes import load_mesh
+
+    meshes: list[dict] = []
+    mesh_index: dict[tuple, int] = {}
+    geoms = []
+    for i, f in enumerate(scene.frames):
+        for g in f.geometries:
+            if not (g.visual or g.collision):
+                continue
+            key = (g.shape, g.scale)
+            if key not in mesh_index:
+                verts, faces = triangles(g, sink)
+                if len(faces) == 0:
+                    continue
+                entry = {"positions": _b64(verts, "<f4"), "indices": _b64(faces, "<u4"),
+                         "normals": None, "smooth": isinstance(g.shape, ir.Sphere)}
+                if isinstance(g.shape, ir.Mesh):
+                    entry["normals"] = _b64(load_mesh(g.shape, sink, g.pos).normals, "<f4")
+                mesh_index[key] = len(meshes)
+                meshes.append(entry)
+            lit = f.name in highlighted
+            geoms.append({"frame": i, "mesh": mesh_index[key],
+                          "color": list(HIGHLIGHT if lit else g.color), "alpha": g.alpha,
+                          "visual": g.visual, "collision": g.collision,
+                          "flat": not isinstance(g.shape, (ir.Mesh, ir.Sphere))})
+    return geoms, meshes
+
+
+def _script_text(text: str) -> str:
+    """Text safe inside a <script> element."""
+    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+
+
+def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
+    from robrayc.analysis import view
+    from robrayc.resources import resource_path
+    from robrayc.xmltext import escape
+
+    opts = view.options_from(ctx.options, scene, ctx.sink)
+    pairs = view.colliding_pairs(scene, opts, ctx.sink)
+    cam = view.camera_for(view.posed_geometries(scene, opts, set()), opts, ctx.sink)
+    geoms, meshes = _geometries(scene, view.highlighted_frames(pairs), ctx.sink)
+    data = {"frames": _frames(scene), "variables": _variables(scene, opts.configuration),
+            "geometries": geoms, "meshes": meshes, "pairs": [list(p) for p in pairs],
+            "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov}}
+    legend = "".join(f"<div>colliding: {escape(view.pair_label(p))}</div>" for p in pairs)
+    page = resource_path("viewer", "page.html").read_text(encoding="utf-8")
+    title = escape(f"{ctx.name if ctx.name != 'scenegraph' else _title(scene)} - robrayc")
+    parts = {"version": __version__, "title": title, "legend": legend,
+             "three": resource_path("viewer", "three.min.js").read_text(encoding="utf-8"),
+             "scene": _script_text(json.dumps(data, separators=(",", ":"))),
+             "viewer": resource_path("viewer", "viewer.js").read_text(encoding="utf-8")}
+    page = re.sub(r"\{\{(\w+)\}\}", lambda m: parts[m.group(1)], page)
+    return [OutputFile(ctx.output, page.encode())]
+
+
+def _title(scene: ir.Scene) -> str:
+    from robrayc.analysis.projection import source_names
+
+    return source_names(scene)

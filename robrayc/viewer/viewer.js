@@ -1,0 +1,229 @@
+// robrayc scene viewer: reads the scene JSON of the page, draws it with three.js (THREE, from
+// three.min.js inlined before this script), orbit controls, one slider per configuration
+// variable, frame names on hover, visual/collision toggle. Forward kinematics is robrayc's
+// (analysis/fk.py), operation for operation: world = parent_world * fixed * joint motion.
+"use strict";
+(function () {
+  const data = JSON.parse(document.getElementById("robrayc-scene").textContent);
+  const frames = data.frames;
+  const q = data.variables.map((v) => v.value);
+
+  function decode(text, Type) {
+    const bytes = Uint8Array.from(atob(text), (c) => c.charCodeAt(0));
+    return new Type(bytes.buffer);
+  }
+
+  // --- forward kinematics (plain doubles, row-major 4x4 arrays as numpy) ---
+  function matmul(a, b) {
+    const out = new Array(16);
+    for (let r = 0; r < 4; r++) {
+      for (let c = 0; c < 4; c++) {
+        let s = 0;
+        for (let k = 0; k < 4; k++) s += a[r * 4 + k] * b[k * 4 + c];
+        out[r * 4 + c] = s;
+      }
+    }
+    return out;
+  }
+
+  function axisRotation(axis, angle) {  // fk.py _axis_rotations: axis used as given
+    const s = Math.sin(angle / 2), w = Math.cos(angle / 2);
+    const x = s * axis[0], y = s * axis[1], z = s * axis[2];
+    return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 0,
+            2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), 0,
+            2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), 0,
+            0, 0, 0, 1];
+  }
+
+  function fk(config) {
+    const world = [];
+    for (let i = 0; i < frames.length; i++) {
+      const f = frames[i];
+      let rel = f.fixed;
+      if (f.kind !== "fixed") {
+        const value = config[f.variable] + f.offset;
+        if (f.kind === "revolute") {
+          rel = matmul(rel, axisRotation(f.axis, value));
+        } else {
+          rel = rel.slice();
+          for (let r = 0; r < 3; r++) {
+            const d = rel[r * 4] * f.axis[0] + rel[r * 4 + 1] * f.axis[1]
+                      + rel[r * 4 + 2] * f.axis[2];
+            rel[r * 4 + 3] += d * value;
+          }
+        }
+      }
+      world.push(f.parent < 0 ? rel : matmul(world[f.parent], rel));
+    }
+    return world;
+  }
+
+  // --- three.js scene ---
+  const container = document.getElementById("viewer");
+  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  renderer.setPixelRatio(window.devicePixelRatio || 1);
+  container.appendChild(renderer.domElement);
+  const scene = new THREE.Scene();
+  scene.background = new THREE.Color(0xffffff);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x888888, 1.6));
+  const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+  sun.position.set(10, -15, 20);
+  scene.add(sun);
+  const cam = data.camera;
+  const camera = new THREE.PerspectiveCamera(45, 1, 0.001, 1000);
+  camera.up.set(cam.up[0], cam.up[1], cam.up[2]);
+  camera.position.set(cam.eye[0], cam.eye[1], cam.eye[2]);
+  const headLight = new THREE.DirectionalLight(0xffffff, 0.6);
+  camera.add(headLight);
+  scene.add(camera);
+  const controls = new THREE.OrbitControls(camera, renderer.domElement);
+  controls.target.set(cam.look[0], cam.look[1], cam.look[2]);
+  const span = Math.hypot(cam.eye[0] - cam.look[0], cam.eye[1] - cam.look[1],
+                          cam.eye[2] - cam.look[2]);
+  camera.near = span / 1000;
+  camera.far = span * 100;
+
+  const geometries = data.meshes.map((m) => {
+    const g = new THREE.BufferGeometry();
+    g.setAttribute("position", new THREE.BufferAttribute(decode(m.positions, Float32Array), 3));
+    g.setIndex(new THREE.BufferAttribute(decode(m.indices, Uint32Array), 1));
+    if (m.normals) {
+      g.setAttribute("normal", new THREE.BufferAttribute(decode(m.normals, Float32Array), 3));
+    } else if (m.smooth) {
+      g.computeVertexNormals();
+    }
+    g.computeBoundingSphere();
+    return g;
+  });
+  const groups = frames.map((f) => {
+    const group = new THREE.Group();
+    group.name = f.name;
+    group.matrixAutoUpdate = false;
+    scene.add(group);
+    return group;
+  });
+  const drawn = [];
+  const materials = new Map();
+  for (const g of data.geometries) {
+    const key = g.color.join(",") + "/" + g.alpha + "/" + g.flat;
+    if (!materials.has(key)) {
+      materials.set(key, new THREE.MeshStandardMaterial({
+        color: new THREE.Color(g.color[0], g.color[1], g.color[2]),
+        transparent: g.alpha < 1, opacity: g.alpha, side: THREE.DoubleSide,
+        flatShading: g.flat, roughness: 0.6, metalness: 0.05 }));
+    }
+    const mesh = new THREE.Mesh(geometries[g.mesh], materials.get(key));
+    mesh.matrixAutoUpdate = false;
+    mesh.userData = { frame: frames[g.frame].name, visual: g.visual, collision: g.collision };
+    groups[g.frame].add(mesh);
+    drawn.push(mesh);
+  }
+
+  function pose() {
+    const world = fk(q);
+    for (let i = 0; i < frames.length; i++) {
+      const m = world[i];
+      groups[i].matrix.set(m[0], m[1], m[2], m[3], m[4], m[5], m[6], m[7],
+                           m[8], m[9], m[10], m[11], m[12], m[13], m[14], m[15]);
+      groups[i].matrixWorldNeedsUpdate = true;
+    }
+    return world;
+  }
+
+  let showCollision = false;
+  function showGeometry() {
+    for (const m of drawn) m.visible = showCollision ? m.userData.collision : m.userData.visual;
+  }
+
+  // --- rendering on demand ---
+  let pending = false;
+  const stats = { frames: 0 };
+  function draw() {
+    pending = false;
+    renderer.render(scene, camera);
+    stats.frames++;
+  }
+  function request() {
+    if (!pending) {
+      pending = true;
+      requestAnimationFrame(draw);
+    }
+  }
+  function resize() {
+    const w = container.clientWidth, h = container.clientHeight;
+    renderer.setSize(w, h);
+    camera.aspect = w / h;
+    // the page keeps robrayc's horizontal field of view
+    const half = (cam.fov * Math.PI) / 360;
+    camera.fov = (2 * Math.atan(Math.tan(half) * h / w) * 180) / Math.PI;
+    camera.updateProjectionMatrix();
+    request();
+  }
+  controls.addEventListener("change", request);
+  window.addEventListener("resize", resize);
+
+  // --- sliders ---
+  const sliders = document.getElementById("sliders");
+  data.variables.forEach((v, i) => {
+    const row = document.createElement("label");
+    row.className = "slider";
+    const name = document.createElement("span");
+    name.textContent = v.name;
+    const input = document.createElement("input");
+    Object.assign(input, { type: "range", min: v.lo, max: v.hi, step: "any", value: v.value });
+    input.dataset.variable = v.name;
+    const value = document.createElement("output");
+    value.textContent = v.value.toFixed(3);
+    input.addEventListener("input", () => {
+      q[i] = Number(input.value);
+      value.textContent = q[i].toFixed(3);
+      pose();
+      request();
+    });
+    row.append(name, input, value);
+    sliders.appendChild(row);
+  });
+  document.getElementById("collision").addEventListener("change", (e) => {
+    showCollision = e.target.checked;
+    showGeometry();
+    request();
+  });
+
+  // --- hover: the frame under the pointer ---
+  const tooltip = document.getElementById("tooltip");
+  const raycaster = new THREE.Raycaster();
+  const pointer = new THREE.Vector2();
+  renderer.domElement.addEventListener("pointermove", (e) => {
+    const rect = renderer.domElement.getBoundingClientRect();
+    pointer.set(((e.clientX - rect.left) / rect.width) * 2 - 1,
+                -((e.clientY - rect.top) / rect.height) * 2 + 1);
+    raycaster.setFromCamera(pointer, camera);
+    const hit = raycaster.intersectObjects(drawn.filter((m) => m.visible), false)[0];
+    if (hit) {
+      tooltip.textContent = hit.object.userData.frame;
+      tooltip.style.left = e.clientX + 12 + "px";
+      tooltip.style.top = e.clientY + 12 + "px";
+      tooltip.hidden = false;
+    } else {
+      tooltip.hidden = true;
+    }
+  });
+  renderer.domElement.addEventListener("pointerleave", () => { tooltip.hidden = true; });
+
+  showGeometry();
+  pose();
+  resize();
+  controls.update();
+  window.robraycViewer = {
+    fk, stats, renderer, camera, controls, q,
+    setConfiguration(values) {
+      for (const [name, value] of Object.entries(values)) {
+        const i = data.variables.findIndex((v) => v.name === name);
+        q[i] = value;
+      }
+      pose();
+      request();
+    },
+    render: draw,
+  };
+})();

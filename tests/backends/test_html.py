@@ -1,0 +1,134 @@
+"""The viewer page in a real headless Chromium (selenium): it renders without console errors,
+its forward kinematics equals robrayc's, dragging a slider moves the right link, hovering
+names the frame, the geometry toggle switches, and colliding pairs are named."""
+
+from __future__ import annotations
+
+import io
+import math
+import time
+
+import numpy as np
+import pytest
+
+from robrayc.analysis.fk import fk
+from robrayc.frontend import load_scene
+from tests.backends.pictures import (
+    SEVEN_DOF,
+    chromium,
+    corpus_file,
+    dominant,
+    robrayc,
+    write_boxes,
+)
+
+FIXED = ("--cam-eye", "4 0 0", "--cam-look", "0 0 0", "--cam-up", "0 0 1", "--fov", "40")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    driver = chromium()
+    yield driver
+    driver.quit()
+
+
+def _open(browser, page):
+    browser.get(page.as_uri())
+    for _ in range(100):
+        if browser.execute_script("return window.robraycViewer && "
+                                  "window.robraycViewer.stats.frames > 0"):
+            return browser.find_element("css selector", "#viewer canvas")
+        time.sleep(0.05)
+    raise AssertionError("the viewer never drew a frame")
+
+
+def _canvas_pixels(canvas):
+    from PIL import Image
+
+    return np.asarray(Image.open(io.BytesIO(canvas.screenshot_as_png)).convert("RGB"))
+
+
+def _errors(browser) -> list:
+    return [e for e in browser.get_log("browser") if e["level"] == "SEVERE"]
+
+
+def _column(y: float, x: float, width: int) -> int:
+    """Image column of world point (x, y, 0) for the FIXED camera (on +X at 4 m, +Y right)."""
+    return round(width / 2 + y / (4 - x) / math.tan(math.radians(20)) * width / 2)
+
+
+def test_renders_moves_the_right_link_and_names_frames(browser, tmp_path):
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    page = tmp_path / "boxes.html"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(page), *FIXED)
+    assert r.returncode == 0, r.stderr
+    canvas = _open(browser, page)
+    before = _canvas_pixels(canvas)
+    h, w, _ = before.shape
+    assert (before < 200).any(axis=2).mean() > 0.02  # not blank
+    red_col, mid = _column(-0.6, 0.2, w), h // 2
+    assert dominant(before, 0)[mid, red_col] and dominant(before, 1)[mid, w // 2]
+    assert not _errors(browser)
+
+    # click the 'slide' slider three quarters along: the sphere moves right, to y ~ 0.25
+    slider = browser.find_element("css selector", "input[data-variable='slide']")
+    ActionChains(browser).move_to_element_with_offset(
+        slider, slider.size["width"] // 4, 0).click().perform()
+    time.sleep(0.3)
+    after = _canvas_pixels(canvas)
+    value = browser.execute_script("return window.robraycViewer.q[0]")
+    assert 0.1 < value < 0.4
+    assert not dominant(after, 1)[mid, w // 2]  # gone from the middle
+    assert dominant(after, 1)[mid, _column(value, 0.1, w)]  # drawn where FK puts it
+    box = (slice(mid - 60, mid + 60), slice(red_col - 60, red_col + 60))
+    assert (before[box] == after[box]).all()  # the red box did not move
+
+    # hover over the red box: its frame name shows
+    ActionChains(browser).move_to_element_with_offset(canvas, red_col - w // 2, 0).perform()
+    tooltip = browser.find_element("id", "tooltip")
+    assert tooltip.is_displayed() and tooltip.text == "red_box"
+    ActionChains(browser).move_to_element_with_offset(canvas, 0, h // 2 - 5).perform()
+    assert not tooltip.is_displayed()
+    assert not _errors(browser)
+
+
+def test_fk_in_the_page_is_robraycs(browser, tmp_path):
+    src = corpus_file(SEVEN_DOF)
+    page = tmp_path / "7dof.html"
+    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    _open(browser, page)
+    scene = load_scene([str(src)])
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        q = rng.uniform(-3, 3, len(scene.variables))
+        got = browser.execute_script("return window.robraycViewer.fk(arguments[0])", q.tolist())
+        want = fk(scene, dict(zip(scene.variables, q.tolist(), strict=True)))
+        for f, m in zip(scene.frames, got, strict=True):
+            assert np.allclose(np.array(m).reshape(4, 4), want[f.name], atol=1e-12, rtol=0)
+    limits = browser.execute_script(
+        "return [...document.querySelectorAll('#sliders input')].map("
+        "i => [i.dataset.variable, Number(i.min), Number(i.max)])")
+    assert [name for name, _, _ in limits] == list(scene.variables)
+    assert all(lo == -math.pi and hi == math.pi for _, lo, hi in limits)  # 7dof: no limits
+
+
+def test_geometry_toggle_and_collision_legend(browser, tmp_path):
+    scene = tmp_path / "t.robray"
+    scene.write_text(
+        "frame a { geometry { shape box; dimension [1, 1, 1]; color [1, 0, 0]; collision 0; }\n"
+        "          geometry { shape sphere; radius 0.3; color [0, 0, 1]; visual 0; } }\n"
+        "frame b { translation [0, 0.2, 0];\n"
+        "          geometry { shape sphere; radius 0.3; color [0, 0, 1]; } }\n")
+    page = tmp_path / "t.html"
+    r = robrayc(str(scene), "-o", str(page), *FIXED, "--highlight-collisions")
+    assert r.returncode == 0, r.stderr
+    canvas = _open(browser, page)
+    assert "colliding: a <-> b" in browser.find_element("id", "legend").text
+    visual = _canvas_pixels(canvas)
+    browser.find_element("id", "collision").click()
+    time.sleep(0.3)
+    collision = _canvas_pixels(canvas)
+    red_visual = dominant(visual, 0).sum()
+    assert red_visual > dominant(collision, 0).sum() * 2  # the 1 m box is visual only
+    assert not _errors(browser)
