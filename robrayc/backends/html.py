@@ -29,25 +29,26 @@ def _b64(array, dtype) -> str:
     return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
 
 
-def _frames(scene: ir.Scene) -> list[dict]:
-    from robrayc.analysis.fk import fixed_matrix, variable_index
+def _kinematics(scene: ir.Scene) -> dict:
+    """robrayc's FK as data for the page: the moving rigid groups (parent group, constant
+    pose, joint) and each frame's group and constant pose in it (kinematics.GroupFK)."""
+    from robrayc.kinematics import GroupFK
 
-    index = variable_index(scene)
-    out = []
-    for f in scene.frames:
-        joint = f.is_joint and f.axis is not None
-        out.append({"name": f.name,
-                    "parent": -1 if f.parent is None else scene.index(f.parent),
-                    "fixed": [float(x) for x in fixed_matrix(f).reshape(-1)],
-                    "kind": f.kind if joint else "fixed",
-                    "axis": list(f.axis) if joint else None,
-                    "variable": index[f.variable] if joint else -1,
-                    "offset": f.offset})
-    return out
+    fk = GroupFK(scene)
+
+    def rows(m) -> list[float]:
+        return [float(x) for x in m.reshape(-1)]
+
+    groups = [{"parent": pg, "base": rows(const), "kind": kind, "axis": axis.tolist(),
+               "variable": var, "offset": offset}
+              for pg, const, kind, axis, var, offset in fk.motions]
+    frames = [{"name": f.name, "group": int(fk.group[i]), "rel": rows(fk.rel[i])}
+              for i, f in enumerate(scene.frames)]
+    return {"groups": groups, "frames": frames}
 
 
 def _variables(scene: ir.Scene, config: dict[str, float]) -> list[dict]:
-    from robrayc.analysis.fk import sample_ranges
+    from robrayc.kinematics import sample_ranges
 
     lo, hi = sample_ranges(scene)
     out = []
@@ -102,7 +103,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     cam = view.camera_for(view.posed_geometries(scene, opts, set()), opts, ctx.sink)
     geoms, meshes = _geometries(scene, view.highlighted_frames(pairs), ctx.sink)
-    data = {"frames": _frames(scene), "variables": _variables(scene, opts.configuration),
+    data = {**_kinematics(scene), "variables": _variables(scene, opts.configuration),
             "geometries": geoms, "meshes": meshes, "pairs": [list(p) for p in pairs],
             "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov}}
     legend = "".join(f"<div>colliding: {escape(view.pair_label(p))}</div>" for p in pairs)

@@ -1,7 +1,7 @@
 // robrayc scene viewer: reads the scene JSON of the page, draws it with three.js (THREE, from
 // three.min.js inlined before this script), orbit controls, one slider per configuration
 // variable, frame names on hover, visual/collision toggle. Forward kinematics is robrayc's
-// (analysis/fk.py), operation for operation: world = parent_world * fixed * joint motion.
+// (kinematics.GroupFK for one configuration), operation for operation.
 "use strict";
 (function () {
   const data = JSON.parse(document.getElementById("robrayc-scene").textContent);
@@ -26,7 +26,7 @@
     return out;
   }
 
-  function axisRotation(axis, angle) {  // fk.py _axis_rotations: axis used as given
+  function quatRotation(axis, angle) {  // pose_matrix of amino's axis-angle quaternion
     const s = Math.sin(angle / 2), w = Math.cos(angle / 2);
     const x = s * axis[0], y = s * axis[1], z = s * axis[2];
     return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 0,
@@ -35,27 +35,25 @@
             0, 0, 0, 1];
   }
 
+  // kinematics.GroupFK: the pose of every moving rigid group, then each frame's constant
+  // pose in its group
   function fk(config) {
-    const world = [];
-    for (let i = 0; i < frames.length; i++) {
-      const f = frames[i];
-      let rel = f.fixed;
-      if (f.kind !== "fixed") {
-        const value = config[f.variable] + f.offset;
-        if (f.kind === "revolute") {
-          rel = matmul(rel, axisRotation(f.axis, value));
-        } else {
-          rel = rel.slice();
-          for (let r = 0; r < 3; r++) {
-            const d = rel[r * 4] * f.axis[0] + rel[r * 4 + 1] * f.axis[1]
-                      + rel[r * 4 + 2] * f.axis[2];
-            rel[r * 4 + 3] += d * value;
-          }
+    const G = [[1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]];
+    for (const g of data.groups) {
+      const base = g.parent === 0 ? g.base : matmul(G[g.parent], g.base);
+      const value = config[g.variable] + g.offset;
+      if (g.kind === "revolute") {
+        G.push(matmul(base, quatRotation(g.axis, value)));
+      } else {
+        const m = base.slice();
+        for (let r = 0; r < 3; r++) {
+          m[r * 4 + 3] += (base[r * 4] * g.axis[0] + base[r * 4 + 1] * g.axis[1]
+                           + base[r * 4 + 2] * g.axis[2]) * value;
         }
+        G.push(m);
       }
-      world.push(f.parent < 0 ? rel : matmul(world[f.parent], rel));
     }
-    return world;
+    return frames.map((f) => matmul(G[f.group], f.rel));
   }
 
   // --- three.js scene ---

@@ -11,8 +11,8 @@ import time
 import numpy as np
 import pytest
 
-from robrayc.analysis.fk import fk
 from robrayc.frontend import load_scene
+from robrayc.kinematics import fk
 from tests.backends.pictures import (
     SEVEN_DOF,
     chromium,
