@@ -28,19 +28,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def check(path: str, text: str | None, include_dirs: list[str]) -> int:
-    from robrayc.diagnostics import SourceCache, render
+    from robrayc.diagnostics import render
     from robrayc.frontend import LoadOptions
     from robrayc.lsp.analysis import Workspace, compile_diagnostics
 
     ws = Workspace(options=LoadOptions(include_dirs=tuple(include_dirs)))
-    sources = SourceCache()
     if text is not None:
         ws.set_text(path, text)
-        sources.add(path, text)
     result = compile_diagnostics(ws, path)
     out = sys.stdout
-    for d in result.diagnostics:
-        out.write(render(d, sources) + "\n")
+    for d in result.diagnostics:  # with the source line and a caret, as the compiler prints
+        out.write(render(d, result.sources) + "\n")
     out.flush()
     return 1 if any(d.severity == "error" for d in result.diagnostics) else 0
 

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from robrayc import ir
-from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourcePos
+from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourcePos
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
 from robrayc.frontend.fold import BUILTINS, FoldError, fold
 from robrayc.frontend.parse import decode, parse
@@ -136,6 +136,7 @@ class Compiled:
     diagnostics: list[Diagnostic]
     scene: ir.Scene | None
     files: list[str]  # real paths of every file read
+    sources: SourceCache = field(default_factory=SourceCache)  # the texts read, for rendering
 
 
 def compile_diagnostics(workspace: Workspace, root: str | Path) -> Compiled:
@@ -153,7 +154,7 @@ def compile_diagnostics(workspace: Workspace, root: str | Path) -> Compiled:
         sink.error(f"robrayc internal error: {type(exc).__name__}: {exc}",
                    SourcePos(str(root), 1, 1, 1, 2))
     files = [real(p) for p in ctx.dependencies] or [real(root)]
-    return Compiled(list(sink.items), scene, files)
+    return Compiled(list(sink.items), scene, files, ctx.sources)
 
 
 # --- symbol index -------------------------------------------------------------------------------

@@ -403,6 +403,25 @@ def test_check_mode_reads_unsaved_text(workspace):
     assert "did you mean 'leg'" in proc.stdout
 
 
+def test_check_mode_shows_source_line_and_caret(workspace):
+    """`lsp --check` renders as the compiler: the line (from disk, or from --stdin, or from an
+    included file) and a caret under the problem."""
+    path = workspace / "main.robray"
+    broken = path.read_text().replace("radius leg;", "radius lge;")
+    path.write_text(broken)
+    line_text = broken.splitlines()[broken[:broken.index("lge")].count("\n")]
+    caret = " " * (line_text.index("lge") + 1) + "^~~"
+    for extra, given in (((), None), (("--stdin",), broken)):
+        proc = subprocess.run([sys.executable, "-m", "robrayc", "lsp", "--check", str(path),
+                               *extra], input=given, capture_output=True, text=True,
+                              cwd=workspace, timeout=60)
+        assert proc.returncode == 1
+        assert f"\n {line_text}\n{caret}\n" in proc.stdout, proc.stdout
+    compiled = subprocess.run([sys.executable, "-m", "robrayc", str(path)], capture_output=True,
+                              text=True, cwd=workspace, timeout=60)
+    assert f"\n {line_text}\n{caret}\n" in compiled.stderr
+
+
 # --- the analysis on every public scene file ---------------------------------------------------
 
 CORPUS = Path(__file__).resolve().parents[3] / "shared" / "corpus" / "public-robray"
