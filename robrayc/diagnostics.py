@@ -30,6 +30,35 @@ class SourcePos:
 NOWHERE = SourcePos("<command line>")
 
 
+# Every warning has a name (given at its call site), shown as `[-Wname]` and controlled by
+# `-Wno-NAME` / `-Werror=NAME`, as gcc and clang name theirs. One line each: what it flags.
+WARNINGS: dict[str, str] = {
+    "undeclared-class": "an `isa` names a class that is never declared",
+    "shadow": "a `def` redefines a name, hiding the earlier value",
+    "unused-attribute": "an attribute that has no effect where it is written",
+    "parentheses": "an expression whose precedence differs from what it looks like",
+    "unnormalized": "an axis or quaternion that is not of unit length (normalised)",
+    "unknown-frame": "allow_collision names a frame the scene does not have",
+    "missing-mesh": "a mesh file that cannot be found or read (dropped or replaced)",
+    "mesh-path-fallback": "a mesh found somewhere other than where its path says",
+    "board-syntax": "a cs2 board line cs2 itself would ignore or misread",
+    "empty-shape": "a shape without extent or area (ignored)",
+    "multiple-roots": "a URDF with more than one root link",
+    "urdf-limits": "URDF joint limits that are unusual (negative velocity, effort, ...)",
+    "urdf-mimic": "a URDF mimic joint robrayc cannot follow exactly",
+    "unknown-material": "a URDF material that is not defined",
+    "empty-geometry": "a URDF <visual> or <collision> without geometry",
+    "urdf-inertial": "a URDF <inertial> that is incomplete",
+    "xacro": "a warning of the xacro processor (deprecated syntax, ...)",
+    "no-robot": "a simulator format that needs a robot, on a scene without one",
+    "format-loss": "something the output format cannot express exactly (left out or changed)",
+    "simmer-layout": "a SimMeR maze placement that SimMeR would not honour",
+    "projection": "a 2D projection that ignores part of the scene (sensors, roles, axes)",
+    "unbounded-joint": "a joint without position limits where sampling needs them",
+    "unknown-warning-option": "a -W option naming no warning",
+}
+
+
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
     severity: str  # "error" | "warning" | "note"
@@ -37,6 +66,7 @@ class Diagnostic:
     pos: SourcePos = NOWHERE
     hint: str | None = None
     notes: tuple[tuple[SourcePos, str], ...] = ()
+    name: str = ""  # a warning's name ("" for errors); shown as [-Wname] or [-Werror=name]
 
 
 class CompileError(Exception):
@@ -58,6 +88,10 @@ class DiagnosticSink:
 
     werror: bool = False
     quiet: bool = False
+    disabled: frozenset[str] = frozenset()  # -Wno-NAME
+    as_errors: frozenset[str] = frozenset()  # -Werror=NAME
+    not_errors: frozenset[str] = frozenset()  # -Wno-error=NAME (under -Werror)
+    color: bool = False  # how the command line renders (--color), not what is collected
     items: list[Diagnostic] = field(default_factory=list)
     max_errors: int = 0
     max_warnings: int = 0
@@ -78,8 +112,12 @@ class DiagnosticSink:
             raise CompileError(self.items)
 
     def warning(self, message: str, pos: SourcePos = NOWHERE, hint: str | None = None,
-                notes: tuple[tuple[SourcePos, str], ...] = ()) -> None:
-        severity = "error" if self.werror else "warning"
+                notes: tuple[tuple[SourcePos, str], ...] = (), *, name: str = "") -> None:
+        """A warning called `name` (a key of WARNINGS: tests check every call site)."""
+        if name in self.disabled:
+            return
+        as_error = name in self.as_errors or (self.werror and name not in self.not_errors)
+        severity = "error" if as_error else "warning"
         if self.quiet and severity == "warning":
             return
         if severity == "warning":
@@ -87,7 +125,7 @@ class DiagnosticSink:
                 self.suppressed_warnings += 1
                 return
             self._warnings += 1
-        self.items.append(Diagnostic(severity, message, pos, hint, notes))
+        self.items.append(Diagnostic(severity, message, pos, hint, notes, name))
         if severity == "error":
             self._count_error()
 
@@ -171,9 +209,29 @@ def _escaped(text: str) -> str:
                    for ch in text)
 
 
-def render(diag: Diagnostic, sources: SourceCache | None = None) -> str:
-    """`file:line:col: error: message`, the source line, a caret, then hint and notes."""
-    out = [_escaped(f"{diag.pos}: {diag.severity}: {diag.message}")]
+# gcc's default GCC_COLORS: bold red errors, bold magenta warnings, bold cyan notes, bold
+# green carets; locations and messages bold.
+_SGR = {"error": "01;31", "warning": "01;35", "note": "01;36", "caret": "01;32",
+        "locus": "01", "hint": "01;32"}
+
+
+def _paint(text: str, what: str, color: bool) -> str:
+    return f"\033[{_SGR[what]}m\033[K{text}\033[m\033[K" if color and text else text
+
+
+def _option_tag(diag: Diagnostic) -> str:
+    if not diag.name:
+        return ""
+    return f" [-Werror={diag.name}]" if diag.severity == "error" else f" [-W{diag.name}]"
+
+
+def render(diag: Diagnostic, sources: SourceCache | None = None, color: bool = False) -> str:
+    """`file:line:col: error: message [-Wname]`, the source line, a caret, then hint and
+    notes; `color` adds gcc's colours (escapes come after escaping hostile text)."""
+    head = (_paint(_escaped(f"{diag.pos}:"), "locus", color) + " "
+            + _paint(f"{diag.severity}:", diag.severity, color) + " "
+            + _escaped(diag.message) + _paint(_option_tag(diag), diag.severity, color))
+    out = [head]
     if sources is not None and diag.pos.line > 0:
         text = sources.line(diag.pos.file, diag.pos.line)
         if text is not None and len(text) <= 500:
@@ -184,9 +242,10 @@ def render(diag: Diagnostic, sources: SourceCache | None = None) -> str:
             width = 1
             if diag.pos.end_line == diag.pos.line and diag.pos.end_col > col:
                 width = diag.pos.end_col - col
-            out.append(" " + pad + "^" + "~" * (width - 1))
+            out.append(" " + pad + _paint("^" + "~" * (width - 1), "caret", color))
     if diag.hint:
-        out.append(_escaped(f"hint: {diag.hint}"))
+        out.append(_paint("hint:", "hint", color) + " " + _escaped(diag.hint))
     for pos, note in diag.notes:
-        out.append(_escaped(f"{pos}: note: {note}"))
+        out.append(_paint(_escaped(f"{pos}:"), "locus", color) + " "
+                   + _paint("note:", "note", color) + " " + _escaped(note))
     return "\n".join(out)

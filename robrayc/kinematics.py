@@ -373,7 +373,7 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
         else:
             if sink is not None:
                 sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
-                             "[-1, 1]", frames[0].pos)
+                             "[-1, 1]", frames[0].pos, name="unbounded-joint")
             lo.append(-1.0)
             hi.append(1.0)
     return np.array(lo, dtype=float), np.array(hi, dtype=float)

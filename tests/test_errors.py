@@ -173,7 +173,7 @@ def test_unknown_parent_resolved_across_files(tmp_path: Path) -> None:
     (["x.robray", "--var", "a"], "each --var needs a --val"),
     (["x.robray", "--var", "a", "--val", "abc"], "is not a number"),
     (["x.robray", "--bogus"], "unrecognized arguments"),
-    (["x.robray", "-W", "all"], "only '-W error'"),
+    (["x.robray", "--color=sometimes"], "invalid choice"),  # -W: test_warning_options.py
     (["x.robray", "--format", "nope"], "invalid choice"),
 ])
 def test_usage_errors_exit_2(args, message, capsys) -> None:

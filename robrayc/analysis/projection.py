@@ -306,13 +306,13 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
         elif frame_role in SENSOR_KINDS:
             sink.warning(f"frame '{f.name}' is tagged as a '{frame_role}' sensor but is not "
                          "part of a robot; ignored", f.pos,
-                         "put it below a frame whose geometry is tagged 'robot'")
+                         "put it below a frame whose geometry is tagged 'robot'", name="projection")
     all_tags = {t for f in scene.frames for t in f.tags} | {
         t for f in scene.frames for g in f.geometries for t in g.tags}
     for tag in opts.roles:
         if tag not in all_tags:
             sink.warning(f"--role {tag}={opts.roles[tag]}: no frame or geometry has class "
-                         f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)))
+                         f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)), name="projection")
     return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
 
 
@@ -359,7 +359,7 @@ def _heading(rot, frame: ir.Frame, sink: DiagnosticSink) -> float:
     x, y = rot[0][0], rot[1][0]
     if math.hypot(x, y) < 1e-9:
         sink.warning(f"the +X axis of robot frame '{frame.name}' points straight up or down; "
-                     "heading taken as 0", frame.pos)
+                     "heading taken as 0", frame.pos, name="projection")
         return 0.0
     return math.atan2(y, x)
 

@@ -92,7 +92,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not proj.robots:
         where, hint = no_robot_help(scene)
         sink.warning("no robot: the CajunBot simulator needs an autonomous object", where,
-                     hint)
+                     hint, name="no-robot")
     for r in proj.robots:
         objects.append(_robot(scene, r, proj.poses, sink, segments))
     meshes = 0

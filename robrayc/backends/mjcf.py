@@ -96,7 +96,8 @@ class _Writer:
         if self.unbalanced:
             compiler.set("balanceinertia", "true")
         for what, (n, pos) in self.lost.items():
-            self.sink.warning(f"MJCF cannot express {what} ({n}x); left out", pos)
+            self.sink.warning(f"MJCF cannot express {what} ({n}x); left out", pos,
+                              name="format-loss")
         return root
 
     def body(self, parent, f: ir.Frame):
@@ -134,7 +135,7 @@ class _Writer:
             self.unbalanced = True
             self.sink.warning(f"inertia of frame '{f.name}' (principal moments {_v(moments)}) "
                               "breaks the triangle inequality MuJoCo requires; MuJoCo's "
-                              "balanceinertia adjusts it", f.pos)
+                              "balanceinertia adjusts it", f.pos, name="format-loss")
 
     def joint(self, body, f: ir.Frame) -> None:
         from lxml import etree

@@ -126,7 +126,7 @@ def _polygons(tag: str, f: Footprint, pose, ctx: EmitContext) -> list[str]:
     for p in parts(f.polygon):
         if len(p.interiors):
             ctx.sink.warning(f"the footprint of '{f.name}' has a hole; pySimiam polygons are "
-                             "simple, so the hole is filled", f.pos)
+                             "simple, so the hole is filled", f.pos, name="format-loss")
         pts = ring_points(p.exterior)
         out += [f"  <!-- {f.role} {comment_text(f.name)} -->",
                 f"  <{tag} color=\"{color}\">",

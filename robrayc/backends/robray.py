@@ -117,7 +117,8 @@ class _Writer:
         if len(conventions) > 1:
             self.ctx.sink.warning("meshes with different axis conventions (-U, -F, "
                                   "--collada-up-axis) cannot be written to one robray file; "
-                                  "the first mesh's are named", hint="write JSON instead")
+                                  "the first mesh's are named", hint="write JSON instead",
+                                  name="format-loss")
         for _, g in ir.walk_geometries(self.scene):
             if isinstance(g.shape, ir.Mesh):
                 m = g.shape
@@ -245,7 +246,8 @@ class _Writer:
         if tuple(m.scale3) != (1.0, 1.0, 1.0) and scale != 1.0:
             self.ctx.sink.warning(
                 f"mesh '{m.source or m.path}' of frame '{f.name}' has both a per-axis scale "
-                f"{list(m.scale3)!r} and the scale {scale!r}; only the scalar is written")
+                f"{list(m.scale3)!r} and the scale {scale!r}; only the scalar is written",
+                name="format-loss")
         path = m.path
         text = path
         if m.source.startswith("package://"):

@@ -108,10 +108,12 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if robot is None:
         where, hint = no_robot_help(scene)
         sink.warning("no frame is a robot start pose: robot.csv describes SimMeR's sample "
-                     "robot (a 6 in circle) and sensors.csv has no sensors", where, hint)
+                     "robot (a 6 in circle) and sensors.csv has no sensors", where, hint,
+                     name="no-robot")
     for other in proj.robots[1:]:
         sink.warning(f"SimMeR simulates one robot; '{other.name}' is left out", other.frame.pos,
-                     notes=((robot.frame.pos, f"'{robot.name}' is the robot written"),))
+                     notes=((robot.frame.pos, f"'{robot.name}' is the robot written"),),
+                     name="format-loss")
     origin, size = _grid(proj, settings, sink)
     sink.check()
     maze, block = _maze(proj, robot, origin, size, settings["fill"], sink)
@@ -160,7 +162,7 @@ def _settings(ctx: EmitContext) -> dict:
             if (cols, rows) != SIMMER_MAZE:
                 sink.warning(f"SimMeR reads an {SIMMER_MAZE[0]} x {SIMMER_MAZE[1]} ft maze; "
                              f"set dim1 = {cols}, dim2 = {rows} in import_maze.m for "
-                             f"{cols} x {rows}")
+                             f"{cols} x {rows}", name="format-loss")
     s["values"] = {}
     for flag, attr, col in (("--sensor-error", "sensor_error", 0),
                             ("--sensor-fov", "sensor_fov", 1),
@@ -258,7 +260,7 @@ def _maze(proj: Projection, robot: Robot | None, origin, size, fill: float, sink
     elif robot is not None:
         if grid[at[0]][at[1]] == WALL:
             sink.warning(f"robot '{robot.name}' starts in a wall cell (row {at[0] + 1}, "
-                         f"column {at[1] + 1})", robot.frame.pos)
+                         f"column {at[1] + 1})", robot.frame.pos, name="simmer-layout")
         grid[at[0]][at[1]] = START
     block = None
     for f in proj.by_role("block"):
@@ -266,12 +268,13 @@ def _maze(proj: Projection, robot: Robot | None, origin, size, fill: float, sink
         at = _cell_of(c.x, c.y, origin, size)
         if at is None:
             sink.warning(f"block '{f.name}' has its centre outside the maze grid; not placed",
-                         f.pos)
+                         f.pos, name="simmer-layout")
             continue
         if block is None:
             block = f
         if grid[at[0]][at[1]] == START:
-            sink.warning(f"block '{f.name}' is in the robot's start cell", f.pos)
+            sink.warning(f"block '{f.name}' is in the robot's start cell", f.pos,
+                         name="simmer-layout")
             continue
         grid[at[0]][at[1]] = BLOCK
     return "".join(",".join(str(v) for v in row) + "\n" for row in grid), block

@@ -197,7 +197,7 @@ class _Exporter:
         for el in body:
             robot.append(el)
         for what, n in self.lost.items():
-            self.sink.warning(f"URDF cannot express {what} ({n}x); left out")
+            self.sink.warning(f"URDF cannot express {what} ({n}x); left out", name="format-loss")
         return robot, frame_link
 
     def masters(self) -> dict[str, str]:
@@ -211,7 +211,8 @@ class _Exporter:
         for var, joint in out.items():
             if var != joint:
                 self.sink.warning(f"configuration variable '{var}' is called '{joint}' in URDF "
-                                  "(URDF names a joint's value after the joint)")
+                                  "(URDF names a joint's value after the joint)",
+                                  name="format-loss")
         return out
 
     def origin(self, parent, q: ir.Quat, v: ir.Vec3, always: bool = False) -> None:
@@ -310,7 +311,8 @@ class _Exporter:
             self.cones[key] = name
             if self.out_dir is None:
                 self.sink.warning("a cone becomes an STL mesh file, which cannot be written "
-                                  "with the URDF on standard output; give -o FILE.urdf")
+                                  "with the URDF on standard output; give -o FILE.urdf",
+                                  name="format-loss")
             else:
                 self.extra_files.append(OutputFile(self.out_dir / name, cone_stl(*key)))
         return name

@@ -125,16 +125,63 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                         "the original) or ignore it (as rviz, MoveIt and Gazebo, which ROS "
                         "meshes are made for)")
     p.add_argument("--root", metavar="FRAME", help="parent frame of top-level frames")
-    p.add_argument("-W", dest="warnings", action="append", default=[], metavar="error",
-                   help="-W error: treat warnings as errors")
+    p.add_argument("-W", dest="warnings", action="append", default=[], metavar="OPTION",
+                   help="-W error (or -Werror): warnings are errors; -Werror=NAME: one "
+                   "warning is; -Wno-NAME: do not warn about NAME (names: README, and "
+                   "shown as [-WNAME] in each warning)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
+    p.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto",
+                   help="colour diagnostics (default auto: on a terminal unless NO_COLOR "
+                   "is set or TERM=dumb)")
 
 
 def apply_warning_options(args: argparse.Namespace, sink: DiagnosticSink) -> None:
-    if any(w != "error" for w in args.warnings):
-        raise UsageError("only '-W error' is supported")
-    sink.werror = bool(args.warnings)
+    """-W as gcc spells it: error, no-error, error=NAME, no-error=NAME, NAME, no-NAME."""
+    from robrayc.diagnostics import WARNINGS
+
+    unknown: list[tuple[str, str]] = []
+    disabled: set[str] = set()
+    errors: set[str] = set()
+    not_errors: set[str] = set()
+    for option in args.warnings:
+        negated = option.startswith("no-")
+        value = option[3:] if negated else option
+        if value == "error":
+            sink.werror = not negated
+            continue
+        if value in ("all", "extra") and not negated:  # every warning is on by default
+            continue
+        if value.startswith("error="):
+            name = value[len("error="):]
+            (not_errors if negated else errors).add(name)
+        else:
+            name = value
+            (disabled.add if negated else disabled.discard)(name)
+        if name not in WARNINGS:
+            unknown.append((option, name))
+    sink.disabled = frozenset(disabled)
+    sink.as_errors = frozenset(errors)
+    sink.not_errors = frozenset(not_errors)
     sink.quiet = args.quiet
+    sink.color = use_color(getattr(args, "color", "never"), sys.stderr)
+    for option, name in unknown:  # as clang: a warning, with did-you-mean
+        close = suggest(name, WARNINGS)
+        hint = None
+        if close:
+            fixed = option[: len(option) - len(name)] + close.split("'")[1]
+            hint = f"did you mean '-W{fixed}'?"
+        sink.warning(f"unknown warning option '-W{option}'", NOWHERE, hint,
+                     name="unknown-warning-option")
+
+
+def use_color(mode: str, stream) -> bool:
+    """--color: `auto` colours a terminal unless NO_COLOR is set (no-color.org) or TERM is
+    dumb; `always` and `never` win over both, as gcc's -fdiagnostics-color does."""
+    if mode != "auto":
+        return mode == "always"
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    return hasattr(stream, "isatty") and stream.isatty()
 
 
 def load_from_args(args: argparse.Namespace, sink: DiagnosticSink):
@@ -366,7 +413,7 @@ def _print_diagnostics(sink: DiagnosticSink) -> None:
     from robrayc.diagnostics import render
 
     for d in sink.items:
-        sys.stderr.write(render(d, _SOURCES) + "\n")
+        sys.stderr.write(render(d, _SOURCES, sink.color) + "\n")
     if sink.suppressed_warnings:
         sys.stderr.write(f"{sink.suppressed_warnings} more warnings not shown\n")
     n = sink.error_count

@@ -169,7 +169,7 @@ def _allowed(partials: list[Partial], frames: dict, sink: DiagnosticSink):
             if bad:
                 for n in bad:
                     sink.warning(f"allow_collision names unknown frame '{n}'; pair ignored", pos,
-                                 suggest(n, frames))
+                                 suggest(n, frames), name="unknown-frame")
                 continue
             key = (a, b) if a <= b else (b, a)
             pairs.setdefault(key, ir.AllowedCollision(key[0], key[1], pos))

@@ -148,7 +148,7 @@ class LoadContext:
         moved = self._relocate(path) if os.path.isabs(path) else None
         if moved is not None:
             self.sink.warning(f"mesh '{source}' not found; using '{moved}' from the package path",
-                              pos)
+                              pos, name="mesh-path-fallback")
             self.note_dependency(str(moved))
             return self.new_mesh(str(moved.resolve()), source, scale3, axes)
         if self.options.missing_mesh == "error":
@@ -157,7 +157,8 @@ class LoadContext:
             self.sink.error(f"mesh file '{source}' not found{looked}", pos,
                             "use --missing-mesh=drop to leave missing meshes out")
         else:
-            self.sink.warning(f"mesh file '{source}' not found; geometry dropped", pos)
+            self.sink.warning(f"mesh file '{source}' not found; geometry dropped", pos,
+                              name="missing-mesh")
         return None
 
 

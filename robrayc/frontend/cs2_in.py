@@ -152,12 +152,12 @@ class _Reader:
 
                 hint = suggest(cmd, _ARGS)
             self.sink.warning(f"unknown board command '{cmd}'; line ignored (as cs2 does)",
-                              where, hint)
+                              where, hint, name="board-syntax")
             return
         args = tokens[1:]
         if len(args) != _ARGS[cmd]:
             self.sink.warning(f"'{cmd}' takes {_ARGS[cmd]} argument(s), got {len(args)}; line "
-                              "ignored (as cs2 does)", where)
+                              "ignored (as cs2 does)", where, name="board-syntax")
             return
         if cmd == "pen":
             color = self._color(lineno, args[0])
@@ -165,7 +165,7 @@ class _Reader:
             if not width.isdigit():  # QString::toUInt: digits only, anything else is 0
                 self.sink.warning(f"pen width '{width}' is not an unsigned integer; cs2 reads "
                                   "it as 0", self._pos(lineno, args[1]),
-                                  "write an integer width")
+                                  "write an integer width", name="board-syntax")
                 self.pen_width = 0.0
             else:
                 self.pen_width = float(int(width))
@@ -180,7 +180,7 @@ class _Reader:
                 self.unit = 1.0
             else:
                 self.sink.warning(f"unknown unit '{unit}' (cs2 knows 'in' and 'cm'); "
-                                  "unit unchanged", self._pos(lineno, args[0]))
+                                  "unit unchanged", self._pos(lineno, args[0]), name="board-syntax")
         elif cmd == "set-z":
             z = self._number(lineno, args[0])
             if z is not None:
@@ -207,7 +207,7 @@ class _Reader:
         if color is None:
             self.sink.warning(f"invalid colour '{token[1]}'; cs2 draws it black",
                               self._pos(lineno, token),
-                              "use a colour name, #rgb, #rrggbb or #aarrggbb")
+                              "use a colour name, #rgb, #rrggbb or #aarrggbb", name="board-syntax")
             return (0.0, 0.0, 0.0, 1.0)
         return color
 
@@ -215,7 +215,8 @@ class _Reader:
         x1, y1, x2, y2 = c[0] * M_PER_CM, -c[1] * M_PER_CM, c[2] * M_PER_CM, -c[3] * M_PER_CM
         length = math.hypot(x2 - x1, y2 - y1)
         if length == 0:
-            self.sink.warning(f"zero-length '{cmd}' has no extent; ignored", where)
+            self.sink.warning(f"zero-length '{cmd}' has no extent; ignored", where,
+                              name="empty-shape")
             return
         width = self.pen_width * M_PER_CM if self.pen_width > 0 else COSMETIC_WIDTH
         yaw = math.atan2(y2 - y1, x2 - x1)
@@ -226,7 +227,8 @@ class _Reader:
     def _rect(self, lineno: int, where: SourcePos, c: list[float]) -> None:
         x, y, w, h = (v * M_PER_CM for v in c)
         if w == 0 or h == 0:
-            self.sink.warning("'dec-rect' with zero width or height has no area; ignored", where)
+            self.sink.warning("'dec-rect' with zero width or height has no area; ignored", where,
+                              name="empty-shape")
             return
         # Qt rect from (x, y) spanning w, h in board coordinates; scene y is negated.
         cx, cy = x + w / 2, -(y + h / 2)

@@ -94,7 +94,8 @@ def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSin
         left = values.pop()
         if kind == "pow" and node.children[0].data == "neg":
             sink.warning("unary minus binds tighter than power here: -x^y means (-x)^y",
-                         node_pos(node, file), "add parentheses to say which you mean")
+                         node_pos(node, file), "add parentheses to say which you mean",
+                         name="parentheses")
         values.append(_binary(kind, left, right, node, file, sink))
     return values[0]
 

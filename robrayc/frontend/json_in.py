@@ -160,7 +160,8 @@ class _Reader:
         if n == 0:
             self.fail(path + ".quaternion", "zero quaternion")
         if abs(n - 1) > UNIT_TOLERANCE:
-            self.sink.warning(f"{path}.quaternion: norm {n!r}; normalised", self.where)
+            self.sink.warning(f"{path}.quaternion: norm {n!r}; normalised", self.where,
+                              name="unnormalized")
             q = tuple(c / n for c in q)
         axis = variable = None
         offset = 0.0

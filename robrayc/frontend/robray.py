@@ -220,7 +220,8 @@ class _Unit:
             raise
         if name in self.env and not isinstance(self.env[name], Poisoned):
             self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
-                              notes=((self.def_pos[name], "previous definition is here"),))
+                              notes=((self.def_pos[name], "previous definition is here"),),
+                              name="shadow")
         self.env[name] = value
         self.def_pos[name] = pos
 
@@ -264,7 +265,7 @@ class _Unit:
                     continue
                 self.undeclared.add(cname)
                 self.sink.warning(f"class '{cname}' is not declared; kept as a tag only", cpos,
-                                  suggest(cname, self.classes))
+                                  suggest(cname, self.classes), name="undeclared-class")
                 continue
             for key, attr in cdef.block.attrs.items():
                 block.attrs.setdefault(key, attr)
@@ -398,7 +399,8 @@ class _Unit:
                 if key in block.attrs:
                     self.sink.warning(f"'{key}' has no effect on fixed frame '{name}'",
                                       block.pos(key, pos), "set 'type revolute;' or "
-                                      "'type prismatic;' to make it a joint")
+                                      "'type prismatic;' to make it a joint",
+                                      name="unused-attribute")
         return ir.Frame(
             name=name, parent=parent, kind=kind, translation=v, quaternion=q, axis=axis,
             offset=_num(block.get("offset"), 0.0) if kind != "fixed" else 0.0,
@@ -418,7 +420,8 @@ class _Unit:
             if abs(n - 1) > UNIT_TOLERANCE:
                 self.sink.warning(f"quaternion has norm {n!r}; normalised",
                                   block.pos("quaternion", pos),
-                                  "robray quaternions are [x, y, z, w], scalar last")
+                                  "robray quaternions are [x, y, z, w], scalar last",
+                                  name="unnormalized")
             return unit
         rpy = block.get("rpy")
         if rpy is not None:
@@ -438,7 +441,7 @@ class _Unit:
         if kind == "revolute" and abs(n - 1) > UNIT_TOLERANCE:
             # amino turns the axis into a quaternion as given: only a unit axis is a rotation
             self.sink.warning(f"axis of revolute frame '{name}' has length {n!r}; normalised",
-                              block.pos("axis", pos))
+                              block.pos("axis", pos), name="unnormalized")
             return (axis[0] / n, axis[1] / n, axis[2] / n)
         return axis
 
@@ -579,7 +582,7 @@ class _Unit:
         elif os.path.exists(self.top.parent / path):
             resolved = self.top.parent / path
             self.sink.warning(f"mesh '{name}' found relative to the top-level file, not the "
-                              "file naming it", pos)
+                              "file naming it", pos, name="mesh-path-fallback")
         else:
             resolved = here
         return self.ctx.mesh_shape(str(resolved), name, pos)

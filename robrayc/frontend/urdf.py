@@ -227,7 +227,8 @@ class _Loader:
         if len(roots) > 1:
             self.sink.warning(f"URDF has {len(roots)} root links ("
                               + ", ".join(f"'{r}'" for r in roots[:5])
-                              + "); each becomes a top-level part", self.pos(root))
+                              + "); each becomes a top-level part", self.pos(root),
+                              name="multiple-roots")
         for r in roots:
             self.link_frame[r] = None
         for j in joints:
@@ -331,7 +332,7 @@ class _Loader:
             self.sink.error(f"axis of joint '{j.name}' is zero", self.pos(ax, "xyz"))
         elif abs(n - 1) > UNIT_TOLERANCE:
             self.sink.warning(f"axis of joint '{j.name}' has length {n!r}; normalised",
-                              self.pos(ax, "xyz"))
+                              self.pos(ax, "xyz"), name="unnormalized")
             axis = tuple(c / n + 0.0 for c in axis)
         j.axis = axis
         lim = _child(el, "limit")
@@ -352,7 +353,8 @@ class _Loader:
                     continue
                 if value < 0:
                     self.sink.warning(f"joint '{j.name}': negative {attr} limit {value!r}; "
-                                      "its magnitude is used", self.pos(lim, attr))
+                                      "its magnitude is used", self.pos(lim, attr),
+                                      name="urdf-limits")
                 limits[key] = (-abs(value), abs(value))
         j.limits = ir.Limits(**limits) if limits else ir.NO_LIMITS
         mim = _child(el, "mimic")
@@ -415,12 +417,12 @@ class _Loader:
                 continue
             if master.kind == "fixed":
                 self.sink.warning(f"joint '{j.name}' mimics fixed joint '{master.name}'; "
-                                  "mimic ignored", mpos)
+                                  "mimic ignored", mpos, name="urdf-mimic")
                 continue
             if m_total not in (1.0, -1.0):
                 self.sink.warning(f"joint '{j.name}': mimic multiplier {m_total!r} cannot be "
                                   "expressed in amino (one variable per joint value); the "
-                                  "joint gets its own variable", mpos)
+                                  "joint gets its own variable", mpos, name="urdf-mimic")
                 continue
             j.variable = master.name
             j.axis = tuple(m_total * c + 0.0 for c in j.axis)
@@ -447,7 +449,8 @@ class _Loader:
             if name in self.materials:
                 return self.materials[name]
             self.sink.warning(f"unknown material '{name}'; default colour used",
-                              self.pos(m, "name"), suggest(name, self.materials))
+                              self.pos(m, "name"), suggest(name, self.materials),
+                              name="unknown-material")
         return None
 
     def _frame_name(self, link: str, kind: str) -> str:
@@ -499,7 +502,8 @@ class _Loader:
         g = _child(el, "geometry")
         shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
         if not shapes:
-            self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el))
+            self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el),
+                              name="empty-geometry")
             return
         if len(shapes) > 1:
             self.sink.error(f"<{kind}> of link '{link}' has several shapes", self.pos(shapes[1]))
@@ -571,7 +575,7 @@ class _Loader:
                 self.sink.error(problem, spos, "use --package-path NAME=DIR or set "
                                 "ROS_PACKAGE_PATH (or --missing-mesh=drop)")
             else:
-                self.sink.warning(problem + "; geometry dropped", spos)
+                self.sink.warning(problem + "; geometry dropped", spos, name="missing-mesh")
             return None
         return self.ctx.mesh_shape(path, uri, spos, scale3)
 
@@ -601,14 +605,15 @@ class _Loader:
         corners = [c for c in corners if c is not None]
         if not corners:
             self.sink.warning(f"mesh file '{m.source}' not found and link '{link}' has no other "
-                              "shape to take a bounding box from; geometry dropped", m.pos)
+                              "shape to take a bounding box from; geometry dropped", m.pos,
+                              name="missing-mesh")
             return
         pts = np.concatenate(corners)
         lo, hi = pts.min(axis=0), pts.max(axis=0)
         centre = tuple(float(c) + 0.0 for c in (lo + hi) / 2)
         dims = tuple(float(c) + 0.0 for c in hi - lo)
         self.sink.warning(f"mesh file '{m.source}' not found; replaced by the bounding box of "
-                          f"link '{link}''s other shapes", m.pos)
+                          f"link '{link}''s other shapes", m.pos, name="missing-mesh")
         geom = replace(m.geometry, shape=ir.Box(dims), scale=1.0)
         holder = self._place(link, m.kind, ir.IDENTITY_Q, centre, True, m.pos)
         self.bodies[holder].geometries.append(geom)
@@ -617,7 +622,8 @@ class _Loader:
         mass_el = _child(el, "mass")
         mass = self.number(mass_el, "value", 0.0, required=True) if mass_el is not None else 0.0
         if mass_el is None:
-            self.sink.warning("<inertial> without <mass>; mass 0", self.pos(el))
+            self.sink.warning("<inertial> without <mass>; mass 0", self.pos(el),
+                              name="urdf-inertial")
         i = _child(el, "inertia")
         vals = []
         for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
@@ -648,7 +654,8 @@ def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
         try:
             data = meshes.mesh_data(s)
         except (meshes.MeshError, ValueError) as exc:
-            sink.warning(f"cannot read mesh '{s.source}' for a bounding box: {exc}", g.pos)
+            sink.warning(f"cannot read mesh '{s.source}' for a bounding box: {exc}", g.pos,
+                         name="missing-mesh")
             return None
         pts = np.asarray(data.vertices) * g.scale
     else:

@@ -82,7 +82,8 @@ def expand(path: Path, ctx: LoadContext) -> str | None:
         for file, tag in legacy:
             ctx.sink.warning(f"unprefixed xacro tag <{tag}> (ROS 1 xacro's deprecated form); "
                              f"read as <xacro:{tag}>", SourcePos(file),
-                             f"write <xacro:{tag}>: today's xacro rejects the unprefixed form")
+                             f"write <xacro:{tag}>: today's xacro rejects the unprefixed form",
+                             name="xacro")
         for name in xacro.all_includes:
             ctx.note_dependency(str(name))
         _warnings(stderr.getvalue(), path, ctx)
@@ -175,4 +176,4 @@ def _warnings(text: str, path: Path, ctx: LoadContext) -> None:
         where = next((t.split(":", 1)[1].strip() for t in lines[i + 1:]
                       if t.startswith(("when processing file:", "in file:"))), str(path))
         message = line.strip().removeprefix("warning: ")
-        ctx.sink.warning(f"xacro: {message}", SourcePos(where))
+        ctx.sink.warning(f"xacro: {message}", SourcePos(where), name="xacro")
