@@ -137,7 +137,7 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
 
 def apply_warning_options(args: argparse.Namespace, sink: DiagnosticSink) -> None:
     """-W as gcc spells it: error, no-error, error=NAME, no-error=NAME, NAME, no-NAME."""
-    from robrayc.diagnostics import WARNINGS
+    from robrayc.diagnostics import NOWHERE, WARNINGS, suggest
 
     unknown: list[tuple[str, str]] = []
     disabled: set[str] = set()
