@@ -349,3 +349,31 @@ def camera_for(posed: list[Posed], opts: PictureOptions, sink: DiagnosticSink) -
         up = np.array([0.0, 1.0, 0.0]) if abs(up[2]) > abs(up[1]) else np.array([0, 0, 1.0])
     return Camera(tuple(eye.tolist()), tuple(look.tolist()), tuple(up.tolist()),
                   opts.fov, opts.width, opts.height)
+
+
+# --- 2D views -----------------------------------------------------------------------------------
+# Rows: the picture's right, up and towards-the-viewer directions in world coordinates.
+VIEWS: dict[str, tuple[ir.Vec3, ir.Vec3, ir.Vec3]] = {
+    "top": ((1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)),  # from +Z: X right, Y up
+    "front": ((0.0, 1.0, 0.0), (0.0, 0.0, 1.0), (1.0, 0.0, 0.0)),  # from +X: Y right, Z up
+    "side": ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0), (0.0, -1.0, 0.0)),  # from -Y: X right, Z up
+}
+VIEW_AXES = {"top": ("X", "Y"), "front": ("Y", "Z"), "side": ("X", "Z")}
+
+
+def viewed_scene(scene: ir.Scene, view: str) -> ir.Scene:
+    """The scene turned so that the view's right/up/towards-viewer axes become X/Y/Z: a new
+    top-level frame holds the rotation (a 2D projection onto XY is then that view)."""
+    from dataclasses import replace
+
+    from robrayc.kinematics import matrix_to_quat
+
+    if view == "top":
+        return scene
+    name = "robrayc-view"
+    while scene.has_frame(name):
+        name += "_"
+    turn = ir.Frame(name, quaternion=matrix_to_quat(VIEWS[view]))
+    frames = (turn,) + tuple(replace(f, parent=name) if f.parent is None else f
+                             for f in scene.frames)
+    return replace(scene, frames=frames)

@@ -23,10 +23,12 @@ from robrayc.analysis.projection import (
     comment_text,
     fmt,
     hex_color,
-    project_for,
+    options_from,
+    project_scene,
     rings,
     source_names,
 )
+from robrayc.analysis.view import HIGHLIGHT_HEX, VIEW_AXES, pair_label
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.xmltext import escape
 
@@ -37,6 +39,10 @@ HELP = "SVG preview of the 2D projection (to scale, with roles, grid and scale b
 FIT_PX = 1000.0
 MARGIN_PX = 30.0
 FOOTER_PX = 40.0
+LEGEND_PX = 280.0
+LABEL_CHARS = 38  # legend text longer than this is cut (the frames' <title>s hold it all)
+ROW_PX = 18.0
+MAX_COLOURS = 12
 STYLE = {  # role -> (fill opacity, stroke, stroke width px, dash)
     "decorative": (0.5, "none", 0, ""),
     "marker": (0.45, "currentColor", 1.5, "6 3"),
@@ -52,6 +58,10 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="SVG: pixels per metre (default: the larger side is 1000 px)")
     group.add_argument("--svg-grid", type=float, metavar="M",
                        help="SVG: grid spacing in metres (default: a round step; 0: no grid)")
+    group.add_argument("--view", choices=("top", "front", "side"), default="top",
+                       help="SVG: top (from +Z: X right, Y up; default), front (from +X: Y "
+                            "right, Z up) or side (from -Y: X right, Z up); --z-min/--z-max "
+                            "then bound the depth towards the viewer")
 
 
 def nice_step(span: float) -> float:
@@ -85,8 +95,24 @@ def _bounds(proj: Projection) -> tuple[float, float, float, float]:
     return minx, miny, maxx, maxy
 
 
+def _project(scene: ir.Scene, ctx: EmitContext) -> tuple[Projection, list[tuple[str, str]]]:
+    """The projection in the asked view, at the picture configuration (--var, --config), and
+    the colliding pairs with --highlight-collisions."""
+    from dataclasses import replace
+
+    from robrayc.analysis import view
+
+    pictures = view.options_from(ctx.options, scene, ctx.sink)
+    opts = replace(options_from(ctx.options, ctx.sink), configuration=pictures.configuration)
+    turned = view.viewed_scene(scene, getattr(ctx.options, "view", "top"))
+    proj = project_scene(turned, opts, ctx.sink)
+    ctx.sink.check()
+    return proj, view.colliding_pairs(scene, pictures, ctx.sink)
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
-    proj = project_for(scene, ctx)
+    proj, pairs = _project(scene, ctx)
+    lit = {name for pair in pairs for name in pair}
     scale = getattr(ctx.options, "svg_scale", None)
     grid = getattr(ctx.options, "svg_grid", None)
     if scale is not None and not (math.isfinite(scale) and scale > 0):
@@ -100,8 +126,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     step = nice_step(span) if grid is None else grid
     pad = 0.05 * span  # room for arrows and outlines
     minx, miny, maxx, maxy = minx - pad, miny - pad, maxx + pad, maxy + pad
-    width = (maxx - minx) * scale + 2 * MARGIN_PX
-    height = (maxy - miny) * scale + 2 * MARGIN_PX + FOOTER_PX
+    legend = _legend(proj, pairs)
+    width = (maxx - minx) * scale + 2 * MARGIN_PX + LEGEND_PX
+    height = max((maxy - miny) * scale + 2 * MARGIN_PX, _legend_height(legend)) + FOOTER_PX
 
     def px(x: float, y: float) -> tuple[str, str]:
         return (fmt((x - minx) * scale + MARGIN_PX, 3), fmt((maxy - y) * scale + MARGIN_PX, 3))
@@ -128,11 +155,13 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
             k += 1
         out.append("</g>")
     for f in sorted(proj.footprints, key=lambda f: f.z_high):
-        out.append(_shape(f.polygon, f.role, hex_color(f.geometry.color),
-                          f"{f.role} {f.name}", px))
+        out.append(_shape(f.polygon, f.role, _color(f, lit), f"{f.role} {f.name}", px,
+                          f.frame.name in lit))
     for r in proj.robots:
-        out += _robot(r, scale, px)
+        out += _robot(r, scale, px, lit)
     out += _scale_bar(width, height, scale, span)
+    out += _legend_svg(legend, width - LEGEND_PX + 10, MARGIN_PX,
+                       getattr(ctx.options, "view", "top"))
     out.append("</svg>")
     return [OutputFile(ctx.output, ("\n".join(out) + "\n").encode())]
 
@@ -145,8 +174,14 @@ def _path(polygon, px) -> str:
     return " ".join(d)
 
 
-def _shape(polygon, role: str, color: str, title: str, px) -> str:
+def _color(f, lit: set[str]) -> str:
+    return HIGHLIGHT_HEX if f.frame.name in lit else hex_color(f.geometry.color)
+
+
+def _shape(polygon, role: str, color: str, title: str, px, colliding: bool = False) -> str:
     opacity, stroke, sw, dash = STYLE[role]
+    if colliding:  # outlined in red too, so that translucent roles still read as colliding
+        opacity, stroke, sw = 1.0, HIGHLIGHT_HEX, 2.0
     attrs = (f'class="{role}" d="{_path(polygon, px)}" fill="{color}" fill-rule="evenodd" '
              f'fill-opacity="{fmt(opacity)}" color="{color}" stroke="{stroke}"')
     if sw:
@@ -156,13 +191,18 @@ def _shape(polygon, role: str, color: str, title: str, px) -> str:
     return f"<path {attrs}><title>{escape(comment_text(title))}</title></path>"
 
 
-def _robot(r: Robot, scale: float, px) -> list[str]:
+def _robot(r: Robot, scale: float, px, lit: set[str]) -> list[str]:
     out = [f'<g class="robot-group"><title>robot {escape(comment_text(r.name))}</title>']
     foot = r.footprint()
     color = hex_color(r.color())
     size = 0.05
+    colliding = [p for p in r.parts if p.frame.name in lit]
     if foot is not None:
         out.append(_shape(foot, "robot", color, f"robot {r.name}", px))
+    for p in colliding:
+        out.append(_shape(p.polygon, "robot", HIGHLIGHT_HEX, f"robot {r.name}: {p.name}", px,
+                          True))
+    if foot is not None:
         minx, miny, maxx, maxy = foot.bounds
         size = max(size, maxx - minx, maxy - miny) / 2
     x, y = r.position[0], r.position[1]
@@ -208,3 +248,58 @@ def _scale_bar(width: float, height: float, scale: float, span: float) -> list[s
             f'<text x="{fmt(x1 + 8, 3)}" y="{fmt(y0 + 4, 3)}" stroke="none" '
             f'fill="#000000">{escape(label)}</text>',
             "</g>"]
+
+
+# --- legend ---------------------------------------------------------------------------------------
+def _legend(proj: Projection, pairs: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+    """Rows (kind, swatch colour or role, text): the roles drawn, the colours drawn (with the
+    first frames of each), the colliding pairs."""
+    items = proj.all_footprints()
+    rows: list[tuple[str, str, str]] = [("heading", "", "roles")]
+    for role in STYLE:
+        if any(f.role == role for f in items):
+            rows.append(("role", role, role))
+    colours: dict[str, list[str]] = {}
+    for f in items:
+        colours.setdefault(hex_color(f.geometry.color), []).append(f.frame.name)
+    rows.append(("heading", "", "colours"))
+    for color, names in list(colours.items())[:MAX_COLOURS]:
+        shown = ", ".join(dict.fromkeys(names[:3]))
+        rows.append(("color", color, f"{color} {shown}" + (" ..." if len(names) > 3 else "")))
+    if len(colours) > MAX_COLOURS:
+        rows.append(("note", "", f"... {len(colours) - MAX_COLOURS} more colours"))
+    if pairs:
+        rows.append(("heading", "", "colliding pairs"))
+        rows += [("pair", HIGHLIGHT_HEX, pair_label(p)) for p in pairs]
+    return rows
+
+
+def _legend_height(rows: list) -> float:
+    return (len(rows) + 2) * ROW_PX + 2 * MARGIN_PX
+
+
+def _legend_svg(rows: list[tuple[str, str, str]], x: float, y: float, view: str) -> list[str]:
+    right, up = VIEW_AXES[view]
+    out = ['<g class="legend">',
+           f'<text x="{fmt(x, 3)}" y="{fmt(y + 12, 3)}" font-weight="bold">{view} view '
+           f'({right} right, {up} up)</text>']
+    for i, (kind, key, text) in enumerate(rows, start=1):
+        ty = y + 12 + i * ROW_PX
+        short = text if len(text) <= LABEL_CHARS else text[:LABEL_CHARS - 3] + "..."
+        label = escape(comment_text(short))
+        if kind in ("heading", "note"):
+            weight = ' font-weight="bold"' if kind == "heading" else ""
+            out.append(f'<text x="{fmt(x, 3)}" y="{fmt(ty + 4, 3)}"{weight}>{label}</text>')
+            continue
+        if kind == "role":
+            opacity, stroke, sw, dash = STYLE[key]
+            swatch = (f'fill="#888888" fill-opacity="{fmt(opacity)}" color="#888888" '
+                      f'stroke="{stroke}"' + (f' stroke-width="{fmt(sw)}"' if sw else "")
+                      + (f' stroke-dasharray="{dash}"' if dash else ""))
+        else:
+            swatch = f'fill="{key}" stroke="#000000" stroke-width="0.5"'
+        out.append(f'<g class="legend-{kind}"><rect x="{fmt(x, 3)}" y="{fmt(ty - 8, 3)}" '
+                   f'width="14" height="12" {swatch}/><text x="{fmt(x + 20, 3)}" '
+                   f'y="{fmt(ty + 2, 3)}">{label}</text></g>')
+    out.append("</g>")
+    return out
