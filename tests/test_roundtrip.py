@@ -23,7 +23,7 @@ from robrayc.backends import json_ as json_backend
 from robrayc.backends import robray as robray_backend
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos
 from robrayc.frontend import LoadOptions, load_scene
-from robrayc.frontend.urdf import unit_quaternion
+from robrayc.frontend.frames import stable_unit_quaternion
 from tests.corpus import amino_corpus_files, corpus_id, public_files, require_corpus
 from tests.urdf_robots import ROBOTS, bits, canonical, load, robot_path, ros_env  # noqa: F401
 
@@ -258,7 +258,7 @@ def ranges(draw, infinite: bool = True):
 def unit_quats(draw):
     q = draw(st.tuples(SMALL, SMALL, SMALL, SMALL).filter(lambda q: any(abs(c) > 1e-3
                                                                          for c in q)))
-    return unit_quaternion(q)
+    return stable_unit_quaternion(q)
 
 
 @st.composite

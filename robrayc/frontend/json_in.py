@@ -17,11 +17,11 @@ from pathlib import Path
 from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
+from robrayc.frontend.frames import checked_axis, checked_quaternion
 from robrayc.meshes import check_axes
 
 KINDS = ("fixed", "revolute", "prismatic")
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid", "mesh")
-UNIT_TOLERANCE = 1e-6
 
 
 class _Bad(Exception):
@@ -39,6 +39,13 @@ class _Reader:
     def fail(self, path: str, message: str):
         self.sink.error(f"{path}: {message}", self.where)
         raise _Bad
+
+    def reporter(self, path: str, *, error: bool):
+        """A frames.Report for the value at `path`: an error ends the frame (fail)."""
+        if error:
+            return lambda message, hint=None: self.fail(path, message)
+        return lambda message, hint=None, name=None: self.sink.warning(
+            f"{path}: {message}", self.where, hint, name=name)
 
     # --- values ---------------------------------------------------------------------------
     def number(self, value, path: str, finite: bool = True) -> float:
@@ -156,13 +163,8 @@ class _Reader:
         pos = self.pos(f.get("pos"), path + ".pos", SourcePos(self.file, 0, index + 1))
         translation = self.numbers(f.get("translation", [0, 0, 0]), path + ".translation", 3)
         q = self.numbers(f.get("quaternion", [0, 0, 0, 1]), path + ".quaternion", 4)
-        n = math.sqrt(sum(c * c for c in q))
-        if n == 0:
-            self.fail(path + ".quaternion", "zero quaternion")
-        if abs(n - 1) > UNIT_TOLERANCE:
-            self.sink.warning(f"{path}.quaternion: norm {n!r}; normalised", self.where,
-                              name="unnormalized")
-            q = tuple(c / n for c in q)
+        q = checked_quaternion(q, self.reporter(path + ".quaternion", error=True),
+                               self.reporter(path + ".quaternion", error=False))
         axis = variable = None
         offset = 0.0
         if kind == "fixed":
@@ -172,9 +174,10 @@ class _Reader:
         else:
             if f.get("axis") is None:
                 self.fail(path + ".axis", f"a {kind} frame needs an axis")
-            axis = self.numbers(f["axis"], path + ".axis", 3)
-            if not any(axis):
-                self.fail(path + ".axis", "zero axis")
+            axis = checked_axis(self.numbers(f["axis"], path + ".axis", 3), f"{kind} frame",
+                                self.reporter(path + ".axis", error=True),
+                                self.reporter(path + ".axis", error=False),
+                                normalise=kind == "revolute")
             variable = self.string(f.get("variable", name) or name, path + ".variable")
             offset = self.number(f.get("offset", 0.0), path + ".offset")
         limits = self.limits(f.get("limits"), path + ".limits")

@@ -12,7 +12,6 @@ import dataclasses
 import math
 import os
 import stat
-import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,8 +19,9 @@ from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.fold import POISONED, FoldError, Poisoned, fold, node_pos
+from robrayc.frontend.frames import checked_axis, checked_quaternion
 from robrayc.frontend.parse import Node, Tok, decode, parse
-from robrayc.kinematics import qnorm, rpy_to_quat
+from robrayc.kinematics import rpy_to_quat
 
 # --- attribute schema -------------------------------------------------------------------------
 NUM, VEC, SYM, STR = "number", "array", "name", "string"
@@ -52,7 +52,6 @@ GEOM_ATTRS = frozenset({
 CLASS_ATTRS = (FRAME_ATTRS | GEOM_ATTRS) - {"variable"}
 JOINT_TYPES = ("fixed", "revolute", "prismatic")
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid")
-UNIT_TOLERANCE = 1e-6
 
 Value = float | tuple[float, ...] | str
 
@@ -411,22 +410,18 @@ class _Unit:
     def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
-            unit = unit_quaternion(q)
-            if unit is None:
-                self.sink.error("quaternion is zero", block.pos("quaternion", pos),
-                                "the identity is [0, 0, 0, 1]")
-                return ir.IDENTITY_Q
-            n = qnorm(q)
-            if abs(n - 1) > UNIT_TOLERANCE:
-                self.sink.warning(f"quaternion has norm {n!r}; normalised",
-                                  block.pos("quaternion", pos),
-                                  "robray quaternions are [x, y, z, w], scalar last",
-                                  name="unnormalized")
-            return unit
+            at = block.pos("quaternion", pos)
+            unit = checked_quaternion(q, self._reporter(self.sink.error, at),
+                                      self._reporter(self.sink.warning, at))
+            return ir.IDENTITY_Q if unit is None else unit
         rpy = block.get("rpy")
         if rpy is not None:
             return rpy_to_quat(*rpy)
         return ir.IDENTITY_Q
+
+    @staticmethod
+    def _reporter(report, at: SourcePos):
+        return lambda message, hint=None, **named: report(message, at, hint, **named)
 
     def _axis(self, name: str, kind: str, block: Block, pos: SourcePos) -> ir.Vec3 | None:
         axis = block.get("axis")
@@ -434,16 +429,9 @@ class _Unit:
             self.sink.error(f"{kind} frame '{name}' has no 'axis'", pos,
                             "add e.g. 'axis [0, 0, 1];'")
             return None
-        n = math.sqrt(sum(c * c for c in axis))
-        if n == 0:
-            self.sink.error(f"axis of {kind} frame '{name}' is zero", block.pos("axis", pos))
-            return None
-        if kind == "revolute" and abs(n - 1) > UNIT_TOLERANCE:
-            # amino turns the axis into a quaternion as given: only a unit axis is a rotation
-            self.sink.warning(f"axis of revolute frame '{name}' has length {n!r}; normalised",
-                              block.pos("axis", pos), name="unnormalized")
-            return (axis[0] / n, axis[1] / n, axis[2] / n)
-        return axis
+        at = block.pos("axis", pos)
+        return checked_axis(axis, f"{kind} frame '{name}'", self._reporter(self.sink.error, at),
+                            self._reporter(self.sink.warning, at), normalise=kind == "revolute")
 
     def _limits(self, block: Block, pos: SourcePos) -> ir.Limits:
         out = {}
@@ -614,17 +602,6 @@ def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path
             if os.path.exists(candidate):
                 return candidate
     return None
-
-
-def unit_quaternion(q: ir.Quat) -> ir.Quat | None:
-    """The rotation a written quaternion means: kept as written when unit to rounding (so
-    writers can spell any unit quaternion exactly), else divided by its norm; None if zero."""
-    n = qnorm(q)
-    if n == 0:
-        return None
-    if abs(n - 1.0) <= 4 * sys.float_info.epsilon:
-        return q
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def _tok_pos(tok: Tok, file: str) -> SourcePos:

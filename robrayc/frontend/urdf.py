@@ -42,41 +42,14 @@ from urllib.parse import unquote, urlparse
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
-from robrayc.kinematics import qnorm, qrotate, rpy_to_quat
+from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
+from robrayc.kinematics import qrotate, rpy_to_quat
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
                "prismatic": "prismatic"}
 UNBOUNDED = sys.float_info.max  # written for "no limit" where URDF insists on a number
-UNIT_TOLERANCE = 1e-6
 XINCLUDE_NS = "http://www.w3.org/2001/XInclude"
 XACRO_NS = ("http://www.ros.org/wiki/xacro", "http://ros.org/wiki/xacro")
-
-
-def unit_quaternion(q: ir.Quat) -> ir.Quat:
-    """A unit quaternion that robray's normalisation (q / |q|) leaves bit-for-bit unchanged.
-
-    Repeated normalisation reaches such a fixed point almost always; the rare 2-cycle is broken
-    by nudging the largest component one ulp at a time until |q| rounds to exactly 1.
-    """
-    q = tuple(c + 0.0 for c in q)  # -0.0 -> 0.0
-    for _ in range(6):
-        n = qnorm(q)
-        if n == 0:
-            return ir.IDENTITY_Q
-        nq = tuple(c / n for c in q)
-        if nq == q:
-            return q
-        q = nq
-    big = max(range(4), key=lambda i: abs(q[i]))
-    for k in range(1, 64):
-        for direction in (math.inf, -math.inf):
-            c = q[big]
-            for _ in range(k):
-                c = math.nextafter(c, direction)
-            cand = q[:big] + (c,) + q[big + 1:]
-            if qnorm(cand) == 1.0:
-                return cand
-    return q
 
 
 @dataclass
@@ -188,7 +161,8 @@ class _Loader:
             return ir.IDENTITY_Q, ir.ZERO_V
         xyz = self.floats(o, "xyz", 3, ir.ZERO_V, "origin xyz") or ir.ZERO_V
         rpy = self.floats(o, "rpy", 3, ir.ZERO_V, "origin rpy") or ir.ZERO_V
-        q = ir.IDENTITY_Q if rpy == (0.0, 0.0, 0.0) else unit_quaternion(rpy_to_quat(*rpy))
+        q = ir.IDENTITY_Q if rpy == (0.0, 0.0, 0.0) else \
+            stable_unit_quaternion(rpy_to_quat(*rpy))
         return q, xyz
 
     # --- the robot --------------------------------------------------------------------------
@@ -327,14 +301,12 @@ class _Loader:
             return
         ax = _child(el, "axis")
         axis = self.floats(ax, "xyz", 3, (1.0, 0.0, 0.0), "axis xyz") or (1.0, 0.0, 0.0)
-        n = math.sqrt(sum(c * c for c in axis))
-        if n == 0:
-            self.sink.error(f"axis of joint '{j.name}' is zero", self.pos(ax, "xyz"))
-        elif abs(n - 1) > UNIT_TOLERANCE:
-            self.sink.warning(f"axis of joint '{j.name}' has length {n!r}; normalised",
-                              self.pos(ax, "xyz"), name="unnormalized")
-            axis = tuple(c / n + 0.0 for c in axis)
-        j.axis = axis
+        at = self.pos(ax, "xyz")
+        j.axis = checked_axis(axis, f"joint '{j.name}'",
+                              lambda message, hint=None: self.sink.error(message, at, hint),
+                              lambda message, hint=None, name=None:
+                              self.sink.warning(message, at, hint, name=name),
+                              normalise=True) or axis
         lim = _child(el, "limit")
         limits: dict[str, tuple[float, float]] = {}
         if lim is not None:
