@@ -18,8 +18,8 @@ from robrayc.kinematics import qnorm
 # warning; closer, it is normalised silently (a written value rounded to a few digits).
 UNIT_TOLERANCE = 1e-6
 
-Report = Callable[..., object]  # report(message, hint=None); warnings also get name=
-WARNING_NAME = "unnormalized"  # -Wno-unnormalized silences the normalisation warnings
+# report(message, hint=None) at the loader's location; every warning here is -Wunnormalized
+Report = Callable[..., object]
 
 
 def unit_quaternion(q: ir.Quat) -> ir.Quat | None:
@@ -70,7 +70,7 @@ def checked_quaternion(q: ir.Quat, error: Report, warning: Report) -> ir.Quat | 
     n = qnorm(q)
     if abs(n - 1) > UNIT_TOLERANCE:
         warning(f"quaternion has norm {n!r}; normalised",
-                "quaternions are [x, y, z, w], scalar last", name=WARNING_NAME)
+                "quaternions are [x, y, z, w], scalar last")
     return unit
 
 
@@ -84,6 +84,6 @@ def checked_axis(axis: ir.Vec3, what: str, error: Report, warning: Report, *,
         error(f"axis of {what} is zero", None)
         return None
     if normalise and abs(n - 1) > UNIT_TOLERANCE:
-        warning(f"axis of {what} has length {n!r}; normalised", None, name=WARNING_NAME)
+        warning(f"axis of {what} has length {n!r}; normalised", None)
         return (axis[0] / n + 0.0, axis[1] / n + 0.0, axis[2] / n + 0.0)
     return axis

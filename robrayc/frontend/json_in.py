@@ -40,12 +40,11 @@ class _Reader:
         self.sink.error(f"{path}: {message}", self.where)
         raise _Bad
 
-    def reporter(self, path: str, *, error: bool):
-        """A frames.Report for the value at `path`: an error ends the frame (fail)."""
-        if error:
-            return lambda message, hint=None: self.fail(path, message)
-        return lambda message, hint=None, name=None: self.sink.warning(
-            f"{path}: {message}", self.where, hint, name=name)
+    def reporters(self, path: str):
+        """(error, warning) reporters for frontend.frames at `path`: an error ends the frame."""
+        return (lambda message, hint=None: self.fail(path, message),
+                lambda message, hint=None: self.sink.warning(f"{path}: {message}", self.where,
+                                                             hint, name="unnormalized"))
 
     # --- values ---------------------------------------------------------------------------
     def number(self, value, path: str, finite: bool = True) -> float:
@@ -163,8 +162,7 @@ class _Reader:
         pos = self.pos(f.get("pos"), path + ".pos", SourcePos(self.file, 0, index + 1))
         translation = self.numbers(f.get("translation", [0, 0, 0]), path + ".translation", 3)
         q = self.numbers(f.get("quaternion", [0, 0, 0, 1]), path + ".quaternion", 4)
-        q = checked_quaternion(q, self.reporter(path + ".quaternion", error=True),
-                               self.reporter(path + ".quaternion", error=False))
+        q = checked_quaternion(q, *self.reporters(path + ".quaternion"))
         axis = variable = None
         offset = 0.0
         if kind == "fixed":
@@ -175,9 +173,7 @@ class _Reader:
             if f.get("axis") is None:
                 self.fail(path + ".axis", f"a {kind} frame needs an axis")
             axis = checked_axis(self.numbers(f["axis"], path + ".axis", 3), f"{kind} frame",
-                                self.reporter(path + ".axis", error=True),
-                                self.reporter(path + ".axis", error=False),
-                                normalise=kind == "revolute")
+                                *self.reporters(path + ".axis"), normalise=kind == "revolute")
             variable = self.string(f.get("variable", name) or name, path + ".variable")
             offset = self.number(f.get("offset", 0.0), path + ".offset")
         limits = self.limits(f.get("limits"), path + ".limits")

@@ -411,17 +411,18 @@ class _Unit:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
             at = block.pos("quaternion", pos)
-            unit = checked_quaternion(q, self._reporter(self.sink.error, at),
-                                      self._reporter(self.sink.warning, at))
+            unit = checked_quaternion(q, *self._reporters(at))
             return ir.IDENTITY_Q if unit is None else unit
         rpy = block.get("rpy")
         if rpy is not None:
             return rpy_to_quat(*rpy)
         return ir.IDENTITY_Q
 
-    @staticmethod
-    def _reporter(report, at: SourcePos):
-        return lambda message, hint=None, **named: report(message, at, hint, **named)
+    def _reporters(self, at: SourcePos):
+        """(error, warning) reporters at `at` for frontend.frames."""
+        return (lambda message, hint=None: self.sink.error(message, at, hint),
+                lambda message, hint=None: self.sink.warning(message, at, hint,
+                                                             name="unnormalized"))
 
     def _axis(self, name: str, kind: str, block: Block, pos: SourcePos) -> ir.Vec3 | None:
         axis = block.get("axis")
@@ -430,8 +431,8 @@ class _Unit:
                             "add e.g. 'axis [0, 0, 1];'")
             return None
         at = block.pos("axis", pos)
-        return checked_axis(axis, f"{kind} frame '{name}'", self._reporter(self.sink.error, at),
-                            self._reporter(self.sink.warning, at), normalise=kind == "revolute")
+        return checked_axis(axis, f"{kind} frame '{name}'", *self._reporters(at),
+                            normalise=kind == "revolute")
 
     def _limits(self, block: Block, pos: SourcePos) -> ir.Limits:
         out = {}

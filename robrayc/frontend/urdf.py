@@ -304,8 +304,8 @@ class _Loader:
         at = self.pos(ax, "xyz")
         j.axis = checked_axis(axis, f"joint '{j.name}'",
                               lambda message, hint=None: self.sink.error(message, at, hint),
-                              lambda message, hint=None, name=None:
-                              self.sink.warning(message, at, hint, name=name),
+                              lambda message, hint=None:
+                              self.sink.warning(message, at, hint, name="unnormalized"),
                               normalise=True) or axis
         lim = _child(el, "limit")
         limits: dict[str, tuple[float, float]] = {}
