@@ -21,6 +21,11 @@ IDENTITY_Q: Quat = (0.0, 0.0, 0.0, 1.0)
 ZERO_V: Vec3 = (0.0, 0.0, 0.0)
 
 JointKind = Literal["fixed", "revolute", "prismatic"]
+# What a frame is to the robot link it belongs to (see Frame.link): the link's own frame (the
+# joint placing the link), or a frame made for one of the link's visual / collision shapes or
+# its inertia (URDF import's `LINK-visual`, `LINK-collision`, `LINK-inertial`).
+LinkRole = Literal["link", "visual", "collision", "inertial"]
+LINK_ROLES: tuple[str, ...] = ("link", "visual", "collision", "inertial")
 
 
 # --- shapes ---------------------------------------------------------------------------------
@@ -104,6 +109,7 @@ class Geometry:
     scale: float = 1.0
     tags: tuple[str, ...] = ()  # class names from `isa`, in order, transitive, no duplicates
     pos: SourcePos = NOWHERE
+    material: str | None = None  # the robot description's material name (URDF), if any
 
 
 # --- frames ---------------------------------------------------------------------------------
@@ -149,6 +155,10 @@ class Frame:
     geometries: tuple[Geometry, ...] = ()
     tags: tuple[str, ...] = ()  # frame-level `isa`
     pos: SourcePos = NOWHERE
+    # Robot identity (URDF): the link this frame stands for (role "link": the frame of the
+    # joint, named after the joint, whose child is the link) or holds a part of.
+    link: str | None = None
+    link_role: LinkRole = "link"
 
     @property
     def is_joint(self) -> bool:
@@ -174,6 +184,8 @@ class Scene:
     allowed: tuple[AllowedCollision, ...] = ()
     sources: tuple[str, ...] = ()  # every file read (inputs, includes, URDFs, meshes)
     root: str | None = None
+    robot_name: str | None = None  # the robot description's name (URDF <robot name>)
+    root_link: str | None = None  # the robot's root link (its frames have parent None)
     _index: dict[str, int] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:

@@ -61,13 +61,14 @@ from the file's directory."
 
 (defconst robray-frame-attributes
   '("parent" "translation" "quaternion" "rpy" "type" "axis" "offset" "variable"
-    "limit_position" "limit_velocity" "limit_acceleration" "limit_effort" "mass" "inertia")
+    "limit_position" "limit_velocity" "limit_acceleration" "limit_effort" "mass" "inertia"
+    "link" "link_role" "robot" "root_link")
   "Attributes of a frame.")
 
 (defconst robray-geometry-attributes
   '("shape" "mesh" "dimension" "radius" "height" "start_radius" "end_radius" "delta"
     "thickness" "color" "alpha" "specular" "scale" "visual" "collision" "no-shadow"
-    "no_shadow")
+    "no_shadow" "material")
   "Attributes of a geometry block or class.")
 
 (defconst robray-shapes '("box" "sphere" "cylinder" "cone" "grid"))

@@ -80,7 +80,7 @@ def _geometry(g: ir.Geometry) -> dict:
         "shape": _shape(g.shape), "color": _nums(g.color), "alpha": _num(g.alpha),
         "specular": _nums(g.specular), "visual": g.visual, "collision": g.collision,
         "no_shadow": g.no_shadow, "scale": _num(g.scale), "tags": list(g.tags),
-        "pos": _pos(g.pos),
+        "material": g.material, "pos": _pos(g.pos),
     }
 
 
@@ -97,7 +97,7 @@ def _frame(f: ir.Frame) -> dict:
         "inertial": None if f.inertial is None else {
             "mass": _num(f.inertial.mass), "inertia": _nums(f.inertial.inertia)},
         "tags": list(f.tags), "geometries": [_geometry(g) for g in f.geometries],
-        "pos": _pos(f.pos),
+        "link": f.link, "link_role": f.link_role, "pos": _pos(f.pos),
     }
 
 
@@ -105,6 +105,7 @@ def scene_dict(scene: ir.Scene) -> dict:
     """The JSON document for a scene, as Python objects (key order is the file's)."""
     return {
         "format": FORMAT, "version": VERSION, "generator": f"robrayc {__version__}",
+        "robot_name": scene.robot_name, "root_link": scene.root_link,
         "frames": [_frame(f) for f in scene.frames],
         "allowed": [{"a": a.a, "b": a.b, "pos": _pos(a.pos)} for a in scene.allowed],
         "sources": list(scene.sources),

@@ -105,6 +105,7 @@ class _Writer:
         self.scene = scene
         self.ctx = ctx
         self.out: list[str] = []
+        self.identified = False  # robot name and root link written
         self.quats = exact_quaternions(f.quaternion for f in scene.frames)
         out_dir = ctx.output.parent if ctx.output is not None else None
         self.out_dir = os.path.abspath(out_dir) if out_dir is not None else None
@@ -194,6 +195,7 @@ class _Writer:
             lines.append(f"inertia {numbers(f.inertial.inertia)};")
         for t in f.tags:
             lines.append(f"isa {self.name(t, 'class name')};")
+        lines += self.identity(f)
         self.out.append(f"frame {self.name(f.name, 'frame name')} {{")
         self.out.extend("    " + line for line in lines)
         for g in f.geometries:
@@ -201,6 +203,23 @@ class _Writer:
             self.out.extend("        " + line for line in self.geometry(f, g))
             self.out.append("    }")
         self.out.append("}")
+
+    def identity(self, f: ir.Frame) -> list[str]:
+        """The robot link of a frame; the robot's name and root link on the first top-level
+        frame (robray has no statement for them)."""
+        lines = []
+        if f.link is not None:
+            lines.append(f"link {self.name(f.link, 'link name')};")
+            if f.link_role != "link":
+                lines.append(f"link_role {f.link_role};")
+        if f.parent is None and not self.identified:
+            self.identified = True
+            scene = self.scene
+            if scene.robot_name is not None:
+                lines.append(f"robot {self.name(scene.robot_name, 'robot name')};")
+            if scene.root_link is not None:
+                lines.append(f"root_link {self.name(scene.root_link, 'link name')};")
+        return lines
 
     def geometry(self, f: ir.Frame, g: ir.Geometry) -> list[str]:
         s = g.shape
@@ -240,6 +259,8 @@ class _Writer:
             lines.append(f"scale {number(g.scale)};")
         for t in g.tags:
             lines.append(f"isa {self.name(t, 'class name')};")
+        if g.material is not None:
+            lines.append(f"material {self.name(g.material, 'material name')};")
         return lines
 
     def mesh_text(self, f: ir.Frame, m: ir.Mesh, scale: float) -> str:

@@ -78,7 +78,7 @@ class _Exporter:
         self.ctx = ctx
         self.sink = ctx.sink
         self.lost: dict[str, int] = {}
-        self.materials: dict[tuple[float, float, float, float], str] = {}
+        self.materials: dict[str, tuple[float, float, float, float]] = {}  # robot-level
         self.extra_files: list[OutputFile] = []
         self.cones: dict[tuple, str] = {}
         out = ctx.output
@@ -191,7 +191,7 @@ class _Exporter:
             f = link.frame
             parent = frame_link[f.parent].name if f.parent in frame_link else root_link.name
             body.append(self.joint_xml(f, parent, link.name, masters))
-        for rgba, name in self.materials.items():
+        for name, rgba in self.materials.items():
             mat = etree.SubElement(robot, "material", name=name)
             etree.SubElement(mat, "color", rgba=_v(rgba))
         for el in body:
@@ -281,11 +281,7 @@ class _Exporter:
             if scale != (1.0, 1.0, 1.0):
                 mesh.set("scale", _v(scale))
         if kind == "visual":
-            rgba = (*g.color, g.alpha)
-            name = self.materials.get(rgba)
-            if name is None:
-                name = self.materials[rgba] = "rgba " + _v(rgba)
-            etree.SubElement(node, "material", name=name)
+            self.material_xml(node, g)
             if any(g.specular):
                 self.lose("specular colours")
             if g.no_shadow:
@@ -293,6 +289,20 @@ class _Exporter:
             if g.tags:
                 self.lose("geometry isa tags")
         return node
+
+    def material_xml(self, visual, g: ir.Geometry) -> None:
+        """The geometry's material by name, as a robot-level material (inline when that name
+        already has another colour); an unnamed colour inline, under the empty name."""
+        from lxml import etree
+
+        rgba = (*g.color, g.alpha)
+        if g.material is None and rgba == (*ir.DEFAULT_COLOR, 1.0):
+            return  # URDF import gives a visual without material robrayc's default colour
+        name = g.material or ""
+        known = self.materials.setdefault(name, rgba) if name else None
+        el = etree.SubElement(visual, "material", name=name)
+        if known != rgba:
+            etree.SubElement(el, "color", rgba=_v(rgba))
 
     def mesh_ref(self, m: ir.Mesh) -> str:
         if m.source.startswith("package://"):

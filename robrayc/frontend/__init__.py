@@ -95,7 +95,9 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
     allowed = _allowed(partials, by_name, sink)
     sink.check()
     return ir.Scene(frames=tuple(frames), allowed=tuple(allowed),
-                    sources=tuple(ctx.dependencies), root=root)
+                    sources=tuple(ctx.dependencies), root=root,
+                    robot_name=next((p.robot_name for p in partials if p.robot_name), None),
+                    root_link=next((p.root_link for p in partials if p.root_link), None))
 
 
 def _root(partials: list[Partial], ctx: LoadContext) -> str | None:

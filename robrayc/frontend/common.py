@@ -42,6 +42,8 @@ class Partial:
     allowed: list[tuple[str, str, SourcePos]] = field(default_factory=list)
     root: str | None = None  # the root the input names (a JSON scene's "root")
     root_pos: SourcePos | None = None
+    robot_name: str | None = None  # robot identity (URDF, or robray's `robot` attribute)
+    root_link: str | None = None
 
 
 @dataclass

@@ -108,8 +108,10 @@ class _Reader:
     # --- the document -----------------------------------------------------------------------
     def run(self, doc) -> Partial:
         try:
-            self.keys(doc, "$", ("format", "version", "generator", "frames", "allowed",
-                                 "sources", "root"))
+            self.keys(doc, "$", ("format", "version", "generator", "robot_name", "root_link",
+                                 "frames", "allowed", "sources", "root"))
+            self.partial.robot_name = self.string(doc.get("robot_name"), "$.robot_name", True)
+            self.partial.root_link = self.string(doc.get("root_link"), "$.root_link", True)
             if doc.get("format") != "robrayc-scene":
                 self.fail("$.format", "not a robrayc scene (expected \"robrayc-scene\")")
             if doc.get("version") != 1:
@@ -153,7 +155,7 @@ class _Reader:
     def frame(self, f, path: str, index: int) -> ir.Frame:
         self.keys(f, path, ("name", "parent", "type", "translation", "quaternion", "axis",
                             "offset", "variable", "limits", "inertial", "tags", "geometries",
-                            "pos"))
+                            "link", "link_role", "pos"))
         name = self.string(f.get("name"), path + ".name")
         parent = self.string(f.get("parent"), path + ".parent", allow_null=True)
         kind = f.get("type", "fixed")
@@ -187,9 +189,14 @@ class _Reader:
             geom = self.geometry(g, f"{path}.geometries[{k}]", pos)
             if geom is not None:
                 geometries.append(geom)
+        role = f.get("link_role", "link")
+        if role not in ir.LINK_ROLES:
+            self.fail(path + ".link_role", f"expected one of {', '.join(ir.LINK_ROLES)}, got "
+                      f"{role!r}")
         return ir.Frame(name=name, parent=parent, kind=kind, translation=translation,
                         quaternion=q, axis=axis, offset=offset, variable=variable, limits=limits,
-                        inertial=inertial, geometries=tuple(geometries), tags=tags, pos=pos)
+                        inertial=inertial, geometries=tuple(geometries), tags=tags, pos=pos,
+                        link=self.string(f.get("link"), path + ".link", True), link_role=role)
 
     def limits(self, value, path: str) -> ir.Limits:
         if value is None:
@@ -224,7 +231,7 @@ class _Reader:
 
     def geometry(self, g, path: str, frame_pos: SourcePos) -> ir.Geometry | None:
         self.keys(g, path, ("shape", "color", "alpha", "specular", "visual", "collision",
-                            "no_shadow", "scale", "tags", "pos"))
+                            "no_shadow", "scale", "tags", "material", "pos"))
         pos = self.pos(g.get("pos"), path + ".pos", frame_pos)
         shape = self.shape(g.get("shape"), path + ".shape", pos)
         if shape is None:
@@ -238,7 +245,8 @@ class _Reader:
             collision=self.boolean(g.get("collision", True), path + ".collision"),
             no_shadow=self.boolean(g.get("no_shadow", False), path + ".no_shadow"),
             scale=self.number(g.get("scale", 1.0), path + ".scale"),
-            tags=self.tags(g.get("tags", []), path + ".tags"), pos=pos)
+            tags=self.tags(g.get("tags", []), path + ".tags"), pos=pos,
+            material=self.string(g.get("material"), path + ".material", True))
 
     def shape(self, s, path: str, pos: SourcePos) -> ir.Shape | None:
         if not isinstance(s, dict):

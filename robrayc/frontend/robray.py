@@ -39,17 +39,24 @@ ATTR_TYPES: dict[str, tuple[str, tuple[int, ...]]] = {
     "delta": (VEC, (2,)), "thickness": (NUM, ()), "color": (VEC, (3,)), "alpha": (NUM, ()),
     "specular": (VEC, (3,)), "scale": (NUM, (3,)), "visual": (NUM, ()), "collision": (NUM, ()),
     "no-shadow": (NUM, ()),
+    # robot identity (URDF): see README "Robot identity"
+    "link": (SYM, ()), "link_role": (SYM, ()), "robot": (SYM, ()), "root_link": (SYM, ()),
+    "material": (SYM, ()),
 }
 ALIASES = {"no_shadow": "no-shadow"}
 FRAME_ATTRS = frozenset({
     "parent", "translation", "quaternion", "rpy", "type", "axis", "offset", "variable", "isa",
     "limit_position", "limit_velocity", "limit_acceleration", "limit_effort", "mass", "inertia",
+    "link", "link_role", "robot", "root_link",
 })
 GEOM_ATTRS = frozenset({
     "shape", "mesh", "dimension", "radius", "height", "start_radius", "end_radius", "delta",
     "thickness", "color", "alpha", "specular", "scale", "visual", "collision", "no-shadow", "isa",
+    "material",
 })
-CLASS_ATTRS = (FRAME_ATTRS | GEOM_ATTRS) - {"variable"}
+# a class shares attributes; a variable or a robot link belongs to one frame only
+CLASS_ATTRS = (FRAME_ATTRS | GEOM_ATTRS) - {"variable", "link", "link_role", "robot",
+                                            "root_link"}
 JOINT_TYPES = ("fixed", "revolute", "prismatic")
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid")
 
@@ -165,8 +172,9 @@ class _Unit:
         if tree is None:
             return
         if not tree.children and not chain:
-            self.sink.error("empty scene file: no statements", SourcePos(file, 1, 1, 1, 2),
-                            "a scene needs at least one frame, def, class or include")
+            # the original reads it as an empty scene, and projects commit such files (an
+            # empty list of allowed collisions): a warning, not an error
+            self.sink.warning("empty scene file: no statements", SourcePos(file, 1, 1, 1, 2))
             return
         chain = chain + ((real, at or SourcePos(file)),)
         for stmt in tree.children:
@@ -405,7 +413,30 @@ class _Unit:
             offset=_num(block.get("offset"), 0.0) if kind != "fixed" else 0.0,
             variable=variable, limits=self._limits(block, pos),
             inertial=self._inertial(block, pos), geometries=geometries,
-            tags=tuple(block.tags), pos=pos)
+            tags=tuple(block.tags), pos=pos, **self._identity(name, parent, block, pos))
+
+    def _identity(self, name: str, parent: str | None, block: Block, pos: SourcePos) -> dict:
+        """`link`, `link_role` (the frame's robot link), and on a top-level frame `robot`
+        and `root_link` (the scene's robot name and root link)."""
+        role = str(block.get("link_role") or "link")
+        if role not in ir.LINK_ROLES:
+            self.sink.error(f"unknown link_role '{role}' in frame '{name}'",
+                            block.pos("link_role", pos), suggest(role, ir.LINK_ROLES)
+                            or "link roles are " + ", ".join(ir.LINK_ROLES))
+            role = "link"
+        link = block.get("link")
+        if "link_role" in block.attrs and link is None:
+            self.sink.warning(f"'link_role' without 'link' in frame '{name}' has no effect",
+                              block.pos("link_role", pos))
+        for key in ("robot", "root_link"):
+            if key in block.attrs and parent is not None:
+                self.sink.warning(f"'{key}' is read on top-level frames only",
+                                  block.pos(key, pos))
+            elif key in block.attrs:
+                field_name = "robot_name" if key == "robot" else key
+                if getattr(self.partial, field_name) is None:
+                    setattr(self.partial, field_name, str(block.get(key)))
+        return {"link": None if link is None else str(link), "link_role": role}
 
     def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
         q = block.get("quaternion")
@@ -490,7 +521,8 @@ class _Unit:
             collision=_num(block.get("collision"), 1.0) != 0,
             no_shadow=_num(block.get("no-shadow"), 0.0) != 0,
             scale=_num(scale, 1.0),
-            tags=tuple(block.tags), pos=pos)
+            tags=tuple(block.tags), pos=pos,
+            material=None if block.get("material") is None else str(block.get("material")))
 
     def _need(self, block: Block, key: str, shape: str, pos: SourcePos, n: int = 0):
         value = block.get(key)

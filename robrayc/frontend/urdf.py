@@ -205,6 +205,8 @@ class _Loader:
                               name="multiple-roots")
         for r in roots:
             self.link_frame[r] = None
+        self.partial.robot_name = root.get("name")
+        self.partial.root_link = roots[0] if roots else None
         for j in joints:
             self.bodies[j.name] = _Body()
         for name, link in links.items():
@@ -218,7 +220,8 @@ class _Loader:
                 offset=j.offset if j.kind != "fixed" else 0.0,
                 variable=(j.variable or j.name) if j.kind != "fixed" else None,
                 limits=j.limits if j.kind != "fixed" else ir.NO_LIMITS,
-                inertial=body.inertial, geometries=tuple(body.geometries), pos=j.pos)
+                inertial=body.inertial, geometries=tuple(body.geometries), pos=j.pos,
+                link=j.child)
             self.partial.frames.append(PendingFrame(frame))
         for frame, body in self.extra:
             self.partial.frames.append(PendingFrame(replace(
@@ -310,7 +313,9 @@ class _Loader:
         lim = _child(el, "limit")
         limits: dict[str, tuple[float, float]] = {}
         if lim is not None:
-            if j.kind != "continuous":
+            if j.kind == "continuous":
+                self._continuous_bounds(j, lim)
+            else:
                 lo = self.number(lim, "lower", 0.0)
                 hi = self.number(lim, "upper", 0.0)
                 if lo is not None and hi is not None:
@@ -339,6 +344,18 @@ class _Loader:
                 off = self.number(mim, "offset", 0.0)
                 j.mimic = (target, 1.0 if mult is None else mult, 0.0 if off is None else off,
                            self.pos(mim, "joint"))
+
+    def _continuous_bounds(self, j: _Joint, lim) -> None:
+        """A continuous joint has no position limits (URDF spec, urdfdom, MoveIt): lower and
+        upper are ignored, with a warning when they say something (difference
+        `urdf-continuous-limits`: the original passes them to amino, whose IK then clamps)."""
+        bounds = [(a, self.number(lim, a)) for a in ("lower", "upper")]
+        given = [(a, v) for a, v in bounds if v is not None and v != 0.0]
+        if given:
+            attr = given[0][0]
+            self.sink.warning(f"continuous joint '{j.name}': <limit {attr}> ignored (a "
+                              "continuous joint has no position limits)", self.pos(lim, attr),
+                              "make it a revolute joint to limit its motion")
 
     def _check_link_cycles(self, joints: list[_Joint], child_of: dict[str, _Joint]) -> None:
         """Every link's parents must end at a root. Linear: a walk stops at a link already
@@ -407,23 +424,24 @@ class _Loader:
             return None
         return self.floats(color, "rgba", 4, None, "color rgba")
 
-    def _material(self, visual) -> tuple[float, float, float, float] | None:
+    def _material(self, visual) -> tuple[tuple[float, float, float, float] | None, str | None]:
+        """A visual's colour (None: the default) and material name."""
         m = _child(visual, "material")
         if m is None:
-            return None
+            return None, None
         rgba = self._rgba(m)
-        name = m.get("name")
+        name = m.get("name") or None
         if rgba is not None:
             if name:
                 self.materials.setdefault(name, rgba)  # an inline named material is global
-            return rgba
+            return rgba, name
         if name:
             if name in self.materials:
-                return self.materials[name]
+                return self.materials[name], name
             self.sink.warning(f"unknown material '{name}'; default colour used",
                               self.pos(m, "name"), suggest(name, self.materials),
                               name="unknown-material")
-        return None
+        return None, name
 
     def _frame_name(self, link: str, kind: str) -> str:
         base = f"{link}-{kind}"
@@ -441,7 +459,8 @@ class _Loader:
         if holder is not None and not own and q == ir.IDENTITY_Q and v == ir.ZERO_V:
             return holder
         name = self._frame_name(link, kind)
-        frame = ir.Frame(name=name, parent=holder, translation=v, quaternion=q, pos=pos)
+        frame = ir.Frame(name=name, parent=holder, translation=v, quaternion=q, pos=pos,
+                         link=link, link_role=kind)
         body = _Body()
         self.bodies[name] = body
         self.extra.append((frame, body))
@@ -449,14 +468,15 @@ class _Loader:
 
     def _link(self, name: str, link) -> None:
         visuals = _children(link, "visual")
-        first_rgba = self._material(visuals[0]) if visuals else None
+        first_rgba = self._material(visuals[0])[0] if visuals else None
         missing: list[_Missing] = []
         present: list[tuple[ir.Geometry, ir.Quat, ir.Vec3]] = []
         for kind, elements in (("visual", visuals), ("collision", _children(link, "collision"))):
             for el in elements:
-                rgba = self._material(el) if kind == "visual" else first_rgba
+                rgba, material = self._material(el) if kind == "visual" else (first_rgba, None)
                 geom = ir.Geometry(shape=ir.Sphere(0.0), visual=kind == "visual",
-                                   collision=kind == "collision", pos=self.pos(el))
+                                   collision=kind == "collision", pos=self.pos(el),
+                                   material=material)
                 if rgba is not None:
                     geom = replace(geom, color=rgba[:3], alpha=rgba[3])
                 self._shape(name, kind, el, geom, missing, present)
@@ -473,6 +493,11 @@ class _Loader:
                present: list) -> None:
         g = _child(el, "geometry")
         shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
+        for stray in [c for c in shapes if c.tag == "material"]:
+            self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
+                              f"'{link}' is ignored (as urdfdom does)", self.pos(stray),
+                              f"put it in the <{kind}>, beside <geometry>")
+            shapes.remove(stray)
         if not shapes:
             self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el),
                               name="empty-geometry")
@@ -522,8 +547,9 @@ class _Loader:
                 self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
                 return
         geom = replace(geom, shape=shape)
-        own = self.link_frame[link] is None or isinstance(shape, ir.Cylinder)
-        holder = self._place(link, kind, q, v, own, self.pos(el))
+        # The original's rule (urdf.lisp node-origin): a shape shares its link's frame when its
+        # placement, a cylinder's -length/2 shift included, is exactly the identity.
+        holder = self._place(link, kind, q, v, self.link_frame[link] is None, self.pos(el))
         self.bodies[holder].geometries.append(geom)
         present.append((geom, q, v))
 
@@ -683,11 +709,10 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
                              dtd_validation=False, huge_tree=False, remove_comments=True,
                              remove_pis=True)
     try:
-        root = etree.fromstring(data, parser)
+        root = _lenient_parse(data, parser, file, sink, what)
     except etree.XMLSyntaxError as exc:
         line, col = exc.position if exc.position else (exc.lineno or 0, 0)
-        msg = re.sub(r",? line \d+, column \d+.*$", "", str(exc.msg or exc))
-        sink.error(f"XML syntax error: {msg}", SourcePos(file, line or 1, col or 1))
+        sink.error(f"XML syntax error: {_xml_message(exc)}", SourcePos(file, line or 1, col or 1))
         return None
     except ValueError as exc:
         sink.error(f"cannot parse {what}: {exc}", SourcePos(file, 1, 1))
@@ -708,6 +733,39 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
                        SourcePos(file, el.sourceline or 0, 1))
             return None
     return root
+
+
+_DECLARATION = re.compile(rb"<\?xml(?=[\s?]).*?\?>", re.S)
+
+
+def _xml_message(exc) -> str:
+    return re.sub(r",? line \d+, column \d+.*$", "", str(exc.msg or exc))
+
+
+def _lenient_parse(data: bytes, parser, file: str, sink: DiagnosticSink, what: str):
+    """Parse; when libxml2 refuses only the XML declaration (a version other than 1.x, an
+    unknown encoding, a declaration after a comment or blank line: urdfdom's TinyXML reads
+    them all), parse again with the declaration blanked out (same lines and columns) and
+    warn. The text is then read as UTF-8, as urdfdom does."""
+    from lxml import etree
+
+    try:
+        return etree.fromstring(data, parser)
+    except etree.XMLSyntaxError as exc:
+        m = _DECLARATION.search(data, 0, _prolog_end(data))
+        if m is None:
+            raise
+        blank = bytes(c if c in b"\r\n" else 32 for c in m.group())
+        root = etree.fromstring(data[:m.start()] + blank + data[m.end():], parser)
+        line = data.count(b"\n", 0, m.start()) + 1
+        sink.warning(f"{what}: XML declaration ignored ({_xml_message(exc)}), as urdfdom does",
+                     SourcePos(file, line, m.start() - data.rfind(b"\n", 0, m.start())))
+        return root
+
+
+def _prolog_end(data: bytes) -> int:
+    m = _ROOT_START.search(_COMMENT.sub(lambda c: b" " * len(c.group()), data))
+    return m.start() if m else len(data)
 
 
 def _line_of(data: bytes, needle: bytes) -> int:

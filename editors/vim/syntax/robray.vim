@@ -32,10 +32,10 @@ let s:stmt = '\%(\%(^\|[{;]\)\s*\)\@<='
 
 let s:frame_attrs = ['parent', 'translation', 'quaternion', 'rpy', 'type', 'axis', 'offset',
       \ 'variable', 'limit_position', 'limit_velocity', 'limit_acceleration', 'limit_effort',
-      \ 'mass', 'inertia']
+      \ 'mass', 'inertia', 'link', 'link_role', 'robot', 'root_link']
 let s:geom_attrs = ['shape', 'mesh', 'dimension', 'radius', 'height', 'start_radius',
       \ 'end_radius', 'delta', 'thickness', 'color', 'alpha', 'specular', 'scale', 'visual',
-      \ 'collision', 'no-shadow', 'no_shadow']
+      \ 'collision', 'no-shadow', 'no_shadow', 'material']
 
 " --- identifiers (defined first: later items win at the same position) ---------------------
 syn match robrayName '\<\h\w*\%(-\w\+\)*'
