@@ -56,6 +56,10 @@ WARNINGS: dict[str, str] = {
     "projection": "a 2D projection that ignores part of the scene (sensors, roles, axes)",
     "unbounded-joint": "a joint without position limits where sampling needs them",
     "unknown-warning-option": "a -W option naming no warning",
+    "empty-scene": "a scene file without statements (an empty scene)",
+    "xml-declaration": "an XML declaration libxml2 refuses (ignored, as urdfdom does)",
+    "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
+                    "joint's lower/upper)",
 }
 
 

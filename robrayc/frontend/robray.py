@@ -174,7 +174,8 @@ class _Unit:
         if not tree.children and not chain:
             # the original reads it as an empty scene, and projects commit such files (an
             # empty list of allowed collisions): a warning, not an error
-            self.sink.warning("empty scene file: no statements", SourcePos(file, 1, 1, 1, 2))
+            self.sink.warning("empty scene file: no statements", SourcePos(file, 1, 1, 1, 2),
+                              name="empty-scene")
             return
         chain = chain + ((real, at or SourcePos(file)),)
         for stmt in tree.children:
@@ -427,11 +428,11 @@ class _Unit:
         link = block.get("link")
         if "link_role" in block.attrs and link is None:
             self.sink.warning(f"'link_role' without 'link' in frame '{name}' has no effect",
-                              block.pos("link_role", pos))
+                              block.pos("link_role", pos), name="unused-attribute")
         for key in ("robot", "root_link"):
             if key in block.attrs and parent is not None:
                 self.sink.warning(f"'{key}' is read on top-level frames only",
-                                  block.pos(key, pos))
+                                  block.pos(key, pos), name="unused-attribute")
             elif key in block.attrs:
                 field_name = "robot_name" if key == "robot" else key
                 if getattr(self.partial, field_name) is None:

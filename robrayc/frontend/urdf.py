@@ -355,7 +355,7 @@ class _Loader:
             attr = given[0][0]
             self.sink.warning(f"continuous joint '{j.name}': <limit {attr}> ignored (a "
                               "continuous joint has no position limits)", self.pos(lim, attr),
-                              "make it a revolute joint to limit its motion")
+                              "make it a revolute joint to limit its motion", name="urdf-ignored")
 
     def _check_link_cycles(self, joints: list[_Joint], child_of: dict[str, _Joint]) -> None:
         """Every link's parents must end at a root. Linear: a walk stops at a link already
@@ -496,7 +496,7 @@ class _Loader:
         for stray in [c for c in shapes if c.tag == "material"]:
             self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
                               f"'{link}' is ignored (as urdfdom does)", self.pos(stray),
-                              f"put it in the <{kind}>, beside <geometry>")
+                              f"put it in the <{kind}>, beside <geometry>", name="urdf-ignored")
             shapes.remove(stray)
         if not shapes:
             self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el),
@@ -759,7 +759,8 @@ def _lenient_parse(data: bytes, parser, file: str, sink: DiagnosticSink, what: s
         root = etree.fromstring(data[:m.start()] + blank + data[m.end():], parser)
         line = data.count(b"\n", 0, m.start()) + 1
         sink.warning(f"{what}: XML declaration ignored ({_xml_message(exc)}), as urdfdom does",
-                     SourcePos(file, line, m.start() - data.rfind(b"\n", 0, m.start())))
+                     SourcePos(file, line, m.start() - data.rfind(b"\n", 0, m.start())),
+                     name="xml-declaration")
         return root
 
 
