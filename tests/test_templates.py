@@ -3,8 +3,6 @@ what jinja2 renders from templates/, for every branch the C backends reach."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -87,13 +85,3 @@ def test_translator_refuses_unknown_constructs() -> None:
     with pytest.raises(NotImplementedError, match="Macro"):
         templating.translate("x", "{% macro m() %}{% endmacro %}")
 
-
-def test_compile_does_not_import_jinja2(tmp_path: Path) -> None:
-    scene = tmp_path / "a.robray"
-    scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
-    probe = ("import sys; from robrayc.cli.main import main; "
-             f"main([{str(scene)!r}, '-o', {str(tmp_path / 'a.c')!r}]); "
-             "print('jinja2' in sys.modules)")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out == ["False"]

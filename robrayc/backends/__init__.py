@@ -1,9 +1,8 @@
 """Output formats: one module each, found through BACKENDS.
 
-A backend module defines ``NAME``, ``SUFFIXES`` (output file endings that select it), ``HELP``,
-``add_arguments(group)`` for its own command-line options, and
-``emit(scene, ctx) -> list[OutputFile]``. Backends never import one another; heavy libraries
-are imported inside ``emit`` so that loading the table stays cheap.
+A backend module defines ``NAME``, ``HELP``, ``add_arguments(group)`` for its own command-line
+options, and ``emit(scene, ctx) -> list[OutputFile]``. Backends never import one another; heavy
+libraries are imported inside ``emit`` so that loading the table stays cheap.
 """
 
 from __future__ import annotations
@@ -16,24 +15,26 @@ from types import ModuleType
 
 from robrayc.diagnostics import DiagnosticSink
 
-# format name -> module. Add one line to register a backend.
-BACKENDS: dict[str, str] = {
-    "c": "robrayc.backends.amino_c",
-    "c-standalone": "robrayc.backends.c_standalone",
-    "cs2": "robrayc.backends.cs2",
-    "pysimiam": "robrayc.backends.pysimiam",
-    "simmer": "robrayc.backends.simmer",
-    "cajunbot": "robrayc.backends.cajunbot",
-    "svg": "robrayc.backends.svg",
-    "robray": "robrayc.backends.robray",
-    "json": "robrayc.backends.json_",
-    "urdf": "robrayc.backends.urdf",
-    "dot": "robrayc.backends.dot",
-    "pov": "robrayc.backends.pov",
-    "png": "robrayc.backends.png",
-    "glb": "robrayc.backends.glb",
-    "mjcf": "robrayc.backends.mjcf",
-    "html": "robrayc.backends.html",
+# format name -> (module, output suffixes that select it...). Add one line to register a
+# backend. The suffixes live here, not in the module, so that choosing the format of `-o x.c`
+# imports no other backend (start-up: a compile is one short process per build step).
+BACKENDS: dict[str, tuple[str, ...]] = {
+    "c": ("robrayc.backends.amino_c", ".c"),
+    "c-standalone": ("robrayc.backends.c_standalone",),  # no suffix: ".c" stays amino's
+    "cs2": ("robrayc.backends.cs2", ".board"),
+    "pysimiam": ("robrayc.backends.pysimiam", ".xml", ".world.xml"),
+    "simmer": ("robrayc.backends.simmer",),  # a directory: chosen with --format simmer
+    "cajunbot": ("robrayc.backends.cajunbot", ".objects.xml"),
+    "svg": ("robrayc.backends.svg", ".svg"),
+    "robray": ("robrayc.backends.robray", ".robray"),
+    "json": ("robrayc.backends.json_", ".json"),
+    "urdf": ("robrayc.backends.urdf", ".urdf"),
+    "dot": ("robrayc.backends.dot", ".dot", ".gv"),
+    "pov": ("robrayc.backends.pov", ".pov"),
+    "png": ("robrayc.backends.png", ".png"),
+    "glb": ("robrayc.backends.glb", ".glb"),
+    "mjcf": ("robrayc.backends.mjcf", ".mjcf"),
+    "html": ("robrayc.backends.html", ".html", ".htm"),
 }
 
 
@@ -63,15 +64,20 @@ def model_name(ctx: EmitContext, given: str | None, default: str) -> str:
 
 
 def load(name: str) -> ModuleType:
-    return importlib.import_module(BACKENDS[name])
+    return importlib.import_module(BACKENDS[name][0])
+
+
+def suffixes(name: str) -> tuple[str, ...]:
+    """The output file endings that select format `name`."""
+    return BACKENDS[name][1:]
 
 
 def by_suffix(path: str) -> str | None:
-    """The format whose SUFFIXES match the output path's ending, longest first."""
+    """The format whose suffixes match the output path's ending, longest first."""
     best: tuple[int, str] | None = None
     lower = path.lower()
     for name in BACKENDS:
-        for suffix in load(name).SUFFIXES:
+        for suffix in suffixes(name):
             if lower.endswith(suffix) and (best is None or len(suffix) > best[0]):
                 best = (len(suffix), name)
     return best[1] if best else None

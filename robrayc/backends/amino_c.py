@@ -15,7 +15,6 @@ from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
 from robrayc.templating import render
 
 NAME = "c"
-SUFFIXES = (".c",)
 HELP = "C source for the amino library (default); also writes OUTPUT.h"
 
 _LIMIT_FUNCS = (("pos", "position"), ("vel", "velocity"), ("acc", "acceleration"),

@@ -20,7 +20,6 @@ from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
 
 NAME = "c-standalone"
-SUFFIXES = ()  # never chosen by suffix: ".c" stays amino's format
 HELP = ("C99 without amino: constant scene tables and a generated forward-kinematics "
         "function NAME_fk; also writes OUTPUT.h (scene.c -> scene.h)")
 

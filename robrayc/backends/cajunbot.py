@@ -48,7 +48,6 @@ from robrayc.kinematics import quat_to_rpy
 from robrayc.xmltext import escape, quoteattr
 
 NAME = "cajunbot"
-SUFFIXES = (".objects.xml",)
 HELP = "CajunBot simulator object file (XML version 2, or the version 1 line format)"
 
 # The document's values for the autonomous object.

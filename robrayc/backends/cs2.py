@@ -40,7 +40,6 @@ from robrayc.analysis.projection import (
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "cs2"
-SUFFIXES = (".board",)
 HELP = ("cs2 simulator board (.board, cm). The projection options here are shared by all 2D "
         "formats (cs2, pysimiam, simmer, cajunbot, svg)")
 

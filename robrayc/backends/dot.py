@@ -15,7 +15,6 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "dot"
-SUFFIXES = (".dot", ".gv")
 HELP = "Graphviz graph of the frame tree (joints labelled with their variable)"
 
 ROOT = "(root)"

@@ -19,7 +19,6 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "glb"
-SUFFIXES = (".glb",)
 HELP = "binary glTF of the posed scene (one node per frame; picture options under pov output)"
 
 FLOAT, UINT = 5126, 5125  # glTF component types

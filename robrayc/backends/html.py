@@ -15,7 +15,6 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "html"
-SUFFIXES = (".html", ".htm")
 HELP = "self-contained 3D viewer page (three.js) with joint sliders and frame names on hover"
 
 

@@ -19,7 +19,6 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "json"
-SUFFIXES = (".json",)
 HELP = "the scene as JSON (whole IR, JSON Schema in the package; readable as input)"
 
 FORMAT = "robrayc-scene"

@@ -33,7 +33,6 @@ from robrayc.backends import EmitContext, OutputFile, model_name
 from robrayc.diagnostics import SourcePos
 
 NAME = "mjcf"
-SUFFIXES = (".mjcf",)
 HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
 
 BOUND_MASS = 1e-9  # MuJoCo's boundmass/boundinertia for bodies the scene gives no inertia

@@ -17,7 +17,6 @@ from robrayc import ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "png"
-SUFFIXES = (".png",)
 HELP = "PNG picture rendered by POV-Ray (the picture options are listed under pov output)"
 INSTALL_HINT = ("install the Debian package 'povray' (apt-get install povray), or write the "
                 "scene with -o scene.pov and render it elsewhere")

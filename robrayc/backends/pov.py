@@ -14,7 +14,6 @@ from robrayc import ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "pov"
-SUFFIXES = (".pov",)
 HELP = ("POV-Ray scene (render with povray); the picture options below also apply to the "
         "png, glb, html and svg formats")
 

@@ -38,7 +38,6 @@ from robrayc.kinematics import quat_to_matrix
 from robrayc.xmltext import quoteattr
 
 NAME = "pysimiam"
-SUFFIXES = (".xml", ".world.xml")
 HELP = "pySimiam world XML (metres, radians)"
 
 DEFAULT_ROBOT = "Khepera3"

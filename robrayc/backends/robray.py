@@ -33,7 +33,6 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "robray"
-SUFFIXES = (".robray",)
 HELP = "robray scene text (also -s FILE): every frame, limit, inertia, shape and pair"
 
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")

@@ -49,7 +49,6 @@ from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import NOWHERE, suggest
 
 NAME = "simmer"
-SUFFIXES = ()  # a directory: choose it with --format simmer
 HELP = "SimMeR configuration folder (maze.csv, robot.csv, sensors.csv, drive.csv; inches)"
 DIRECTORY = True
 

@@ -33,7 +33,6 @@ from robrayc.backends import EmitContext, OutputFile
 from robrayc.xmltext import escape
 
 NAME = "svg"
-SUFFIXES = (".svg",)
 HELP = "SVG preview of the 2D projection (to scale, with roles, grid and scale bar)"
 
 FIT_PX = 1000.0

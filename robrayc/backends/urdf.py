@@ -39,7 +39,6 @@ from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
 from robrayc.stl import cone_stl
 
 NAME = "urdf"
-SUFFIXES = (".urdf",)
 HELP = "URDF robot description (meshes referenced, cones written as STL; --srdf for pairs)"
 
 UNBOUNDED = sys.float_info.max

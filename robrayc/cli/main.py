@@ -60,7 +60,8 @@ def _join_signed_axes(argv: list[str] | None) -> list[str] | None:
     return out
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(formats: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
+    """The command's parser with the options of `formats` (None: of every backend)."""
     from robrayc.backends import BACKENDS, load
 
     p = _Parser(
@@ -91,11 +92,25 @@ def build_parser() -> argparse.ArgumentParser:
     from robrayc import depfile
 
     depfile.add_arguments(p)
-    for name in BACKENDS:
+    for name in BACKENDS if formats is None else formats:
         module = load(name)
         group = p.add_argument_group(f"{name} output", module.HELP)
         module.add_arguments(group)
     return p
+
+
+def parse_arguments(argv: list[str]) -> argparse.Namespace:
+    """argv parsed importing only the backends the outputs select. A backend's options are
+    its own (its module is imported to add them); when argv holds options the selected
+    backends do not know, or asks for help, every backend's are added, as before."""
+    known, rest = build_parser(()).parse_known_args(argv)
+    if not rest and not known.help:
+        formats = tuple(dict.fromkeys(fmt for fmt, _ in _outputs(known)))
+        try:
+            return build_parser(formats).parse_args(argv)
+        except UsageError:
+            pass  # e.g. another format's option: the full parser accepts it or says why
+    return build_parser().parse_args(argv)
 
 
 def add_configuration_arguments(p: argparse.ArgumentParser) -> None:
@@ -261,13 +276,13 @@ def discarded(path: Path | None) -> bool:
 def _format_of(output: str) -> str:
     """The format an -o path selects: by suffix; no suffix (or /dev/null) is C, as in aarxc.
     A suffix that selects nothing is an error (gcc refuses what it cannot tell apart, too)."""
-    from robrayc.backends import BACKENDS, by_suffix, load
+    from robrayc.backends import BACKENDS, by_suffix, suffixes
 
     fmt = by_suffix(output)
     suffix = Path(output).suffix
     if fmt is not None or not suffix or output == "-" or discarded(Path(output)):
         return fmt or "c"
-    known = ", ".join(f"{s} ({name})" for name in BACKENDS for s in load(name).SUFFIXES)
+    known = ", ".join(f"{s} ({name})" for name in BACKENDS for s in suffixes(name))
     raise UsageError(f"output '{output}': suffix '{suffix}' selects no format (suffixes: "
                      f"{known}); use --format FMT to choose one")
 
@@ -292,7 +307,7 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     from robrayc.frontend import LoadContext, load_with_context
     from robrayc.outputs import check_target, signals_deferred, write_directory, write_files
 
-    args = build_parser().parse_args(argv)
+    args = parse_arguments(argv)
     if args.help:
         build_parser().print_help()
         return EXIT_OK

@@ -1,0 +1,54 @@
+"""Start-up: a run imports only what it uses (a compile is one short process per build step).
+Timings are benchmarks' business (benchmarks/vs_aarxc.py); these pin the imports."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from robrayc.backends import BACKENDS, by_suffix, load, suffixes
+from robrayc.cli.main import main
+
+
+def _modules_after(argv: list[str]) -> set[str]:
+    probe = ("import sys; from robrayc.cli.main import main; "
+             f"status = main({argv!r}); print(); print(status, ' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.splitlines()[-1].split()
+    assert out[0] == "0"
+    return set(out[1:])
+
+
+def test_version_imports_nothing_heavy() -> None:
+    modules = _modules_after(["--version"])
+    assert not {"robrayc.diagnostics", "robrayc.backends", "dataclasses"} & modules
+
+
+@pytest.mark.parametrize("suffix, fmt", [(".c", "c"), (".json", "json"), (".svg", "svg")])
+def test_compile_imports_only_its_backend(tmp_path: Path, suffix: str, fmt: str) -> None:
+    scene = tmp_path / "a.robray"
+    scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
+    modules = _modules_after([str(scene), "-o", str(tmp_path / f"a{suffix}")])
+    backends = {m for m in modules if m.startswith("robrayc.backends.")}
+    assert backends == {load(fmt).__name__}
+    if fmt == "c":
+        assert not {"jinja2", "numpy", "lxml", "lark", "robrayc.analysis.projection"} & modules
+
+
+def test_other_formats_options_still_accepted(tmp_path: Path) -> None:
+    """An option of a backend the output does not select is accepted, as before (the full
+    parser is built when the selected backends do not know an option)."""
+    scene = tmp_path / "a.robray"
+    scene.write_text("frame a { }\n")
+    assert main([str(scene), "-o", str(tmp_path / "a.c"), "--svg-grid", "0.5"]) == 0
+    assert main([str(scene), "-o", str(tmp_path / "a.c"), "--no-such-option"]) == 2
+
+
+def test_suffix_table_selects_as_the_longest_suffix() -> None:
+    assert by_suffix("x.world.xml") == "pysimiam"
+    assert by_suffix("X.C") == "c"
+    assert by_suffix("x.objects.xml") == "cajunbot"
+    assert all(s.startswith(".") for name in BACKENDS for s in suffixes(name))
