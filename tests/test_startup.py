@@ -27,7 +27,7 @@ def test_version_imports_nothing_heavy() -> None:
     assert not {"robrayc.diagnostics", "robrayc.backends", "dataclasses"} & modules
 
 
-@pytest.mark.parametrize("suffix, fmt", [(".c", "c"), (".json", "json"), (".svg", "svg")])
+@pytest.mark.parametrize("suffix, fmt", [(".c", "c"), (".json", "json"), (".dot", "dot")])
 def test_compile_imports_only_its_backend(tmp_path: Path, suffix: str, fmt: str) -> None:
     scene = tmp_path / "a.robray"
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
@@ -45,6 +45,18 @@ def test_other_formats_options_still_accepted(tmp_path: Path) -> None:
     scene.write_text("frame a { }\n")
     assert main([str(scene), "-o", str(tmp_path / "a.c"), "--svg-grid", "0.5"]) == 0
     assert main([str(scene), "-o", str(tmp_path / "a.c"), "--no-such-option"]) == 2
+
+
+def test_shared_options_read_as_before(tmp_path: Path) -> None:
+    """The SVG backend reads the 2D options the cs2 backend adds: given or default, they are
+    what the full parser gives."""
+    from robrayc.cli.main import build_parser, parse_arguments
+
+    for extra in ([], ["--z-min", "0.5", "--segments", "16"]):
+        argv = ["a.robray", "-o", "a.svg", *extra]
+        fast, full = parse_arguments(argv), build_parser().parse_args(argv)
+        for name, value in vars(full).items():
+            assert getattr(fast, name) == value, name
 
 
 def test_suffix_table_selects_as_the_longest_suffix() -> None:

@@ -100,17 +100,34 @@ def build_parser(formats: tuple[str, ...] | None = None) -> argparse.ArgumentPar
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
-    """argv parsed importing only the backends the outputs select. A backend's options are
-    its own (its module is imported to add them); when argv holds options the selected
-    backends do not know, or asks for help, every backend's are added, as before."""
+    """argv parsed importing only the backends the outputs select. When argv holds options
+    those backends do not know, or asks for help, every backend's are added, as before."""
     known, rest = build_parser(()).parse_known_args(argv)
     if not rest and not known.help:
         formats = tuple(dict.fromkeys(fmt for fmt, _ in _outputs(known)))
         try:
-            return build_parser(formats).parse_args(argv)
+            return _Arguments(argv, build_parser(formats).parse_args(argv))
         except UsageError:
             pass  # e.g. another format's option: the full parser accepts it or says why
     return build_parser().parse_args(argv)
+
+
+class _Arguments(argparse.Namespace):
+    """Arguments parsed with the selected backends' options only. Some backends read options
+    another one adds (the 2D and picture formats share theirs): the first read of a missing
+    option parses argv again with every backend's, so every value is what it always was."""
+
+    def __init__(self, argv: list[str], parsed: argparse.Namespace) -> None:
+        super().__init__(**vars(parsed))
+        self.__dict__["_full_argv"] = argv
+
+    def __getattr__(self, name: str):
+        argv = self.__dict__.pop("_full_argv", None)
+        if argv is None or name.startswith("__"):
+            raise AttributeError(name)
+        for key, value in vars(build_parser().parse_args(argv)).items():
+            self.__dict__.setdefault(key, value)
+        return object.__getattribute__(self, name)
 
 
 def add_configuration_arguments(p: argparse.ArgumentParser) -> None:
