@@ -38,8 +38,32 @@ _AXIS_OPTIONS = ("-U", "-F", "--mesh-up-axis", "--mesh-forward-axis")
 _SIGNED_AXIS = re.compile(r"[+-][XYZxyz]")
 
 
+# Options of the original aarxc (share/aarxc) that robrayc does not take, and what to use
+# instead; README "Options of aarxc robrayc does not take" lists the same.
+AARXC_ONLY = {
+    "-p": "write POV-Ray with '-o FILE.pov' (or --format pov)",
+    "-P": "render with '-o FILE.png' (POV-Ray; or -o FILE.pov for the scene only)",
+    "--render": "render with '-o FILE.png' (POV-Ray)",
+    "-R": "use --watch to recompile on changes (every run re-reads changed files and meshes)",
+    "--reload": "use --watch to recompile on changes (every run re-reads changed files and "
+                "meshes)",
+    "-g": "robrayc has no GUI: '-o FILE.html' writes a viewer page with a slider per "
+          "variable",
+    "--gui": "robrayc has no GUI: '-o FILE.html' writes a viewer page with a slider per "
+             "variable",
+    "--end-effector": "robrayc has no GUI to drive one: pose the scene with --var/--val",
+    "--version-man": "use --version",
+}
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # argparse would exit; we want our own status and text
+        if message.startswith("unrecognized arguments: "):
+            for word in message.removeprefix("unrecognized arguments: ").split():
+                option = word.partition("=")[0]
+                if option in AARXC_ONLY and option not in self._option_string_actions:
+                    raise UsageError(f"option '{option}' of the original aarxc is not "
+                                     f"supported: {AARXC_ONLY[option]}")
         raise UsageError(message)
 
     def parse_known_args(self, args=None, namespace=None):
@@ -87,6 +111,9 @@ def build_parser(formats: tuple[str, ...] | None = None) -> argparse.ArgumentPar
                    help="print the frame tree with joint types and variables (as check_urdf)")
     add_configuration_arguments(p)
     add_load_arguments(p)
+    p.add_argument("--watch", action="store_true",
+                   help="compile, then again whenever an input, include, URDF or mesh "
+                   "changes (until Ctrl-C)")
     p.add_argument("--if-changed", action="store_true",
                    help="leave outputs whose content is unchanged untouched (mtime kept)")
     from robrayc import depfile
@@ -317,7 +344,8 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
     return outs
 
 
-def run(argv: list[str], sink: DiagnosticSink) -> int:
+def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None = None) -> int:
+    """One compile. `watched` (--watch) receives the lists of files the run reads."""
     from robrayc import depfile
     from robrayc.backends import BACKENDS, EmitContext, load
     from robrayc.diagnostics import NOWHERE
@@ -365,6 +393,8 @@ def run(argv: list[str], sink: DiagnosticSink) -> int:
     listing_only = ((args.list_frames or args.list_vars or args.tree) and not outputs
                     and not depfile.wanted(args))
     ctx = LoadContext(_load_options(args, need_meshes=not listing_only), sink, sources=_SOURCES)
+    if watched is not None:  # filled while loading: a failed run still names what it read
+        watched += [args.files, ctx.dependencies]
     scene = load_with_context(args.files, ctx)
     check_variables(dict.fromkeys(args.configuration, NOWHERE), scene.variables, sink)
     sink.check()
@@ -468,11 +498,49 @@ def main(argv: list[str] | None = None) -> int:
         if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
             module, _, func = SUBCOMMANDS[argv[0]].partition(":")
             return getattr(importlib.import_module(module), func or "main")(argv[1:])
+        if argv[:1] == [_WATCH_DEPS] and len(argv) > 1:
+            return _watch_child(argv[1], argv[2:])
+        if "--watch" in argv:
+            return _watch([a for a in argv if a != "--watch"])
         gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
         return guarded(run, argv, "robrayc")
     except KeyboardInterrupt:  # Ctrl-C before guarded() took over: no traceback either
         sys.stderr.write("robrayc: interrupted\n")
         return 130
+
+
+_WATCH_DEPS = "--watch-child-deps"  # internal: a --watch child writes what it read here
+
+
+def _watch(argv: list[str]) -> int:
+    """--watch: compile, then again whenever a file the last run read changes. Each compile
+    is a fresh process, so no cache of an earlier run (meshes, templates) can go stale."""
+    import subprocess
+    import tempfile
+
+    from robrayc.watch import watch
+
+    signal.signal(signal.SIGTERM, _interrupted)
+
+    def once(holder: list[list[str]]) -> int:
+        with tempfile.TemporaryDirectory(prefix="robrayc-watch-") as tmp:
+            deps = os.path.join(tmp, "deps")
+            status = subprocess.call([sys.executable, "-m", "robrayc", _WATCH_DEPS, deps,
+                                      *argv])
+            if os.path.exists(deps):
+                with open(deps, encoding="utf-8", errors="surrogateescape") as fh:
+                    holder.append(fh.read().split("\0")[:-1])
+        return 130 if status < 0 else status  # killed by a signal: stop watching
+
+    return watch(once, stop=(EXIT_USAGE, 130))
+
+
+def _watch_child(deps: str, argv: list[str]) -> int:
+    holder: list[list[str]] = []
+    status = guarded(lambda a, sink: run(a, sink, holder), argv, "robrayc")
+    with open(deps, "w", encoding="utf-8", errors="surrogateescape") as fh:
+        fh.write("".join(name + "\0" for names in holder for name in names))
+    return status
 
 
 def guarded(body, argv: list[str], prog: str) -> int:
