@@ -8,11 +8,13 @@ a C compile never imports numpy).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Literal, TypeVar
 
 from robrayc.diagnostics import NOWHERE, SourcePos
 
+T = TypeVar("T")
 Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # x, y, z, w (scalar last, as amino)
@@ -91,7 +93,17 @@ SHAPE_NAMES: dict[type, str] = {
 
 
 def shape_name(shape: Shape) -> str:
-    return SHAPE_NAMES[type(shape)]
+    return handler(SHAPE_NAMES, shape)
+
+
+def handler(table: Mapping[type, T], shape: Shape) -> T:
+    """Shape dispatch: the table's entry for the shape's class. Every backend and analysis
+    keeps a table (shape class -> function or value) so that an unknown shape raises here,
+    never falls through to a default (a mesh)."""
+    try:
+        return table[type(shape)]
+    except KeyError:
+        raise TypeError(f"no handler for shape {type(shape).__name__}") from None
 
 
 DEFAULT_COLOR: Vec3 = (0.8, 0.8, 0.8)

@@ -383,28 +383,43 @@ def geometry_footprint(g: ir.Geometry, pose, opts: ProjectionOptions,
     q, v = pose
     rot = np.array(quat_to_matrix(q), dtype=float)
     t = np.array(v, dtype=float)
-    shape, s = g.shape, g.scale
-    band = opts.band
-    if isinstance(shape, ir.Sphere):
-        return _sphere(t, abs(shape.radius * s), band, opts.segments)
-    if isinstance(shape, ir.Box):
-        d = np.abs(np.array(shape.dimension, dtype=float)) * abs(s) / 2
-        corners = np.array([[sx * d[0], sy * d[1], sz * d[2]]
-                            for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
-        return _convex(corners @ rot.T + t, _BOX_EDGES, band)
-    if isinstance(shape, ir.Cylinder):
-        return _frustum(rot, t, shape.height * s, shape.radius * s, shape.radius * s, band,
-                        opts.segments)
-    if isinstance(shape, ir.Cone):
-        return _frustum(rot, t, shape.height * s, shape.start_radius * s, shape.end_radius * s,
-                        band, opts.segments)
-    if isinstance(shape, ir.Mesh):
-        from robrayc.meshes import load_mesh
+    return ir.handler(_FOOTPRINTS, g.shape)(g, rot, t, opts, sink)
 
-        data = load_mesh(shape, sink, g.pos)
-        verts = np.asarray(data.vertices, dtype=float) * s @ rot.T + t
-        return _mesh(verts, np.asarray(data.faces), band, opts.hull)
-    return None, 0.0, 0.0
+
+def _box_corners(shape: ir.Box, s: float):
+    """The 8 corners of a scaled box in its frame (index bits: signs of x, y, z)."""
+    import numpy as np
+
+    d = np.abs(np.array(shape.dimension, dtype=float)) * abs(s) / 2
+    return np.array([[sx * d[0], sy * d[1], sz * d[2]]
+                     for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
+
+
+def _mesh_footprint(g: ir.Geometry, rot, t, opts: ProjectionOptions, sink: DiagnosticSink):
+    import numpy as np
+
+    from robrayc.meshes import load_mesh
+
+    data = load_mesh(g.shape, sink, g.pos)
+    verts = np.asarray(data.vertices, dtype=float) * g.scale @ rot.T + t
+    return _mesh(verts, np.asarray(data.faces), opts.band, opts.hull)
+
+
+# shape -> (geometry, rotation, translation, options, sink) -> (polygon, z_low, z_high)
+_FOOTPRINTS = {
+    ir.Sphere: lambda g, rot, t, opts, sink: _sphere(t, abs(g.shape.radius * g.scale), opts.band,
+                                                     opts.segments),
+    ir.Box: lambda g, rot, t, opts, sink: _convex(_box_corners(g.shape, g.scale) @ rot.T + t,
+                                                  _BOX_EDGES, opts.band),
+    ir.Cylinder: lambda g, rot, t, opts, sink: _frustum(
+        rot, t, g.shape.height * g.scale, g.shape.radius * g.scale, g.shape.radius * g.scale,
+        opts.band, opts.segments),
+    ir.Cone: lambda g, rot, t, opts, sink: _frustum(
+        rot, t, g.shape.height * g.scale, g.shape.start_radius * g.scale,
+        g.shape.end_radius * g.scale, opts.band, opts.segments),
+    ir.Mesh: _mesh_footprint,
+    ir.Grid: lambda g, rot, t, opts, sink: (None, 0.0, 0.0),
+}
 
 
 _BOX_EDGES = [(a, b) for a in range(8) for b in range(a + 1, 8)
@@ -697,29 +712,47 @@ def frustum_mesh(height: float, r0: float, r1: float, segments: int):
 def solid_points(g: ir.Geometry, sink: DiagnosticSink, segments: int = DEFAULT_SEGMENTS):
     """Points of a geometry's solid in its frame whose hull is the solid (curved shapes sampled):
     for bounding boxes of 3D objects. Grids give their flat rectangle."""
+    return ir.handler(_SOLID_POINTS, g.shape)(g.shape, g.scale, g, sink, segments)
+
+
+def _sphere_points(shape: ir.Sphere, s: float, g, sink, segments):
     import numpy as np
 
-    shape, s = g.shape, g.scale
-    if isinstance(shape, ir.Box):
-        d = np.abs(np.array(shape.dimension, dtype=float)) * abs(s) / 2
-        return np.array([[a * d[0], b * d[1], c * d[2]]
-                         for a in (-1, 1) for b in (-1, 1) for c in (-1, 1)])
-    if isinstance(shape, ir.Sphere):
-        r = abs(shape.radius * s)
-        return np.array([[a * r, 0, 0] for a in (-1, 1)] + [[0, a * r, 0] for a in (-1, 1)]
-                        + [[0, 0, a * r] for a in (-1, 1)], dtype=float)
-    if isinstance(shape, (ir.Cylinder, ir.Cone)):
-        r0, r1 = ((shape.radius, shape.radius) if isinstance(shape, ir.Cylinder)
-                  else (shape.start_radius, shape.end_radius))
-        return frustum_mesh(shape.height * s, r0 * s, r1 * s, max(segments, 4) // 4 * 4)[0]
-    if isinstance(shape, ir.Mesh):
-        from robrayc.meshes import load_mesh
+    r = abs(shape.radius * s)
+    return np.array([[a * r, 0, 0] for a in (-1, 1)] + [[0, a * r, 0] for a in (-1, 1)]
+                    + [[0, 0, a * r] for a in (-1, 1)], dtype=float)
 
-        return np.asarray(load_mesh(shape, sink, g.pos).vertices, dtype=float) * s
-    if isinstance(shape, ir.Grid):
-        w, h = (abs(c) * abs(s) / 2 for c in shape.dimension)
-        return np.array([[a * w, b * h, 0] for a in (-1, 1) for b in (-1, 1)], dtype=float)
-    return np.zeros((0, 3))
+
+def _grid_points(shape: ir.Grid, s: float, g, sink, segments):
+    import numpy as np
+
+    w, h = (abs(c) * abs(s) / 2 for c in shape.dimension)
+    return np.array([[a * w, b * h, 0] for a in (-1, 1) for b in (-1, 1)], dtype=float)
+
+
+def _mesh_points(shape: ir.Mesh, s: float, g, sink, segments):
+    import numpy as np
+
+    from robrayc.meshes import load_mesh
+
+    return np.asarray(load_mesh(shape, sink, g.pos).vertices, dtype=float) * s
+
+
+def _frustum_points(height: float, r0: float, r1: float, segments: int):
+    return frustum_mesh(height, r0, r1, max(segments, 4) // 4 * 4)[0]
+
+
+# shape -> (shape, scale, geometry, sink, segments) -> points in the geometry's frame
+_SOLID_POINTS = {
+    ir.Box: lambda shape, s, g, sink, segments: _box_corners(shape, s),
+    ir.Sphere: _sphere_points,
+    ir.Cylinder: lambda shape, s, g, sink, segments: _frustum_points(
+        shape.height * s, shape.radius * s, shape.radius * s, segments),
+    ir.Cone: lambda shape, s, g, sink, segments: _frustum_points(
+        shape.height * s, shape.start_radius * s, shape.end_radius * s, segments),
+    ir.Mesh: _mesh_points,
+    ir.Grid: _grid_points,
+}
 
 
 # --- polygon helpers for the writers ------------------------------------------------------------

@@ -83,25 +83,28 @@ def _frame(f: ir.Frame, meshes: dict) -> dict:
     })
 
 
+# shape -> (constructor call, array declared before it, second array); arrays are
+# (name, length, C initialiser)
+_CONSTRUCTORS = {
+    ir.Box: lambda s, meshes: ("aa_rx_geom_box(opt, dimension)",
+                               ("dimension", 3, c_doubles(s.dimension)), None),
+    ir.Sphere: lambda s, meshes: (f"aa_rx_geom_sphere(opt, {c_double(s.radius)})", None, None),
+    ir.Cylinder: lambda s, meshes: (
+        f"aa_rx_geom_cylinder(opt, {c_double(s.height)}, {c_double(s.radius)})", None, None),
+    ir.Cone: lambda s, meshes: (f"aa_rx_geom_cone(opt, {c_double(s.height)}, "
+                                f"{c_double(s.start_radius)}, {c_double(s.end_radius)})",
+                                None, None),
+    ir.Grid: lambda s, meshes: (f"aa_rx_geom_grid(opt, dimension, delta, {c_double(s.thickness)})",
+                                ("dimension", 2, c_doubles(s.dimension)),
+                                ("delta", 2, c_doubles(s.delta))),
+    ir.Mesh: lambda s, meshes: (f"aa_rx_geom_mesh(opt, {meshes[_mesh_key(s)]['var']})",
+                                None, None),
+}
+
+
 def _geometry(g: ir.Geometry, meshes: dict) -> dict:
     s = g.shape
-    array = array2 = None
-    if isinstance(s, ir.Box):
-        array = ("dimension", 3, c_doubles(s.dimension))
-        constructor = "aa_rx_geom_box(opt, dimension)"
-    elif isinstance(s, ir.Sphere):
-        constructor = f"aa_rx_geom_sphere(opt, {c_double(s.radius)})"
-    elif isinstance(s, ir.Cylinder):
-        constructor = f"aa_rx_geom_cylinder(opt, {c_double(s.height)}, {c_double(s.radius)})"
-    elif isinstance(s, ir.Cone):
-        constructor = (f"aa_rx_geom_cone(opt, {c_double(s.height)}, "
-                       f"{c_double(s.start_radius)}, {c_double(s.end_radius)})")
-    elif isinstance(s, ir.Grid):
-        array = ("dimension", 2, c_doubles(s.dimension))
-        array2 = ("delta", 2, c_doubles(s.delta))
-        constructor = f"aa_rx_geom_grid(opt, dimension, delta, {c_double(s.thickness)})"
-    else:
-        constructor = f"aa_rx_geom_mesh(opt, {meshes[_mesh_key(s)]['var']})"
+    constructor, array, array2 = ir.handler(_CONSTRUCTORS, s)(s, meshes)
     return View(**{
         "color": c_doubles(g.color), "alpha": c_double(g.alpha),
         "specular": c_doubles(g.specular), "visual": int(g.visual),

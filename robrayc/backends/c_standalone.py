@@ -130,25 +130,23 @@ def _configs(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
     return out
 
 
+# shape -> (its size parameters, the mesh path as C text)
+_SIZES = {
+    ir.Box: lambda s: (s.dimension, "NULL"),
+    ir.Sphere: lambda s: ((s.radius,), "NULL"),
+    ir.Cylinder: lambda s: ((s.height, s.radius), "NULL"),
+    ir.Cone: lambda s: ((s.height, s.start_radius, s.end_radius), "NULL"),
+    ir.Grid: lambda s: ((*s.dimension, *s.delta, s.thickness), "NULL"),
+    ir.Mesh: lambda s: (s.scale3, c_string(s.path)),
+}
+
+
 def _geometry(g: ir.Geometry, frame: int) -> dict:
     s = g.shape
-    mesh = "NULL"
-    if isinstance(s, ir.Box):
-        size = s.dimension
-    elif isinstance(s, ir.Sphere):
-        size = (s.radius,)
-    elif isinstance(s, ir.Cylinder):
-        size = (s.height, s.radius)
-    elif isinstance(s, ir.Cone):
-        size = (s.height, s.start_radius, s.end_radius)
-    elif isinstance(s, ir.Grid):
-        size = (*s.dimension, *s.delta, s.thickness)
-    else:
-        size = s.scale3
-        mesh = c_string(s.path)
+    size, mesh = ir.handler(_SIZES, s)(s)
     size = tuple(size) + (0.0,) * (5 - len(size))
     return {
-        "frame": frame, "shape": _SHAPES[type(s)], "size": c_doubles(size), "mesh": mesh,
+        "frame": frame, "shape": ir.handler(_SHAPES, s), "size": c_doubles(size), "mesh": mesh,
         "color": c_doubles(g.color), "alpha": c_double(g.alpha),
         "specular": c_doubles(g.specular), "scale": c_double(g.scale),
         "visual": int(g.visual), "collision": int(g.collision), "no_shadow": int(g.no_shadow),

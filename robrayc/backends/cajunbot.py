@@ -99,18 +99,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         g = f.geometry
         rot, t = world_transform(proj.poses[f.frame.name])
         rpy = _degrees(quat_to_rpy(proj.poses[f.frame.name][0]))
-        shape, s = g.shape, g.scale
-        if isinstance(shape, ir.Box):
-            objects.append(_Object("static", f.name, "box", tuple(t), rpy,
-                                   tuple(abs(d * s) for d in shape.dimension)))
-        elif isinstance(shape, ir.Sphere):
-            d = abs(2 * shape.radius * s)
-            objects.append(_Object("static", f.name, "sphere", tuple(t), rpy, (d, d, d)))
-        elif isinstance(shape, ir.Cylinder):
-            h, d = shape.height * s, abs(2 * shape.radius * s)
-            centre = t + rot[:, 2] * (h / 2)
-            objects.append(_Object("static", f.name, "cylinder", tuple(centre), rpy,
-                                   (d, d, abs(h))))
+        primitive = ir.handler(_PRIMITIVES, g.shape)
+        if primitive is not None:
+            objects.append(primitive(f.name, g.shape, g.scale, rot, t, rpy))
         else:  # cones and meshes: triangles in world coordinates
             if ctx.output is None:
                 raise sink.fatal(f"'{f.name}' becomes a CajunBot mesh object whose vertex and "
@@ -150,17 +141,44 @@ def _degrees(rpy) -> tuple[float, float, float]:
     return tuple(math.degrees(a) for a in rpy)
 
 
-def _triangles(g: ir.Geometry, sink, segments: int):
+def _box(name: str, shape: ir.Box, s: float, rot, t, rpy) -> _Object:
+    return _Object("static", name, "box", tuple(t), rpy, tuple(abs(d * s) for d in shape.dimension))
+
+
+def _sphere(name: str, shape: ir.Sphere, s: float, rot, t, rpy) -> _Object:
+    d = abs(2 * shape.radius * s)
+    return _Object("static", name, "sphere", tuple(t), rpy, (d, d, d))
+
+
+def _cylinder(name: str, shape: ir.Cylinder, s: float, rot, t, rpy) -> _Object:
+    h, d = shape.height * s, abs(2 * shape.radius * s)
+    centre = t + rot[:, 2] * (h / 2)
+    return _Object("static", name, "cylinder", tuple(centre), rpy, (d, d, abs(h)))
+
+
+# shape -> the static object CajunBot has for it; None: a mesh object of triangles
+_PRIMITIVES = {ir.Box: _box, ir.Sphere: _sphere, ir.Cylinder: _cylinder, ir.Cone: None,
+               ir.Mesh: None}
+
+
+def _cone_triangles(g: ir.Geometry, sink, segments: int):
+    shape, s = g.shape, g.scale
+    return frustum_mesh(shape.height * s, shape.start_radius * s, shape.end_radius * s,
+                        segments)
+
+
+def _mesh_triangles(g: ir.Geometry, sink, segments: int):
     import numpy as np
 
-    shape, s = g.shape, g.scale
-    if isinstance(shape, ir.Cone):
-        return frustum_mesh(shape.height * s, shape.start_radius * s, shape.end_radius * s,
-                            segments)
     from robrayc.meshes import load_mesh
 
-    data = load_mesh(shape, sink, g.pos)
-    return np.asarray(data.vertices, dtype=float) * s, np.asarray(data.faces)
+    data = load_mesh(g.shape, sink, g.pos)
+    return np.asarray(data.vertices, dtype=float) * g.scale, np.asarray(data.faces)
+
+
+def _triangles(g: ir.Geometry, sink, segments: int):
+    return ir.handler({ir.Cone: _cone_triangles, ir.Mesh: _mesh_triangles}, g.shape)(
+        g, sink, segments)
 
 
 def _mesh_paths(output: Path, k: int) -> tuple[Path, Path]:

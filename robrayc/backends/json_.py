@@ -57,21 +57,23 @@ def _pos(p) -> dict:
             "end_col": p.end_col}
 
 
+_SHAPES = {
+    ir.Box: lambda s: {"type": "box", "dimension": _nums(s.dimension)},
+    ir.Sphere: lambda s: {"type": "sphere", "radius": _num(s.radius)},
+    ir.Cylinder: lambda s: {"type": "cylinder", "height": _num(s.height),
+                            "radius": _num(s.radius)},
+    ir.Cone: lambda s: {"type": "cone", "height": _num(s.height),
+                        "start_radius": _num(s.start_radius), "end_radius": _num(s.end_radius)},
+    ir.Grid: lambda s: {"type": "grid", "dimension": _nums(s.dimension), "delta": _nums(s.delta),
+                        "thickness": _num(s.thickness)},
+    ir.Mesh: lambda s: {"type": "mesh", "path": s.path, "source": s.source,
+                        "scale3": _nums(s.scale3), "up": s.up, "forward": s.forward,
+                        "collada_up": s.collada_up},
+}
+
+
 def _shape(s: ir.Shape) -> dict:
-    if isinstance(s, ir.Box):
-        return {"type": "box", "dimension": _nums(s.dimension)}
-    if isinstance(s, ir.Sphere):
-        return {"type": "sphere", "radius": _num(s.radius)}
-    if isinstance(s, ir.Cylinder):
-        return {"type": "cylinder", "height": _num(s.height), "radius": _num(s.radius)}
-    if isinstance(s, ir.Cone):
-        return {"type": "cone", "height": _num(s.height), "start_radius": _num(s.start_radius),
-                "end_radius": _num(s.end_radius)}
-    if isinstance(s, ir.Grid):
-        return {"type": "grid", "dimension": _nums(s.dimension), "delta": _nums(s.delta),
-                "thickness": _num(s.thickness)}
-    return {"type": "mesh", "path": s.path, "source": s.source, "scale3": _nums(s.scale3),
-            "up": s.up, "forward": s.forward, "collada_up": s.collada_up}
+    return ir.handler(_SHAPES, s)(s)
 
 
 def _geometry(g: ir.Geometry) -> dict:

@@ -99,6 +99,22 @@ def exact_quaternions(quats) -> dict[ir.Quat, ir.Quat]:
     return out
 
 
+# shape -> its lines: (writer, frame, geometry) -> list of statements
+_SHAPE_LINES = {
+    ir.Box: lambda w, f, g: ["shape box;", f"dimension {numbers(g.shape.dimension)};"],
+    ir.Sphere: lambda w, f, g: ["shape sphere;", f"radius {number(g.shape.radius)};"],
+    ir.Cylinder: lambda w, f, g: ["shape cylinder;", f"height {number(g.shape.height)};",
+                                  f"radius {number(g.shape.radius)};"],
+    ir.Cone: lambda w, f, g: ["shape cone;", f"height {number(g.shape.height)};",
+                              f"start_radius {number(g.shape.start_radius)};",
+                              f"end_radius {number(g.shape.end_radius)};"],
+    ir.Grid: lambda w, f, g: ["shape grid;", f"dimension {numbers(g.shape.dimension)};",
+                              f"delta {numbers(g.shape.delta)};",
+                              f"thickness {number(g.shape.thickness)};"],
+    ir.Mesh: lambda w, f, g: [f"mesh {w.mesh_text(f, g.shape, g.scale)};"],
+}
+
+
 class _Writer:
     def __init__(self, scene: ir.Scene, ctx: EmitContext) -> None:
         self.scene = scene
@@ -222,23 +238,7 @@ class _Writer:
 
     def geometry(self, f: ir.Frame, g: ir.Geometry) -> list[str]:
         s = g.shape
-        lines: list[str] = []
-        if isinstance(s, ir.Box):
-            lines += ["shape box;", f"dimension {numbers(s.dimension)};"]
-        elif isinstance(s, ir.Sphere):
-            lines += ["shape sphere;", f"radius {number(s.radius)};"]
-        elif isinstance(s, ir.Cylinder):
-            lines += ["shape cylinder;", f"height {number(s.height)};",
-                      f"radius {number(s.radius)};"]
-        elif isinstance(s, ir.Cone):
-            lines += ["shape cone;", f"height {number(s.height)};",
-                      f"start_radius {number(s.start_radius)};",
-                      f"end_radius {number(s.end_radius)};"]
-        elif isinstance(s, ir.Grid):
-            lines += ["shape grid;", f"dimension {numbers(s.dimension)};",
-                      f"delta {numbers(s.delta)};", f"thickness {number(s.thickness)};"]
-        else:
-            lines.append(f"mesh {self.mesh_text(f, s, g.scale)};")
+        lines: list[str] = ir.handler(_SHAPE_LINES, s)(self, f, g)
         if tuple(map(repr, g.color)) != tuple(map(repr, ir.DEFAULT_COLOR)):
             lines.append(f"color {numbers(g.color)};")
         if repr(g.alpha) != "1.0":

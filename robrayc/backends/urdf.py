@@ -256,29 +256,17 @@ class _Exporter:
         s = g.shape
         k = g.scale
         node = etree.Element(kind)
-        if isinstance(s, ir.Grid):
-            self.lose("grid geometry")
+        entry = ir.handler(_SHAPE_XML, s)
+        if entry is None:
+            self.lose(f"{ir.shape_name(s)} geometry")
             return None
         if isinstance(s, ir.Cylinder):
             d = qrotate(q, (0.0, 0.0, s.height * k / 2))
             v = (v[0] + d[0], v[1] + d[1], v[2] + d[2])
         self.origin(node, q, v)
         geom = etree.SubElement(node, "geometry")
-        if isinstance(s, ir.Box):
-            etree.SubElement(geom, "box", size=_v(c * k for c in s.dimension))
-        elif isinstance(s, ir.Sphere):
-            etree.SubElement(geom, "sphere", radius=_f(s.radius * k))
-        elif isinstance(s, ir.Cylinder):
-            etree.SubElement(geom, "cylinder", radius=_f(s.radius * k), length=_f(s.height * k))
-        elif isinstance(s, ir.Cone):
-            mesh = etree.SubElement(geom, "mesh", filename=self.cone_file(s))
-            if k != 1.0:
-                mesh.set("scale", _v((k, k, k)))
-        else:
-            mesh = etree.SubElement(geom, "mesh", filename=self.mesh_ref(s))
-            scale = tuple(c * k for c in s.scale3)
-            if scale != (1.0, 1.0, 1.0):
-                mesh.set("scale", _v(scale))
+        tag, fill = entry
+        fill(self, etree.SubElement(geom, tag), s, k)
         if kind == "visual":
             self.material_xml(node, g)
             if any(g.specular):
@@ -302,6 +290,27 @@ class _Exporter:
         el = etree.SubElement(visual, "material", name=name)
         if known != rgba:
             etree.SubElement(el, "color", rgba=_v(rgba))
+
+    def box_xml(self, el, s: ir.Box, k: float) -> None:
+        el.set("size", _v(c * k for c in s.dimension))
+
+    def sphere_xml(self, el, s: ir.Sphere, k: float) -> None:
+        el.set("radius", _f(s.radius * k))
+
+    def cylinder_xml(self, el, s: ir.Cylinder, k: float) -> None:
+        el.set("radius", _f(s.radius * k))
+        el.set("length", _f(s.height * k))
+
+    def cone_xml(self, el, s: ir.Cone, k: float) -> None:
+        el.set("filename", self.cone_file(s))
+        if k != 1.0:
+            el.set("scale", _v((k, k, k)))
+
+    def mesh_xml(self, el, s: ir.Mesh, k: float) -> None:
+        el.set("filename", self.mesh_ref(s))
+        scale = tuple(c * k for c in s.scale3)
+        if scale != (1.0, 1.0, 1.0):
+            el.set("scale", _v(scale))
 
     def mesh_ref(self, m: ir.Mesh) -> str:
         if m.source.startswith("package://"):
@@ -395,6 +404,13 @@ def srdf(robot_name: str, scene: ir.Scene, frame_link: dict) -> bytes:
 
 def robot_name(ctx: EmitContext) -> str:
     return model_name(ctx, getattr(ctx.options, "urdf_robot", None), "robot")
+
+
+# shape -> (element under <geometry>, the method filling it); None: URDF has no such shape
+_SHAPE_XML = {ir.Box: ("box", _Exporter.box_xml), ir.Sphere: ("sphere", _Exporter.sphere_xml),
+              ir.Cylinder: ("cylinder", _Exporter.cylinder_xml),
+              ir.Cone: ("mesh", _Exporter.cone_xml), ir.Mesh: ("mesh", _Exporter.mesh_xml),
+              ir.Grid: None}
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
