@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 import subprocess
 
+import pytest
+
 from tests.backends.pictures import SEVEN_DOF, corpus_file, need, robrayc, write_boxes
 
 
@@ -52,3 +54,31 @@ def test_highlight_names_the_pairs(tmp_path):
     text = out.read_text()
     assert "// COLLIDING (drawn red): blue_box <-> slider" in text
     assert text.count("color rgb <1.0, 0, 0>") == 3  # red box (its own colour), blue, slider
+
+
+def _frame_matrices(text: str) -> dict[str, list[list[float]]]:
+    """FRAME comment -> the matrix of the object after it (both writers' layouts)."""
+    out: dict[str, list[list[float]]] = {}
+    for m in re.finditer(r"// FRAME: (\S+)\s*\n(.*?)matrix\s*<([^>]*)>", text, re.S):
+        numbers = [float(x) for x in re.split(r"[,\s]+", m.group(3).strip()) if x]
+        out.setdefault(m.group(1), []).append(numbers)
+    return out
+
+
+def test_same_frames_and_matrices_as_the_original(tmp_path):
+    from tests.amino_real import require_aarxc, run_aarxc
+
+    require_aarxc()
+    src = corpus_file(SEVEN_DOF)
+    theirs = tmp_path / "orig.pov"
+    done = run_aarxc([src], "s", tmp_path / "orig.c", extra=["--var=e", "--val=0.6", "-p",
+                                                             str(theirs)])
+    assert done.ok and theirs.is_file(), done.output[-2000:]
+    ours = tmp_path / "ours.pov"
+    r = robrayc(str(src), "-o", str(ours), "--var", "e", "--val", "0.6")
+    assert r.returncode == 0, r.stderr
+    a, b = _frame_matrices(ours.read_text()), _frame_matrices(theirs.read_text())
+    assert sorted(a) == sorted(b)
+    for name in a:
+        for m, n in zip(sorted(a[name]), sorted(b[name]), strict=True):
+            assert m == pytest.approx(n, abs=1e-6), name  # the original rounds to float32
