@@ -104,7 +104,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     geoms, meshes = _geometries(scene, view.highlighted_frames(pairs), ctx.sink)
     data = {**_kinematics(scene), "variables": _variables(scene, opts.configuration),
             "geometries": geoms, "meshes": meshes, "pairs": [list(p) for p in pairs],
-            "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov}}
+            "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov,
+                       "width": cam.width, "height": cam.height}}
     legend = "".join(f"<div>colliding: {escape(view.pair_label(p))}</div>" for p in pairs)
     page = resource_path("viewer", "page.html").read_text(encoding="utf-8")
     title = escape(f"{ctx.name if ctx.name != 'scenegraph' else _title(scene)} - robrayc")
@@ -117,6 +118,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 
 
 def _title(scene: ir.Scene) -> str:
-    from robrayc.analysis.projection import source_names
+    from robrayc.analysis.projection import comment_text
 
-    return source_names(scene)
+    first = scene.sources[0].replace("\\", "/").rsplit("/", 1)[-1] if scene.sources else ""
+    return comment_text(first) or "scene"

@@ -58,7 +58,7 @@
 
   // --- three.js scene ---
   const container = document.getElementById("viewer");
-  const renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+  const renderer = new THREE.WebGLRenderer({ antialias: true });
   renderer.setPixelRatio(window.devicePixelRatio || 1);
   container.appendChild(renderer.domElement);
   const scene = new THREE.Scene();
@@ -151,9 +151,11 @@
     const w = container.clientWidth, h = container.clientHeight;
     renderer.setSize(w, h);
     camera.aspect = w / h;
-    // the page keeps robrayc's horizontal field of view
-    const half = (cam.fov * Math.PI) / 360;
-    camera.fov = (2 * Math.atan(Math.tan(half) * h / w) * 180) / Math.PI;
+    // the page shows at least robrayc's picture (horizontal field of view cam.fov at
+    // cam.width x cam.height), whatever the window's shape
+    const tanH = Math.tan((cam.fov * Math.PI) / 360);
+    const tanV = Math.max(tanH * h / w, tanH * cam.height / cam.width);
+    camera.fov = (2 * Math.atan(tanV) * 180) / Math.PI;
     camera.updateProjectionMatrix();
     request();
   }

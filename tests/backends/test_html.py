@@ -22,7 +22,9 @@ from tests.backends.pictures import (
     write_boxes,
 )
 
-FIXED = ("--cam-eye", "4 0 0", "--cam-look", "0 0 0", "--cam-up", "0 0 1", "--fov", "40")
+# A picture wider than the window: the page then keeps the horizontal field of view exactly.
+FIXED = ("--cam-eye", "4 0 0", "--cam-look", "0 0 0", "--cam-up", "0 0 1", "--fov", "40",
+         "--pov-x", "800", "--pov-y", "100")
 
 
 @pytest.fixture(scope="module")
