@@ -1,5 +1,5 @@
 """Allowed-collision generation: which frame pairs need never be checked (what MoveIt's Setup
-Assistant computes for an SRDF), as ``allow_collision`` statements or SRDF.
+Assistant computes for an SRDF), as ``allow_collision`` statements (SRDF: robrayc.srdf).
 
 Every pair of frames holding collision geometry gets one verdict, in this order:
 
@@ -37,8 +37,6 @@ from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import rigid_groups, sample_configs, sample_ranges
 
 REASONS = ("adjacent", "default", "always", "never")
-SRDF_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
-                "never": "Never"}
 
 
 @dataclass(frozen=True)
@@ -177,8 +175,11 @@ def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]]):
 def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int | None = None,
              batch: int = 1000, always_fraction: float = 0.95,
              progress: bool | Callable[[int], None] = False,
-             sink: DiagnosticSink | None = None) -> AcmResult:
-    """Classify every pair of collision frames (see the module docstring)."""
+             sink: DiagnosticSink | None = None,
+             adjacency: Callable[[ir.Scene, set[str]], dict[tuple[str, str], str]]
+             = adjacent_pairs) -> AcmResult:
+    """Classify every pair of collision frames (see the module docstring). `adjacency`
+    gives the adjacent pairs (robrayc.srdf passes MoveIt's rule, on robot links)."""
     from robrayc.analysis.collision import CollisionChecker
 
     global _WORKER
@@ -189,7 +190,7 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
     in_scene = {(p.a, p.b) if p.a < p.b else (p.b, p.a) for p in scene.allowed}
     verdict: dict[tuple[str, str], tuple[str | None, str, int]] = {}
 
-    for pair, why in adjacent_pairs(scene, set(full.collision_frames)).items():
+    for pair, why in adjacency(scene, set(full.collision_frames)).items():
         verdict[pair] = ("adjacent", why, 0)
     q0 = default_configuration(scene)
     for pair in full.colliding_pairs(q0):
@@ -282,7 +283,7 @@ def _quote(name: str) -> str | None:
     return None if '"' in name or "\n" in name else f'"{name}"'
 
 
-def _header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
+def header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
     limits = f"at least {result.always_fraction:.0%}" if result.always_fraction < 1 else "all"
     return [
         f"Allowed collisions for {', '.join(sources) or 'the scene'}, made by {tool}:",
@@ -296,7 +297,7 @@ def _header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
 def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assignment]
               tool: str = "robrayc allowed-collisions") -> str:
     """allow_collision statements, one per line, each with its reason as a comment."""
-    lines = ["// " + h for h in _header(result, list(sources), tool)]
+    lines = ["// " + h for h in header(result, list(sources), tool)]
     checked = result.checked
     lines.append(f"// {len(result.allowed)} pairs allowed, {len(checked)} still checked "
                  "(listed at the end).")
@@ -314,25 +315,6 @@ def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assign
         lines.append("// Still checked (they collide only sometimes):")
         for p in checked:
             lines.append(f"//   {p.a} {p.b}: {p.detail}")
-    return "\n".join(lines) + "\n"
-
-
-def to_srdf(result: AcmResult, robot: str, sources: list[str] = (),  # type: ignore[assignment]
-            tool: str = "robrayc allowed-collisions") -> str:
-    """An SRDF holding the disable_collisions entries (MoveIt's reason names). Frame names
-    are the scene's; for a scene compiled from URDF they are the joint-named frames."""
-    from xml.sax.saxutils import quoteattr
-
-    def comment(text: str) -> str:
-        return text.replace("--", "- -")
-
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>']
-    lines += [f"<!-- {comment(h)} -->" for h in _header(result, list(sources), tool)]
-    lines.append(f"<robot name={quoteattr(robot)}>")
-    for p in result.allowed:
-        lines.append(f"    <disable_collisions link1={quoteattr(p.a)} link2={quoteattr(p.b)}"
-                     f" reason={quoteattr(SRDF_REASONS[p.reason or ''])} />")
-    lines.append("</robot>")
     return "\n".join(lines) + "\n"
 
 

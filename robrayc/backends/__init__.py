@@ -53,13 +53,17 @@ class EmitContext:
     extra: dict = field(default_factory=dict)
 
 
-def model_name(ctx: EmitContext, given: str | None, default: str) -> str:
+def model_name(ctx: EmitContext, given: str | None, default: str,
+               robot: str | None = None) -> str:
     """A robot/model name for description formats: the format's own option, else -n NAME,
-    else the output file's stem, else `default`."""
+    else the scene's robot name (`Scene.robot_name`, e.g. the URDF's), else the output
+    file's stem, else `default`."""
     if given:
         return given
     if ctx.name and ctx.name != "scenegraph":
         return ctx.name
+    if robot:
+        return robot
     return ctx.output.stem if ctx.output is not None else default
 
 

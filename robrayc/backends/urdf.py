@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,13 +35,13 @@ from pathlib import Path
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_name
 from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
+from robrayc.links import plan_links
 from robrayc.stl import cone_stl
 
 NAME = "urdf"
 HELP = "URDF robot description (meshes referenced, cones written as STL; --srdf for pairs)"
 
 UNBOUNDED = sys.float_info.max
-_PART = re.compile(r"^(?P<link>.+)-(?P<kind>visual|collision|inertial)(?:-(?P<n>[0-9]+))?$")
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -91,89 +90,30 @@ class _Exporter:
     # --- structure --------------------------------------------------------------------------
     def plan(self) -> tuple[_Link, list[_Link], dict[str, _Link]]:
         """The root link, one link per kept frame (scene order), and frame name -> link."""
-        scene = self.scene
-        kids: dict[str | None, list[ir.Frame]] = {}
-        for f in scene.frames:
-            kids.setdefault(f.parent, []).append(f)
-        folded: dict[str, tuple[str | None, str, str]] = {}  # frame -> (holder, link, kind)
-        link_name: dict[str | None, str] = {}
-        for holder, children in kids.items():
-            if holder is not None and not scene.has_frame(holder):
-                continue  # parent outside the scene (--root): its children are top-level
-            chosen: str | None = None
-            has_inertial = holder is not None and scene.frame(holder).inertial is not None
-            for c in children:
-                m = _PART.match(c.name)
-                if m is None or not self._foldable(c, m.group("kind"), kids):
-                    continue
-                if chosen is None:
-                    chosen = m.group("link")
-                if m.group("link") != chosen:
-                    continue
-                if m.group("kind") == "inertial":
-                    if has_inertial:
-                        continue
-                    has_inertial = True
-                folded[c.name] = (holder, chosen, m.group("kind"))
-            if chosen is not None:
-                link_name[holder] = chosen
-        kept = [f for f in scene.frames if f.name not in folded]
-        kept_names = {f.name for f in kept}
-        taken: set[str] = set()
-        names: dict[str | None, str] = {}
-        for holder, want in link_name.items():  # links named by their part frames first
-            if (holder is None or holder in kept_names) and want not in taken:
-                names[holder] = want
-                taken.add(want)
-
-        def unique(name: str) -> str:
-            out, k = name, 1
-            while out in taken:
-                k += 1
-                out = f"{name}_{k}"
-            taken.add(out)
-            return out
-
-        for f in kept:  # the others after their joint
-            if f.name not in names:
-                names[f.name] = unique(f.name)
-        if None not in names:
-            names[None] = unique(scene.root or "world")
-        root = _Link(names[None], None)
+        plan = plan_links(self.scene)
+        root = _Link(plan.root, None)
         links: dict[str, _Link] = {}
         order: list[_Link] = []
-        for f in kept:
-            link = _Link(names[f.name], f)
+        for f in plan.links:
+            link = _Link(plan.link_of(f.name), f)
             links[f.name] = link
             order.append(link)
             link.parts.append((f, (ir.IDENTITY_Q, ir.ZERO_V)))
             if f.inertial is not None:
                 link.inertial = (f.inertial, (ir.IDENTITY_Q, ir.ZERO_V))
         frame_link: dict[str, _Link] = dict(links)
-        for f in scene.frames:
-            if f.name not in folded:
+        for f in self.scene.frames:
+            role = plan.folded.get(f.name)
+            if role is None:
                 continue
-            holder, _, kind = folded[f.name]
-            link = root if holder is None or holder not in links else links[holder]
+            link = links.get(f.parent, root) if f.parent is not None else root
             frame_link[f.name] = link
             pose = (f.quaternion, f.translation)
-            if kind == "inertial":
+            if role == "inertial":
                 link.inertial = (f.inertial, pose)
             else:
                 link.parts.append((f, pose))
         return root, order, frame_link
-
-    @staticmethod
-    def _foldable(f: ir.Frame, kind: str, kids: dict) -> bool:
-        if f.kind != "fixed" or f.tags or kids.get(f.name) or not f.limits.is_empty():
-            return False
-        if kind == "inertial":
-            return f.inertial is not None and not f.geometries
-        if f.inertial is not None or not f.geometries:
-            return False
-        if kind == "visual":
-            return all(g.visual and not g.collision for g in f.geometries)
-        return all(g.collision and not g.visual for g in f.geometries)
 
     # --- XML ---------------------------------------------------------------------------------
     def run(self, robot_name: str):
@@ -383,27 +323,8 @@ class _Exporter:
         return el
 
 
-def srdf(robot_name: str, scene: ir.Scene, frame_link: dict) -> bytes:
-    from lxml import etree
-
-    root = etree.Element("robot", name=robot_name)
-    root.append(etree.Comment(f" Allowed collisions, generated by robrayc {__version__}. "))
-    seen = set()
-    for a in scene.allowed:
-        la, lb = frame_link.get(a.a), frame_link.get(a.b)
-        if la is None or lb is None or la is lb:
-            continue
-        key = tuple(sorted((la.name, lb.name)))
-        if key in seen:
-            continue
-        seen.add(key)
-        etree.SubElement(root, "disable_collisions", link1=key[0], link2=key[1],
-                         reason=f"allow_collision {a.a} {a.b}")
-    return etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
-
-
-def robot_name(ctx: EmitContext) -> str:
-    return model_name(ctx, getattr(ctx.options, "urdf_robot", None), "robot")
+def robot_name(ctx: EmitContext, scene: ir.Scene) -> str:
+    return model_name(ctx, getattr(ctx.options, "urdf_robot", None), "robot", scene.robot_name)
 
 
 # shape -> (element under <geometry>, the method filling it); None: URDF has no such shape
@@ -414,17 +335,21 @@ _SHAPE_XML = {ir.Box: ("box", _Exporter.box_xml), ir.Sphere: ("sphere", _Exporte
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
-    name = robot_name(ctx)
+    name = robot_name(ctx, scene)
     exporter = _Exporter(scene, ctx)
     try:
         from lxml import etree
 
-        robot, frame_link = exporter.run(name)
+        robot, _ = exporter.run(name)
         text = etree.tostring(robot, pretty_print=True, xml_declaration=True, encoding="UTF-8")
         out = [OutputFile(ctx.output, text)] + exporter.extra_files
         srdf_path = getattr(ctx.options, "srdf", None)
         if srdf_path:
-            out.append(OutputFile(Path(srdf_path), srdf(name, scene, frame_link)))
+            from robrayc import srdf
+
+            text = srdf.write(name, srdf.from_scene(scene), [
+                f"Allowed collisions (allow_collision), generated by robrayc {__version__}"])
+            out.append(OutputFile(Path(srdf_path), text.encode()))
     except ValueError as exc:  # lxml: a name holding characters XML cannot carry
         raise ctx.sink.fatal(f"cannot write URDF: {exc}") from None
     return out

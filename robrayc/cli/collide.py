@@ -181,6 +181,9 @@ def _acm_parser() -> argparse.ArgumentParser:
                    help="worker processes (default: one per CPU)")
     p.add_argument("--always", type=float, default=0.95, metavar="FRACTION",
                    help="share of samples that makes a pair 'always colliding' (default 0.95)")
+    p.add_argument("--check-srdf", metavar="SRDF",
+                   help="lint an existing SRDF instead: report the pairs it disables that "
+                   "collide in the samples (exit 1 if any) and names that are no link")
     p.add_argument("--robot-name", metavar="NAME",
                    help="SRDF robot name (default: the first input's file name)")
     p.add_argument("--no-progress", action="store_true",
@@ -211,13 +214,23 @@ def _acm(argv: list[str], sink: DiagnosticSink) -> int:
         check_target(output, sink)
     scene = load_from_args(args, sink)
     sink.check()
+    if args.check_srdf:
+        return _check_srdf(scene, args, output, sink)
     progress = not args.no_progress and not args.quiet and sys.stderr.isatty()
-    result = acm.generate(scene, samples=args.samples, seed=args.seed, jobs=args.jobs,
-                          always_fraction=args.always, progress=progress, sink=sink)
+    options = dict(samples=args.samples, seed=args.seed, jobs=args.jobs,
+                   always_fraction=args.always, progress=progress, sink=sink)
+    if fmt == "srdf":  # robot links, MoveIt's adjacency
+        from robrayc import srdf
+
+        result, disabled = srdf.classify(scene, **options)
+    else:
+        result = acm.generate(scene, **options)
     sink.check()
     sources = [Path(f).name for f in args.files]
     if fmt == "srdf":
-        text = acm.to_srdf(result, args.robot_name or Path(args.files[0]).stem, sources)
+        name = args.robot_name or scene.robot_name or Path(args.files[0]).stem
+        text = srdf.write(name, disabled, acm.header(result, sources,
+                                                     "robrayc allowed-collisions"))
     elif fmt == "json":
         text = acm.to_json(result)
     else:
@@ -227,6 +240,38 @@ def _acm(argv: list[str], sink: DiagnosticSink) -> int:
         sys.stdout.flush()
         return EXIT_OK
     return EXIT_OK if write_files([(output, text.encode())], sink) else EXIT_ERROR
+
+
+def _check_srdf(scene, args, output: Path | None, sink: DiagnosticSink) -> int:
+    """allowed-collisions --check-srdf: the SRDF's disabled pairs that do collide."""
+    from robrayc import srdf
+    from robrayc.outputs import write_files
+
+    path = Path(args.check_srdf)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise sink.fatal(f"cannot read '{path}': {exc.strerror or exc}") from None
+    robot, entries = srdf.read(data, str(path), sink)
+    sink.check()
+    if scene.robot_name and robot and robot != scene.robot_name:
+        sink.warning(f"the SRDF is for robot '{robot}', the scene is '{scene.robot_name}'",
+                     SourcePos(str(path)), name="unknown-frame")
+    findings = srdf.lint(scene, entries, sink, samples=args.samples, seed=args.seed)
+    sink.check()
+    lines = [f"{path}: {len(entries)} disabled pairs, {len(findings)} colliding in "
+             f"{args.samples} random samples (seed {args.seed})"]
+    for f in findings:
+        d, at = f.entry, ", ".join(f"{k}={v!r}" for k, v in f.example.items())
+        lines.append(f"{d.pos or path}: {d.link1} {d.link2} ({d.reason or 'no reason'}): "
+                     f"collide in {f.collisions} of {f.samples} samples, e.g. at {at}")
+    text = "\n".join(lines) + "\n"
+    if output is None:
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    elif not write_files([(output, text.encode())], sink):
+        return EXIT_ERROR
+    return EXIT_COLLISION if findings else EXIT_OK
 
 
 def acm_main(argv: list[str]) -> int:

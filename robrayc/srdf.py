@@ -1,0 +1,235 @@
+"""SRDF (MoveIt's semantic robot description): the one writer of `<disable_collisions>` and
+the reader behind `allowed-collisions --check-srdf`.
+
+Every `link1` / `link2` names a robot link (robrayc.links: the URDF's own link names for a
+scene from URDF), never a robrayc frame; pairs within one link are not written. Reasons are
+MoveIt's: `Adjacent` (MoveIt's rule: neighbours in the link tree once links without collision
+geometry are passed through), `Default` (colliding at the default configuration), `Always`,
+`Never`, and `User` for a pair the scene itself allows (`allow_collision`, `--srdf`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from xml.sax.saxutils import quoteattr
+
+from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.links import LinkPlan, plan_links
+
+MOVEIT_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
+                  "never": "Never", "user": "User"}
+
+
+@dataclass(frozen=True)
+class Disabled:
+    """One `<disable_collisions>`: link1 < link2, MoveIt's reason word."""
+
+    link1: str
+    link2: str
+    reason: str
+    pos: SourcePos | None = None  # where a read entry stands
+
+
+def _key(a: str, b: str) -> tuple[str, str]:
+    return (a, b) if a <= b else (b, a)
+
+
+# --- links and adjacency ----------------------------------------------------------------------
+
+
+def collision_links(scene: ir.Scene, plan: LinkPlan) -> dict[str, list[str]]:
+    """Link -> its frames holding collision geometry (grids are drawn only)."""
+    out: dict[str, list[str]] = {}
+    for f in scene.frames:
+        if any(g.collision and not isinstance(g.shape, ir.Grid) for g in f.geometries):
+            out.setdefault(plan.link_of(f.name), []).append(f.name)
+    return out
+
+
+def adjacent_links(scene: ir.Scene, plan: LinkPlan) -> set[tuple[str, str]]:
+    """MoveIt's adjacency (compute_default_collisions.cpp, computeConnectionGraph): links
+    joined in the link tree, where removing a link without collision geometry joins all its
+    neighbours; i.e. links joined by a path whose inner links have no collision geometry."""
+    shaped = set(collision_links(scene, plan))
+    graph: dict[str, set[str]] = {}
+    for f in plan.links:
+        child = plan.link_of(f.name)
+        parent = plan.link_of(f.parent if f.parent in plan.names else None)
+        graph.setdefault(parent, set()).add(child)
+        graph.setdefault(child, set()).add(parent)
+    out: set[tuple[str, str]] = set()
+    for start in shaped:
+        seen, stack = {start}, list(graph.get(start, ()))
+        while stack:
+            link = stack.pop()
+            if link in seen:
+                continue
+            seen.add(link)
+            if link in shaped:
+                out.add(_key(start, link))
+            else:
+                stack.extend(graph.get(link, ()))
+    return out
+
+
+def frame_adjacency(plan: LinkPlan, links: set[tuple[str, str]]):
+    """An adjacency function for acm.generate: frame pairs whose links are adjacent."""
+    def adjacent(scene: ir.Scene, frames: set[str]) -> dict[tuple[str, str], str]:
+        names = sorted(frames)
+        out = {}
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                la, lb = plan.link_of(a), plan.link_of(b)
+                if la != lb and _key(la, lb) in links:
+                    out[(a, b)] = f"links {la} and {lb} are adjacent"
+        return out
+    return adjacent
+
+
+# --- what to disable --------------------------------------------------------------------------
+
+
+def from_verdicts(pairs: Iterable, plan: LinkPlan, adjacent: set[tuple[str, str]]
+                  ) -> list[Disabled]:
+    """Link pairs from frame-pair verdicts (acm.PairVerdict): a link pair is disabled when
+    every frame pair between the two links has a reason; the reason is the link pair's
+    (Default if any frame pair collides at the default configuration, else Always if any
+    always collides, else Never)."""
+    groups: dict[tuple[str, str], list] = {}
+    for p in pairs:
+        la, lb = plan.link_of(p.a), plan.link_of(p.b)
+        if la != lb:
+            groups.setdefault(_key(la, lb), []).append(p)
+    out = [Disabled(a, b, "Adjacent") for a, b in sorted(adjacent)]
+    for key in sorted(groups):
+        verdicts = {p.reason for p in groups[key]}
+        if key in adjacent or None in verdicts:
+            continue
+        reason = next(r for r in ("default", "always", "never", "adjacent") if r in verdicts)
+        out.append(Disabled(*key, MOVEIT_REASONS["never" if reason == "adjacent" else reason]))
+    return out
+
+
+def classify(scene: ir.Scene, **generate_args) -> tuple[object, list[Disabled]]:
+    """acm.generate with MoveIt's adjacency on links, and the link pairs to disable."""
+    from robrayc.analysis import acm
+
+    plan = plan_links(scene)
+    adjacent = adjacent_links(scene, plan)
+    result = acm.generate(scene, adjacency=frame_adjacency(plan, adjacent), **generate_args)
+    return result, from_verdicts(result.pairs, plan, adjacent)
+
+
+def from_scene(scene: ir.Scene, plan: LinkPlan | None = None) -> list[Disabled]:
+    """Link pairs the scene's allow_collision pairs disable entirely (every collision frame
+    pair between the two links allowed): Adjacent where MoveIt's rule says so, else User."""
+    plan = plan or plan_links(scene)
+    frames = collision_links(scene, plan)
+    adjacent = adjacent_links(scene, plan)
+    allowed = {_key(a.a, a.b) for a in scene.allowed}
+    out: dict[tuple[str, str], Disabled] = {}
+    for a in scene.allowed:
+        la, lb = plan.link_of(a.a), plan.link_of(a.b)
+        key = _key(la, lb)
+        if la == lb or key in out:
+            continue
+        if all(_key(x, y) in allowed for x in frames.get(la, ()) for y in frames.get(lb, ())):
+            out[key] = Disabled(*key, "Adjacent" if key in adjacent else "User")
+    return [out[k] for k in sorted(out)]
+
+
+# --- text ---------------------------------------------------------------------------------------
+
+
+def write(robot: str, entries: Iterable[Disabled], comments: Iterable[str] = ()) -> str:
+    """The SRDF document."""
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>']
+    lines += [f"<!-- {c.replace('--', '- -')} -->" for c in comments]
+    lines.append(f"<robot name={quoteattr(robot)}>")
+    for d in entries:
+        lines.append(f"    <disable_collisions link1={quoteattr(d.link1)} "
+                     f"link2={quoteattr(d.link2)} reason={quoteattr(d.reason)} />")
+    lines.append("</robot>")
+    return "\n".join(lines) + "\n"
+
+
+def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabled]]:
+    """(robot name, disable_collisions entries) of an SRDF, parsed as safely as a URDF."""
+    from robrayc.frontend.urdf import parse_xml
+
+    root = parse_xml(data, file, sink, "SRDF")
+    if root is None:
+        return "", []
+    if root.tag != "robot":
+        sink.error(f"not an SRDF: the root element is <{root.tag}>, not <robot>",
+                   SourcePos(file, root.sourceline or 1, 1))
+        return "", []
+    out = []
+    for el in root.iter("disable_collisions"):
+        a, b = el.get("link1"), el.get("link2")
+        pos = SourcePos(file, el.sourceline or 0, 1)
+        if not a or not b:
+            sink.error("<disable_collisions> needs link1 and link2", pos)
+            continue
+        out.append(Disabled(*_key(a, b), el.get("reason") or "", pos))
+    return root.get("name") or "", out
+
+
+# --- lint ---------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Finding:
+    entry: Disabled
+    collisions: int  # samples in which the two links collide
+    samples: int
+    example: dict[str, float]  # one configuration where they collide
+
+
+def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
+         samples: int = 10000, seed: int = 0, batch: int = 1000) -> list[Finding]:
+    """Disabled pairs that collide in random samples (MoveIt-adjacent pairs excepted: they
+    touch by design); names that are no link of the robot are warnings."""
+    import numpy as np
+
+    from robrayc.analysis.collision import CollisionChecker
+    from robrayc.kinematics import sample_configs
+
+    plan = plan_links(scene)
+    frames = collision_links(scene, plan)
+    known = set(plan.names.values())
+    adjacent = adjacent_links(scene, plan)
+    todo: dict[tuple[str, str], Disabled] = {}
+    for d in entries:
+        bad = [n for n in (d.link1, d.link2) if n not in known]
+        for n in bad:
+            sink.warning(f"SRDF names '{n}', which is no link of the robot", d.pos or
+                         SourcePos("<srdf>"), name="unknown-frame")
+        if not bad and (d.link1, d.link2) not in adjacent and d.link1 != d.link2:
+            todo[(d.link1, d.link2)] = d
+    columns: dict[tuple[str, str], list[tuple[str, str]]] = {
+        key: [_key(x, y) for x in frames.get(key[0], ()) for y in frames.get(key[1], ())]
+        for key in todo}
+    pairs = sorted({p for ps in columns.values() for p in ps})
+    if not pairs or samples <= 0:
+        return []
+    checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=pairs)
+    index = {_key(*p): k for k, p in enumerate(checker.frame_pairs)}
+    configs = sample_configs(scene, samples, seed)
+    hits = np.zeros((len(configs), len(todo)), dtype=bool)
+    keys = list(todo)
+    cols = [[index[p] for p in columns[k] if p in index] for k in keys]
+    for start in range(0, len(configs), batch):
+        m = checker.collision_matrix(configs[start:start + batch])
+        for j, c in enumerate(cols):
+            if c:
+                hits[start:start + len(m), j] = m[:, c].any(axis=1)
+    out = []
+    for j, key in enumerate(keys):
+        rows = np.flatnonzero(hits[:, j])
+        if len(rows):
+            example = dict(zip(scene.variables, configs[rows[0]].tolist(), strict=True))
+            out.append(Finding(todo[key], len(rows), len(configs), example))
+    return out
