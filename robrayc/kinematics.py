@@ -80,12 +80,25 @@ def rpy_to_quat(roll: float, pitch: float, yaw: float) -> Quat:
 
 
 def quat_to_rpy(q: Quat) -> Vec3:
+    """(roll, pitch, yaw) with rpy_to_quat(...) the rotation q to within rounding (~1e-15
+    rad), gimbal lock included: pitch by atan2 (asin loses half the digits near +-pi/2), yaw
+    from the first column, then roll from what is left once yaw and pitch are undone, so
+    that roll makes up for a yaw that is ill-defined near the lock."""
     x, y, z, w = q
-    sinp = 2.0 * (w * y - z * x)
-    pitch = math.copysign(math.pi / 2, sinp) if abs(sinp) >= 1 else math.asin(sinp)
-    roll = math.atan2(2.0 * (w * x + y * z), 1.0 - 2.0 * (x * x + y * y))
-    yaw = math.atan2(2.0 * (w * z + x * y), 1.0 - 2.0 * (y * y + z * z))
-    return (roll, pitch, yaw)
+    r00, r10 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z)
+    pitch = math.atan2(2.0 * (w * y - z * x), math.hypot(r00, r10))
+    yaw = math.atan2(r10, r00) if (r00 or r10) else 0.0
+    # q_x = (q_z q_y)^-1 q: a rotation about x up to rounding
+    sy, cy = math.sin(yaw / 2), math.cos(yaw / 2)
+    sp, cp = math.sin(pitch / 2), math.cos(pitch / 2)
+    zy = (-sy * sp, cy * sp, sy * cp, cy * cp)  # q_z(yaw) q_y(pitch)
+    qx = qmul(qconj(zy), q)
+    roll = 2.0 * math.atan2(qx[0], qx[3])
+    if roll > math.pi:
+        roll -= 2.0 * math.pi
+    elif roll < -math.pi:
+        roll += 2.0 * math.pi
+    return (roll + 0.0, pitch + 0.0, yaw + 0.0)
 
 
 def axis_angle_quat(axis: Vec3, angle: float) -> Quat:
