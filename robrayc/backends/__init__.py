@@ -34,6 +34,7 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "png": ("robrayc.backends.png", ".png"),
     "glb": ("robrayc.backends.glb", ".glb"),
     "mjcf": ("robrayc.backends.mjcf", ".mjcf"),
+    "sdf": ("robrayc.backends.sdf", ".sdf"),
     "html": ("robrayc.backends.html", ".html", ".htm"),
 }
 

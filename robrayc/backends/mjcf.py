@@ -124,17 +124,12 @@ class _Writer:
         return el
 
     def check_inertia(self, f: ir.Frame) -> None:
-        """MuJoCo refuses principal moments that break A + B >= C; its balanceinertia then
-        raises the smaller ones: say so, since it changes the scene's numbers."""
-        import numpy as np
+        """MuJoCo refuses unphysical tensors; its balanceinertia repairs them: say so."""
+        from robrayc.inertia import is_physical, warning_text
 
-        moments = np.linalg.eigvalsh(np.asarray(f.inertial.inertia).reshape(3, 3))
-        a, b, c = moments
-        if a + b < c - 1e-12 * max(abs(c), 1e-300) or a < 0:
+        if not is_physical(f.inertial):
             self.unbalanced = True
-            self.sink.warning(f"inertia of frame '{f.name}' (principal moments {_v(moments)}) "
-                              "breaks the triangle inequality MuJoCo requires; MuJoCo's "
-                              "balanceinertia adjusts it", f.pos, name="format-loss")
+            self.sink.warning(warning_text(f, "MuJoCo"), f.pos, name="format-loss")
 
     def joint(self, body, f: ir.Frame) -> None:
         from lxml import etree
