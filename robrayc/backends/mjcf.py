@@ -224,16 +224,14 @@ class _Writer:
             key = ("file", os.path.realpath(s.path), (1.0, 1.0, 1.0))
             name = self.asset(key, g, None, s.path, s.scale3)
         else:
-            key = ("mesh", os.path.realpath(s.path), s.scale3)
+            key = ("mesh", os.path.realpath(s.path), s.scale3, s.up, s.forward, s.collada_up)
             name = self.asset(key, g, lambda: self.mesh_stl(s, g))
         return None if name is None else {"type": "mesh", "mesh": name}
 
-    def readable(self, s: ir.Mesh) -> bool:
+    @staticmethod
+    def readable(s: ir.Mesh) -> bool:
         """An STL file that needs no axis change: MuJoCo reads it directly."""
-        from robrayc.meshes import axes_from_options
-
-        return (s.path.lower().endswith(".stl")
-                and axes_from_options(self.ctx.options) == ("Z", "Y"))
+        return s.path.lower().endswith(".stl") and (s.up, s.forward) == ("Z", "Y")
 
     def _grid(self, s: ir.Grid, g: ir.Geometry) -> None:
         self.lose("grid geometry", g.pos)
@@ -269,12 +267,10 @@ class _Writer:
         return name
 
     def mesh_stl(self, s: ir.Mesh, g: ir.Geometry) -> bytes:
-        from robrayc.meshes import axes_from_options, collada_up_from_options, load_mesh
+        from robrayc.meshes import load_mesh
         from robrayc.stl import triangles_stl
 
-        up, forward = axes_from_options(self.ctx.options)
-        data = load_mesh(s, self.sink, g.pos, up=up, forward=forward,
-                         collada_up=collada_up_from_options(self.ctx.options))
+        data = load_mesh(s, self.sink, g.pos)
         return triangles_stl(data.vertices[data.faces], b"robrayc " + Path(s.path).name.encode(
             "utf-8", "replace"))
 

@@ -249,6 +249,9 @@ class _Writer:
         return 0.0
 
     def _mesh(self, s: ir.Mesh, g: ir.Geometry, geometry) -> float:
+        if (s.up, s.forward) != ("Z", "Y"):
+            self.lose("mesh axes other than Z up, Y forward (-U/-F)", g.pos, "mesh referenced "
+                      "as the file has it")
         if s.source.startswith("package://"):
             uri = s.source
         elif self.out_dir is None:
