@@ -4,7 +4,10 @@ world transform, world bounds equal to the posed geometry's, materials from the 
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import struct
+import subprocess
 
 import numpy as np
 import pytest
@@ -14,7 +17,7 @@ from robrayc.frontend import load_scene
 from robrayc.kinematics import fk
 from robrayc.meshes import load_mesh
 from tests.backends.pictures import SEVEN_DOF, UR5, corpus_file, robrayc, write_boxes
-from tests.corpus import ros_package_path
+from tests.corpus import IN_CI, REPO, ros_package_path
 
 trimesh = pytest.importorskip("trimesh")
 
@@ -95,3 +98,33 @@ def test_ur5_world_bounds_match_fk(tmp_path, monkeypatch):
     pts = np.vstack(pts)
     expected = np.array([pts.min(axis=0), pts.max(axis=0)])
     assert np.allclose(glb.bounds, expected, atol=1e-6)
+
+
+VALIDATE = """
+const validator = require(process.argv[1]);
+const data = new Uint8Array(require("fs").readFileSync(process.argv[2]));
+validator.validateBytes(data).then((r) => console.log(JSON.stringify(r.issues)));
+"""
+
+
+def _validator() -> str:
+    """The Khronos glTF validator's npm folder (.ci/run installs it)."""
+    where = os.environ.get("GLTF_VALIDATOR_DIR") or str(
+        REPO / ".ci" / "node" / "node_modules" / "gltf-validator")
+    if shutil.which("node") is None or not os.path.isdir(where):
+        if IN_CI:
+            pytest.fail("node or the gltf-validator npm package is missing")
+        pytest.skip("node and the gltf-validator npm package are not installed")
+    return where
+
+
+def test_khronos_validator_finds_no_errors_or_warnings(tmp_path):
+    validator = _validator()
+    out = tmp_path / "b.glb"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--highlight-collisions",
+                "--var", "slide", "--val", "0.5")
+    assert r.returncode == 0, r.stderr
+    done = subprocess.run(["node", "-e", VALIDATE, validator, str(out)], capture_output=True,
+                          text=True, check=True)
+    issues = json.loads(done.stdout)
+    assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]

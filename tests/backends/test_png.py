@@ -116,3 +116,35 @@ def test_bad_camera_options_are_errors(tmp_path):
         r = robrayc(scene, "-o", str(tmp_path / "x.png"), *args)
         assert r.returncode != 0 and "error" in r.stderr and "Traceback" not in r.stderr, args
     assert not os.path.exists(tmp_path / "x.png")
+
+
+def test_progress_on_a_terminal_only(tmp_path):
+    """On a terminal (a pseudo-terminal here) the render reports its percentage on one line;
+    into a pipe it stays silent."""
+    import pty
+    import subprocess
+    import sys
+
+    from tests.backends.pictures import REPO
+
+    scene = str(write_boxes(tmp_path))
+    cmd = [sys.executable, "-m", "robrayc", scene, "-o", str(tmp_path / "t.png"),
+           "--pov-x", "800", "--pov-y", "600"]
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    leader, follower = pty.openpty()
+    proc = subprocess.Popen(cmd, stderr=follower, stdout=subprocess.DEVNULL, env=env)
+    os.close(follower)
+    seen = b""
+    while True:
+        try:
+            chunk = os.read(leader, 4096)
+        except OSError:  # the terminal closed: the process ended
+            break
+        if not chunk:
+            break
+        seen += chunk
+    assert proc.wait() == 0
+    os.close(leader)
+    assert b"robrayc: rendering" in seen and b"%" in seen
+    piped = robrayc(scene, "-o", str(tmp_path / "u.png"))
+    assert piped.returncode == 0 and "rendering" not in piped.stderr
