@@ -250,8 +250,10 @@ class Projection:
 
 
 # --- the projection -----------------------------------------------------------------------------
-def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> Projection:
-    """Project every geometry of `scene` at `opts.configuration` (see the module docstring)."""
+def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink,
+                  needs_robot: str | None = None) -> Projection:
+    """Project every geometry of `scene` at `opts.configuration` (see the module docstring).
+    `needs_robot`: the error when the scene has no robot, raised before any projecting."""
     poses = absolute_poses(scene, opts.configuration)
 
     def tag_role(tags: tuple[str, ...]) -> str | None:
@@ -263,6 +265,9 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
         return None
 
     robot_names = _robot_frames(scene, opts, tag_role, sink)
+    if needs_robot and not robot_names:  # a precondition: no seconds of work before saying so
+        where, hint = no_robot_help(scene)
+        raise sink.fatal(needs_robot, where, hint)
     owner = _robot_owners(scene, robot_names)
     robots: dict[str, Robot] = {}
     for name in robot_names:
@@ -272,6 +277,10 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
         robots[name] = Robot(f, tuple(v), _heading(rot, f, sink), rot)
 
     footprints: list[Footprint] = []
+    from robrayc.progress import terminal_bar
+
+    progress = terminal_bar(sum(len(f.geometries) for f in scene.frames), "projecting",
+                            "geometry")
     for f in scene.frames:
         belongs = owner.get(f.name)
         frame_role = tag_role(f.tags)
@@ -295,6 +304,7 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
                 robots[belongs].parts.append(fp)
             else:
                 footprints.append(fp)
+        progress(len(f.geometries))
         if belongs is not None:
             kind = frame_role if frame_role in SENSOR_KINDS else None
             for g in f.geometries:
@@ -313,6 +323,7 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
         if tag not in all_tags:
             sink.warning(f"--role {tag}={opts.roles[tag]}: no frame or geometry has class "
                          f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)), name="projection")
+    progress(-1)
     return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
 
 
@@ -587,7 +598,9 @@ def _mesh(verts, faces, band, hull: bool):
                 keep = up if up.sum() <= down.sum() else down
         arr = arr[keep]
         if len(arr):
-            polys.extend(shapely.polygons(arr))
+            from robrayc.analysis.shadow import triangles_union
+
+            polys.append(triangles_union(arr))
     for p in pieces:
         if len(p) > 3:
             poly = shapely.Polygon(p[:, :2])
@@ -822,9 +835,9 @@ def source_names(scene: ir.Scene) -> str:
     return comment_text(text) or "(no files)"
 
 
-def project_for(scene: ir.Scene, ctx) -> Projection:
+def project_for(scene: ir.Scene, ctx, needs_robot: str | None = None) -> Projection:
     """Options from ctx.options, then the projection; errors stop the compilation."""
     opts = options_from(ctx.options, ctx.sink)
-    proj = project_scene(scene, opts, ctx.sink)
+    proj = project_scene(scene, opts, ctx.sink, needs_robot)
     ctx.sink.check()
     return proj

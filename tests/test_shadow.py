@@ -1,0 +1,142 @@
+"""The mesh shadow (robrayc.analysis.shadow) equals shapely's union of every triangle, on UR5's
+meshes and on triangle soups built to break it; 2D outputs check their preconditions before
+projecting and show progress on a terminal."""
+
+from __future__ import annotations
+
+import io
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+import shapely
+
+from robrayc.analysis import projection
+from robrayc.analysis.shadow import triangles_union
+from robrayc.cli.main import main
+from tests.corpus import URDF_CORPUS, require_corpus
+
+UR5_MESHES = URDF_CORPUS / "ros-industrial+universal_robot" / "ur_description" / "meshes" / "ur5"
+
+
+def _same(tris: np.ndarray) -> None:
+    want = shapely.union_all(shapely.polygons(tris))
+    got = triangles_union(tris)
+    assert got.is_valid
+    assert abs(got.area - want.area) <= 1e-12 * max(want.area, 1e-300)
+    assert got.symmetric_difference(want).area <= 1e-9 * want.area
+
+
+def _nonzero(tris: np.ndarray) -> np.ndarray:
+    a = tris[:, 1] - tris[:, 0]
+    b = tris[:, 2] - tris[:, 0]
+    return tris[a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0] != 0]
+
+
+def _projected(mesh: Path, angle: float) -> np.ndarray:
+    from robrayc import meshes
+
+    data = meshes.convert(meshes.read_raw(str(mesh)))
+    c, s = math.cos(angle), math.sin(angle)
+    rot = np.array([[1, 0, 0], [0, c, -s], [0, s, c]])  # tilted about X: new silhouettes
+    v = np.asarray(data.vertices, dtype=float) @ rot.T
+    return _nonzero(v[np.asarray(data.faces)][:, :, :2])
+
+
+@pytest.mark.parametrize("name", ["collision/base.stl", "collision/upper_arm.stl",
+                                  "collision/wrist_3.stl", "visual/Base.dae"])
+@pytest.mark.parametrize("angle", [0.0, 0.7])
+def test_ur5_mesh_shadows(name: str, angle: float) -> None:
+    require_corpus()
+    _same(_projected(UR5_MESHES / name, angle))
+
+
+def _fan(rng, n: int, centre, flip_every: int = 0) -> np.ndarray:
+    """Triangles around a centre sharing edges; every flip_every-th one folded back."""
+    ts = np.sort(rng.uniform(0, 2 * math.pi, n))
+    rim = np.stack([np.cos(ts), np.sin(ts)], 1) * rng.uniform(0.5, 1.5, (n, 1)) + centre
+    tris = []
+    for k in range(n):
+        a, b = rim[k], rim[(k + 1) % n]
+        if flip_every and k % flip_every == 0:
+            b = centre + (centre - b) * 0.3  # folded: overlaps its neighbours
+        tris.append([centre, a, b])
+    return np.array(tris, dtype=float)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_soups_built_to_break_it(seed: int) -> None:
+    rng = np.random.default_rng(seed)
+    parts = [_fan(rng, 40, np.array([0.0, 0.0])),
+             _fan(rng, 30, np.array([0.8, 0.3]), flip_every=3),  # overlapping, folded
+             rng.uniform(-2, 2, (60, 3, 2))]  # random overlapping triangles
+    # a grid of squares split both ways: shared edges, T-junctions where sizes differ
+    for size, offset in ((0.25, 0.0), (0.125, 0.0625)):
+        for i in range(6):
+            for j in range(6):
+                x, y = -3 + i * size + offset, 2 + j * size
+                sq = [[x, y], [x + size, y], [x + size, y + size], [x, y + size]]
+                parts.append(np.array([[sq[0], sq[1], sq[2]], [sq[0], sq[2], sq[3]]]))
+    # a ring (a hole in the middle) from two strips sharing edges
+    ts = np.linspace(0, 2 * math.pi, 25)[:-1]
+    inner = np.stack([np.cos(ts), np.sin(ts)], 1) * 0.5 + [3, -3]
+    outer = np.stack([np.cos(ts), np.sin(ts)], 1) + [3, -3]
+    for k in range(24):
+        m = (k + 1) % 24
+        parts.append(np.array([[inner[k], outer[k], outer[m]], [inner[k], outer[m], inner[m]]]))
+    tris = _nonzero(np.concatenate(parts))
+    rng.shuffle(tris)
+    _same(tris)
+
+
+# --- 2D outputs: preconditions first, progress on a terminal ------------------------------------
+
+BIG = "frame a { geometry { shape box; dimension [1, 1, 1]; } }\n"
+
+
+def test_pysimiam_needs_a_robot_before_projecting(tmp_path: Path, monkeypatch, capsys) -> None:
+    """It once projected every mesh (12 s on a UR5) before saying the scene has no robot."""
+    scene = tmp_path / "s.robray"
+    scene.write_text(BIG)
+
+    def no_work(*args, **kwargs):
+        raise AssertionError("projected before checking for a robot")
+
+    monkeypatch.setattr(projection, "geometry_footprint", no_work)
+    assert main([str(scene), "--format", "pysimiam", "-o", str(tmp_path / "w.xml")]) == 1
+    err = capsys.readouterr().err
+    assert "pySimiam needs a robot" in err and "--robot-frame a" in err
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _slow_projection(monkeypatch, seconds: float) -> None:
+    import time
+
+    real = projection.geometry_footprint
+
+    def slow(*args, **kwargs):
+        time.sleep(seconds)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(projection, "geometry_footprint", slow)
+
+
+def test_long_projection_shows_progress_on_a_terminal(tmp_path: Path, monkeypatch) -> None:
+    scene = tmp_path / "s.robray"
+    scene.write_text(BIG * 1 + "".join(
+        f"frame b{i} {{ geometry {{ shape sphere; radius 0.1; }} }}\n" for i in range(7)))
+    _slow_projection(monkeypatch, 0.15)  # 8 geometries: 1.2 s, past the bar's delay
+    terminal = _Terminal()
+    monkeypatch.setattr("sys.stderr", terminal)
+    assert main([str(scene), "-o", str(tmp_path / "s.svg")]) == 0
+    shown = terminal.getvalue()
+    assert "projecting" in shown and "/8" in shown
+    quiet = io.StringIO()  # not a terminal: no bar
+    monkeypatch.setattr("sys.stderr", quiet)
+    assert main([str(scene), "-o", str(tmp_path / "s.svg")]) == 0
+    assert "projecting" not in quiet.getvalue()
