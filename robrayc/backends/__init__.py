@@ -36,6 +36,7 @@ BACKENDS: dict[str, tuple[str, ...]] = {
     "mjcf": ("robrayc.backends.mjcf", ".mjcf"),
     "sdf": ("robrayc.backends.sdf", ".sdf"),
     "html": ("robrayc.backends.html", ".html", ".htm"),
+    "c-checker": ("robrayc.backends.c_checker",),  # no suffix: ".c" stays amino's
 }
 
 

@@ -20,6 +20,7 @@ from robrayc.kinematics import fixed_matrix
 DENSE_MAX_PAIRS = 20000
 # Configurations per vectorised block (bounds the memory of (N, pairs, 3) temporaries).
 BLOCK = 2048
+BACKENDS = ("exact", "compiled", "auto")
 
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
 
@@ -36,12 +37,19 @@ class CollisionChecker:
 
     ``use_allowed=False`` ignores the scene's ``allow_collision`` pairs; ``frame_pairs``
     restricts checking to those frame pairs (names, either order).
+
+    ``backend``: ``"exact"`` (numpy, FCL), ``"compiled"`` (generated C with certified spheres
+    in front of the same exact tests: the same answers, built by the system C compiler on
+    first use and cached; needs a robot-sized scene) or ``"auto"`` (compiled when a compiler
+    works and the scene allows it, else exact; ``self.backend`` says which, ``self.note``
+    why not compiled).
     """
 
     def __init__(self, scene: ir.Scene, sink: DiagnosticSink | None = None, *,
                  use_allowed: bool = True,
                  frame_pairs: Iterable[tuple[str, str]] | None = None,
-                 broadphase: str = "auto") -> None:
+                 broadphase: str = "auto", backend: str = "exact",
+                 sphere_size: float | None = None) -> None:
         from robrayc.meshes import load_mesh
 
         self.scene = scene
@@ -54,7 +62,7 @@ class CollisionChecker:
         # Rigid groups: 0 is the world; each joint frame starts one (parents come first).
         group_of = [0] * n_frames
         rel: list[np.ndarray] = [np.eye(4)] * n_frames  # frame in its group's frame
-        self._joints: list[tuple] = []  # (parent group, constant 4x4, kind, axis, var, offset)
+        self.motions: list[tuple] = []  # (parent group, constant 4x4, kind, axis, var, offset)
         for i, f in enumerate(scene.frames):
             if f.parent is None:
                 pg, prel = 0, np.eye(4)
@@ -63,9 +71,9 @@ class CollisionChecker:
                 pg, prel = group_of[p], rel[p]
             local = prel @ fixed_matrix(f)
             if f.is_joint and f.axis is not None:
-                self._joints.append((pg, local, f.kind, np.asarray(f.axis, dtype=float),
+                self.motions.append((pg, local, f.kind, np.asarray(f.axis, dtype=float),
                                      var_index[f.variable], f.offset))
-                group_of[i], rel[i] = len(self._joints), np.eye(4)
+                group_of[i], rel[i] = len(self.motions), np.eye(4)
             else:
                 group_of[i], rel[i] = pg, local
 
@@ -116,6 +124,26 @@ class CollisionChecker:
         if broadphase != "dense":
             self._const_keys = self._sparse_constant()
             self.pair_keys = self._wanted_keys  # None: every pair (too many to enumerate)
+        self._kernel = None
+        self.backend, self.note = "exact", ""
+        if backend not in BACKENDS:
+            raise ValueError(f"unknown checker backend {backend!r}")
+        if backend != "exact":
+            self._use_compiled(backend == "compiled", sphere_size)
+
+    def _use_compiled(self, required: bool, sphere_size: float | None) -> None:
+        from robrayc.analysis.collision.compiled import CompilerMissing, Kernel
+
+        try:
+            if self.mode != "dense":
+                raise CompilerMissing("the scene has too many solid pairs for the compiled "
+                                      "checker (it needs a robot-sized scene)")
+            self._kernel = Kernel(self, sphere_size)
+            self.backend = "compiled"
+        except CompilerMissing as exc:
+            if required:
+                raise
+            self.note = f"exact checker used: {exc}"
 
     # -- set-up --
 
@@ -194,9 +222,9 @@ class CollisionChecker:
         n = q.shape[0]
         if n == 1:
             return self._group_poses_one(q[0].tolist())[None]
-        G = np.empty((n, len(self._joints) + 1, 4, 4))
+        G = np.empty((n, len(self.motions) + 1, 4, 4))
         G[:, 0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self._joints, start=1):
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
             base = np.broadcast_to(const, (n, 4, 4)) if pg == 0 else G[:, pg] @ const
             value = q[:, var] + offset
             if kind == "revolute":
@@ -209,9 +237,9 @@ class CollisionChecker:
     def _group_poses_one(self, q: list[float]) -> np.ndarray:
         """group_poses for one configuration: scalar joint motions (numpy's per-call overhead
         dominates at N = 1)."""
-        G = np.empty((len(self._joints) + 1, 4, 4))
+        G = np.empty((len(self.motions) + 1, 4, 4))
         G[0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self._joints, start=1):
+        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
             base = const if pg == 0 else G[pg] @ const
             value = q[var] + offset
             ax, ay, az = axis.tolist()
@@ -281,6 +309,8 @@ class CollisionChecker:
         hits = np.broadcast_to(self._const_hit, (n, n_fp)).copy()
         if not len(self._pi):
             return hits
+        if self._kernel is not None:
+            return self._compiled_block(q, hits)
         G = self.group_poses(q)
         s = self.solids
         used = self._used
@@ -299,6 +329,27 @@ class CollisionChecker:
         Tb = G[cn, self.group[b]] @ s.placement[b]
         fp = self._pfp[cp]
         hit = self.tester.test(a, b, Ta, Tb, keys=cn * n_fp + fp)
+        hits[cn[hit], fp[hit]] = True
+        return hits
+
+    def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
+        """_dense_block by the compiled kernel: certain answers from C, MAYBE pairs resolved
+        by the exact tests."""
+        states = self._kernel.states(q)
+        cn, cp = np.nonzero(states == 1)
+        hits[cn, self._pfp[cp]] = True
+        cn, cp = np.nonzero(states == 2)
+        if not len(cn):
+            return hits
+        fp = self._pfp[cp]
+        undecided = ~hits[cn, fp]
+        cn, cp, fp = cn[undecided], cp[undecided], fp[undecided]
+        G = self.group_poses(q)
+        s = self.solids
+        a, b = self._pi[cp], self._pj[cp]
+        Ta = G[cn, self.group[a]] @ s.placement[a]
+        Tb = G[cn, self.group[b]] @ s.placement[b]
+        hit = self.tester.test(a, b, Ta, Tb, keys=cn * hits.shape[1] + fp)
         hits[cn[hit], fp[hit]] = True
         return hits
 

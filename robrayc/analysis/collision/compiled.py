@@ -1,0 +1,206 @@
+"""The compiled checker: C generated from an exact checker's solids, pairs and rigid groups
+(certified spheres, float32 sphere tests, exact sphere/box closed forms), built by the system C
+compiler on first use and cached by content hash; the exact checker resolves what the spheres
+leave open (MAYBE), so the answers are the exact checker's.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from robrayc.analysis.collision.closed_form import _EPS_SAT
+from robrayc.analysis.collision.solids import BOX, CONTACT_TOL, SPHERE
+
+if TYPE_CHECKING:
+    from robrayc.analysis.collision.checker import CollisionChecker
+
+# Target sphere cell edge, as a fraction of the scene's largest solid: ~the size VAMP's fits use.
+DEFAULT_SPHERE_FRACTION = 0.08
+# Radii grow by this x the scene's reach to absorb float32 rounding of poses and centres.
+_MARGIN = 4e-6
+CFLAGS = ("-std=c99", "-O2", "-fPIC", "-shared")
+FREE, COLLIDES, MAYBE = 0, 1, 2
+
+
+class CompilerMissing(RuntimeError):
+    """No working C compiler: the compiled backend is not available."""
+
+
+def _f32_up(x: float) -> float:
+    """The float32 at or above x."""
+    f = np.float32(x)
+    return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
+
+
+def _floats(values) -> str:
+    from robrayc.ctext import c_float
+
+    return ", ".join(c_float(v) for v in values)
+
+
+def _doubles(values) -> str:
+    from robrayc.ctext import c_double
+
+    return ", ".join(c_double(v) for v in values)
+
+
+def _pose12(m: np.ndarray) -> list[float]:
+    return [*m[:3, :3].ravel().tolist(), *m[:3, 3].tolist()]
+
+
+def sphere_size(checker: CollisionChecker, size: float | None) -> float:
+    if size is not None:
+        return size
+    half = checker.solids.half
+    return DEFAULT_SPHERE_FRACTION * 2 * float(half.max()) if len(half) else 1.0
+
+
+def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> dict:
+    """The c_checker templates' variables for a dense-mode exact checker."""
+    from robrayc import __version__
+    from robrayc.analysis.spheres import cover
+    from robrayc.ctext import c_comment, c_string
+
+    if checker.mode != "dense":
+        raise ValueError("the compiled checker needs a robot-sized scene (dense mode)")
+    s = checker.solids
+    size = sphere_size(checker, size)
+    covers = [cover(item, size).placed(item.placement) for item in s.items]
+    motions = checker.motions
+    reach = 1.0 + sum(float(np.abs(m[1][:3, 3]).sum()) for m in motions) + max(
+        (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
+         enumerate(s.items)), default=0.0)
+    margin = _MARGIN * reach
+    spheres, solids, first = [], [], 0
+    fixed = set(np.flatnonzero(checker.group == 0).tolist())
+    for k, item in enumerate(s.items):
+        c = covers[k]
+        centre = item.placement[:3, 3]
+        radii = [_f32_up(r + margin) for r in c.radii.tolist()]
+        spheres += [_floats([*p, r]) for p, r in zip(c.centres.tolist(), radii, strict=True)]
+        bound = _f32_up(max(float(np.linalg.norm(p - centre)) + r
+                            for p, r in zip(c.centres, radii, strict=True)) + margin)
+        exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
+        half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
+        solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
+                      f"{first}, {len(c)}, {{ {_floats([*centre, bound])} }}, "
+                      f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}")
+        first += len(c)
+    names = checker.frame_pairs
+    const = checker._const_hit.astype(int).tolist()
+    return {
+        "version": __version__, "name": name,
+        "sources": c_comment(", ".join(p.rsplit("/", 1)[-1] for p in checker.scene.sources[:3])
+                             or "(no files)"),
+        "variables": c_comment(" ".join(checker.variables) or "(none)"),
+        "n_config": len(checker.variables), "n_groups": len(motions) + 1,
+        "n_motions_decl": max(1, len(motions)),
+        "motions": [f"{pg}, {int(kind == 'revolute')}, {var}, {_doubles([off])}, "
+                    f"{{ {_doubles(axis.tolist())} }}, {{ {_doubles(_pose12(const))} }}"
+                    for pg, const, kind, axis, var, off in motions],
+        "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
+        "n_spheres": first, "n_spheres_decl": max(1, first), "spheres": spheres,
+        "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
+        "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
+                                                        checker._pj.tolist(),
+                                                        checker._pfp.tolist(), strict=True)],
+        "n_pairs": len(names), "n_pairs_decl": max(1, len(names)),
+        "pair_names": [(c_string(a), c_string(b)) for a, b in names],
+        "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
+        "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
+        "margin": f"{margin:.3g}",
+    }
+
+
+def c_source(checker: CollisionChecker, name: str, size: float | None = None,
+             include: str | None = None) -> tuple[str, str]:
+    """(C source, header) of the compiled checker; the source includes ``include`` or, when
+    None, holds the header inline."""
+    from robrayc.ctext import c_identifier
+    from robrayc.templating import render
+
+    model = c_model(checker, name, size)
+    model["guard"] = c_identifier(include or name + ".h").upper() + "_"
+    header = render("c_checker.h.j2", model)
+    model["include"] = include
+    model["inline_header"] = None if include else header
+    return render("c_checker.c.j2", model), header
+
+
+# --- building and loading -------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "robrayc" / "checkers"
+
+
+def compiler() -> str | None:
+    """The system C compiler ($CC, else cc, gcc, clang), or None."""
+    for cand in (os.environ.get("CC"), "cc", "gcc", "clang"):
+        if cand and shutil.which(cand):
+            return cand
+    return None
+
+
+def build(source: str) -> Path:
+    """The shared library of a C source: from the cache, else compiled (-march=native, which
+    turns the AVX2 path on where the CPU has it) and stored atomically."""
+    cc = compiler()
+    if cc is None:
+        raise CompilerMissing("no C compiler found (set CC)")
+    flags = (*CFLAGS, "-march=native")
+    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
+    folder = cache_dir()
+    lib = folder / f"checker-{key}.so"
+    if lib.is_file():
+        return lib
+    folder.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=folder) as tmp:
+        src = Path(tmp) / "checker.c"
+        src.write_text(source)
+        out = Path(tmp) / "checker.so"
+        run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
+                             capture_output=True, text=True)
+        if run.returncode != 0:
+            raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
+        os.replace(out, lib)
+    return lib
+
+
+class Kernel:
+    """A loaded compiled checker: solid-pair states for blocks of configurations."""
+
+    def __init__(self, checker: CollisionChecker, size: float | None = None) -> None:
+        source, _ = c_source(checker, "rc", size)
+        self.lib = ctypes.CDLL(str(build(source)))
+        self.n_config = len(checker.variables)
+        self.n_pairs = len(checker._pi)
+        f = self.lib.rc_solid_states
+        f.argtypes = (ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p)
+        f.restype = None
+        self._states = f
+        g = self.lib.rc_check
+        g.argtypes = (ctypes.c_void_p,)
+        g.restype = ctypes.c_int
+        self._check = g
+
+    def states(self, q: np.ndarray) -> np.ndarray:
+        """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        out = np.empty((q.shape[0], max(1, self.n_pairs)), dtype=np.uint8)
+        self._states(q.ctypes.data, q.shape[0], out.ctypes.data)
+        return out[:, :self.n_pairs]
+
+    def check(self, q: np.ndarray) -> int:
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        return int(self._check(q.ctypes.data))
