@@ -66,7 +66,7 @@ def obstacle_field(scene: ir.Scene, rng: np.random.Generator, n: int = 20,
 
 
 def configs_for(checker: CollisionChecker, rng: np.random.Generator, n: int) -> np.ndarray:
-    from robrayc.analysis.fk import sample_ranges
+    from robrayc.kinematics import sample_ranges
 
     lo, hi = sample_ranges(checker.scene)
     return lo + rng.random((n, len(lo))) * (hi - lo)

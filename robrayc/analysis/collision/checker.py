@@ -13,8 +13,7 @@ from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
-from robrayc.kinematics import axis_rotations as _axis_rotations
-from robrayc.kinematics import fixed_matrix
+from robrayc.kinematics import GroupFK
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000
@@ -55,27 +54,13 @@ class CollisionChecker:
         self.scene = scene
         self.variables = scene.variables
         sink = sink or DiagnosticSink()
-        var_index = {v: i for i, v in enumerate(self.variables)}
         n_frames = len(scene.frames)
         self.frame_names = [f.name for f in scene.frames]
-
-        # Rigid groups: 0 is the world; each joint frame starts one (parents come first).
-        group_of = [0] * n_frames
-        rel: list[np.ndarray] = [np.eye(4)] * n_frames  # frame in its group's frame
-        self.motions: list[tuple] = []  # (parent group, constant 4x4, kind, axis, var, offset)
-        for i, f in enumerate(scene.frames):
-            if f.parent is None:
-                pg, prel = 0, np.eye(4)
-            else:
-                p = scene.index(f.parent)
-                pg, prel = group_of[p], rel[p]
-            local = prel @ fixed_matrix(f)
-            if f.is_joint and f.axis is not None:
-                self.motions.append((pg, local, f.kind, np.asarray(f.axis, dtype=float),
-                                     var_index[f.variable], f.offset))
-                group_of[i], rel[i] = len(self.motions), np.eye(4)
-            else:
-                group_of[i], rel[i] = pg, local
+        # Rigid groups (0: the world) from the one kinematics module: only group poses are
+        # computed per configuration; a solid is its group's pose times a constant.
+        self.fk = GroupFK(scene)
+        self.motions = self.fk.motions  # (parent group, constant 4x4, kind, axis, var, offset)
+        rel, group_of = self.fk.rel, self.fk.groups.group
 
         solids: list[Solid] = []
         owner: list[int] = []
@@ -219,43 +204,7 @@ class CollisionChecker:
 
     def group_poses(self, q: np.ndarray) -> np.ndarray:
         """(N, groups, 4, 4): the world pose of every rigid group (0: the world)."""
-        n = q.shape[0]
-        if n == 1:
-            return self._group_poses_one(q[0].tolist())[None]
-        G = np.empty((n, len(self.motions) + 1, 4, 4))
-        G[:, 0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
-            base = np.broadcast_to(const, (n, 4, 4)) if pg == 0 else G[:, pg] @ const
-            value = q[:, var] + offset
-            if kind == "revolute":
-                G[:, g] = base @ _axis_rotations(axis, value)
-            else:
-                G[:, g] = base
-                G[:, g, :3, 3] += (base[:, :3, :3] @ axis) * value[:, None]
-        return G
-
-    def _group_poses_one(self, q: list[float]) -> np.ndarray:
-        """group_poses for one configuration: scalar joint motions (numpy's per-call overhead
-        dominates at N = 1)."""
-        G = np.empty((len(self.motions) + 1, 4, 4))
-        G[0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
-            base = const if pg == 0 else G[pg] @ const
-            value = q[var] + offset
-            ax, ay, az = axis.tolist()
-            if kind == "revolute":  # the quaternion formula of fk._axis_rotations, scalar
-                sn = math.sin(value / 2)
-                x, y, z, w = sn * ax, sn * ay, sn * az, math.cos(value / 2)
-                rot = np.array((
-                    (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 0.0),
-                    (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), 0.0),
-                    (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), 0.0),
-                    (0.0, 0.0, 0.0, 1.0)))
-                G[g] = base @ rot
-            else:
-                G[g] = base
-                G[g, :3, 3] += base[:3, :3] @ axis * value
-        return G
+        return self.fk.group_poses(q)
 
     def _solid_poses(self, q: np.ndarray) -> np.ndarray:
         """(N, solids, 4, 4) world poses of every solid."""

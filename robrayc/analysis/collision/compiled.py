@@ -129,6 +129,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     from robrayc.templating import render
 
     model = c_model(checker, name, size)
+    model["upper"] = name.upper()
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     header = render("c_checker.h.j2", model)
     model["include"] = include
