@@ -6,9 +6,13 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
+
+if TYPE_CHECKING:
+    from robrayc.frontend.symbols import SymbolTable
 
 MAX_SOURCE_BYTES = 256 << 20
 
@@ -52,6 +56,9 @@ class LoadContext:
     sink: DiagnosticSink
     sources: SourceCache = field(default_factory=SourceCache)
     dependencies: list[str] = field(default_factory=list)  # every file read, in order
+    # The language server's record of definitions and references (frontend/symbols.py);
+    # None in a compile, which then records nothing.
+    symbols: SymbolTable | None = None
     _packages: dict[str, Path | None] = field(default_factory=dict)
 
     def include_path(self) -> list[Path]:

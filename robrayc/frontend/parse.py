@@ -234,6 +234,25 @@ def parse_text(text: str) -> Node:
             values.append(result)
 
 
+def tokens(text: str, start: int = 0):
+    """The tokens of `text` from offset `start`, with the parser's own regex (blanks and
+    comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
+    no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
+    server, which reads incomplete text; compiles never call this."""
+    master = _tables()[0]
+    lines = Lines(text)
+    pos, n = start, len(text)
+    while pos < n:
+        m = master.match(text, pos)
+        kind = m.lastgroup
+        if kind is None:
+            if m.end() < n:
+                yield Tok("$BAD", "", m.end(), m.end(), lines)
+            return
+        pos = m.end()
+        yield Tok(kind, m.group(kind), m.start(kind), pos, lines)
+
+
 def _describe_token(tok: Tok) -> str:
     if tok.type == "$END":
         return "end of file"

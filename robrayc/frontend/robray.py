@@ -139,6 +139,7 @@ class _Unit:
 
     def __init__(self, ctx: LoadContext, top: Path) -> None:
         self.ctx = ctx
+        self.symbols = ctx.symbols  # None unless the language server asks (one test per hook)
         self.sink: DiagnosticSink = ctx.sink
         self.top = top
         self.env: dict[str, float] = {}
@@ -168,7 +169,11 @@ class _Unit:
             self.ctx.sources.add(file, data.decode("utf-8", "replace"))
             return
         self.ctx.sources.add(file, text)
+        if self.symbols is not None:
+            self.symbols.begin_file(real, file, text)
         tree = parse(text, file, self.sink)
+        if self.symbols is not None:
+            self.symbols.end_file(real, tree is not None)
         if tree is None:
             return
         if not tree.children and not chain:
@@ -200,6 +205,8 @@ class _Unit:
         pos = tok.pos(file)
         name = str(tok)[1:-1]
         target = resolve_include(name, includer, self.ctx.include_path())
+        if self.symbols is not None:
+            self.symbols.include(tok, name, file, target and os.path.realpath(target))
         if target is None:
             searched = [str(includer.parent)] + [str(d) for d in self.ctx.include_path()]
             self.sink.error(f"cannot find include file '{name}'", pos,
@@ -220,12 +227,18 @@ class _Unit:
         tok, expr = stmt.children
         name = str(tok)
         pos = tok.pos(file)
+        if self.symbols is not None:
+            self.symbols.expression(expr, file)
         try:
             value = fold(expr, self.env, file, self.sink)
         except FoldError:
             self.env[name] = POISONED  # later uses fail quietly: one error, not one per use
             self.def_pos[name] = pos
+            if self.symbols is not None:
+                self.symbols.define("def", tok, name, file)
             raise
+        if self.symbols is not None:
+            self.symbols.define("def", tok, name, file, value)
         if name in self.env and not isinstance(self.env[name], Poisoned):
             self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
                               notes=((self.def_pos[name], "previous definition is here"),),
@@ -242,6 +255,8 @@ class _Unit:
                             notes=((self.classes[name].pos, "first defined here"),))
             return
         block = self._block(stmt.children[1:], file, CLASS_ATTRS, "class", last_isa_wins=True)
+        if self.symbols is not None:
+            self.symbols.define("class", tok, name, file)
         self.classes[name] = ClassDef(name, block, pos)
 
     def _block(self, items, file: str, allowed: frozenset[str], context: str,
@@ -254,6 +269,8 @@ class _Unit:
                 continue
             name_tok, value = item.children
             name = ALIASES.get(name_tok.value, name_tok.value)
+            if self.symbols is not None:
+                self._record_attribute(name_tok, value, file, context)
             if name not in allowed:
                 self._unknown_attr(name, _tok_pos(name_tok, file), allowed, context)
                 continue
@@ -279,6 +296,15 @@ class _Unit:
                 block.attrs.setdefault(key, attr)
         block.isa = [(cname, self.classes.get(cname)) for cname, _ in isa]
         return block
+
+    def _record_attribute(self, key: Tok, value: Node, file: str, context: str) -> None:
+        target = None
+        if key.value == "isa" and value.data in ("ident", "string"):
+            cname = value.children[0].value
+            cname = cname[1:-1] if value.data == "string" else cname
+            if cname in self.classes:  # the class the block merges (declared before it)
+                target = self.symbols.class_definition(cname)
+        self.symbols.attribute(key, value, file, context, target)
 
     def _unknown_attr(self, name: str, pos: SourcePos, allowed: frozenset[str], context: str):
         if context == "frame" and name in GEOM_ATTRS:
@@ -355,6 +381,8 @@ class _Unit:
             name = name[1:-1]
         pos = node_pos(name_node, file)
         items = stmt.children[1:]
+        if self.symbols is not None:
+            self.symbols.define("frame", name_node.children[0], name, file, container=outer)
         try:
             block = self._block(items, file, FRAME_ATTRS, "frame", last_isa_wins=False)
         except FoldError:
@@ -615,6 +643,8 @@ class _Unit:
         for node in stmt.children:
             text = str(node.children[0])
             names.append(text[1:-1] if node.data == "string" else text)
+            if self.symbols is not None:
+                self.symbols.frame_reference(node.children[0], names[-1], file)
         pos = node_pos(stmt.children[0], file)
         end = node_pos(stmt.children[1], file)
         pos = SourcePos(file, pos.line, pos.col, end.end_line, end.end_col)

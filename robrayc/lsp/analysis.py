@@ -2,12 +2,11 @@
 
 - :class:`Workspace` holds the editor's unsaved texts (overlays) over the file system.
 - :func:`compile_diagnostics` runs the REAL front end (``load_with_context``) on a root file,
-  reading overlays instead of disk, and returns its diagnostics and, on success, the Scene.
-- :func:`build_index` walks a root file and its includes in load order with the real parser
-  and records where frames, classes, defs and includes are defined and where names are used,
-  folding defs in order (a later ``def`` shadows an earlier one for later uses, as the loader).
-- :func:`completion_context` reads the text before the cursor with the grammar's lexer (the
-  text there is usually incomplete, so no parse tree) to say what can be typed there.
+  reading overlays instead of disk, and returns its diagnostics, on success the Scene, and
+  the :class:`Index` of what the loader recorded (frontend/symbols.py): definitions and
+  references resolved as the compiler resolved them (no second indexer).
+- :func:`completion_context` reads the text before the cursor with the front end's tokens
+  (the text there is usually incomplete, so no parse tree) to say what can be typed there.
 
 Positions here are robrayc's: 1-based lines and columns counted in characters, end exclusive.
 """
@@ -17,15 +16,13 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from functools import lru_cache
 from pathlib import Path
-from typing import Any
 
 from robrayc import ir
 from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourcePos
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
-from robrayc.frontend.fold import BUILTINS, FoldError, fold
-from robrayc.frontend.parse import decode, parse
+from robrayc.frontend.fold import BUILTINS
+from robrayc.frontend.parse import Lines, Tok, decode, tokens
 from robrayc.frontend.robray import (
     ALIASES,
     ATTR_TYPES,
@@ -36,14 +33,7 @@ from robrayc.frontend.robray import (
     SHAPES,
 )
 from robrayc.frontend.robray import resolve_include as _resolve
-
-Tree = Any  # a parse-tree node: .data, .children
-Token = Any  # a token: .type, .line, .column, .end_line, .end_column, str(tok)
-
-
-def _is_node(x: object) -> bool:
-    return hasattr(x, "data") and hasattr(x, "children")
-
+from robrayc.frontend.symbols import Definition, FileSymbols, Reference, SymbolTable
 
 KEYWORDS_TOP = ("include", "def", "class", "frame", "object", "allow_collision")
 KEYWORDS_FRAME = ("geometry", "frame", "object")
@@ -137,17 +127,62 @@ class _EditorContext(LoadContext):
 
 
 @dataclass
+class Index:
+    """Definitions and references the loader recorded while compiling `root`."""
+
+    root: str
+    table: SymbolTable
+
+    @property
+    def files(self) -> dict[str, FileSymbols]:
+        return self.table.files
+
+    @property
+    def frames(self) -> dict[str, list[Definition]]:
+        return self.table.frames
+
+    @property
+    def classes(self) -> dict[str, list[Definition]]:
+        return self.table.classes
+
+    @property
+    def included_from(self) -> dict[str, Reference]:
+        return self.table.included_from
+
+    def all_symbols(self, kind: str) -> dict[str, list[Definition]]:
+        return self.table.by_kind(kind)
+
+    def at(self, path: str, line: int, col: int) -> Definition | Reference | None:
+        """The definition's name or the reference under (line, col) in `path`."""
+        fi = self.files.get(real(path))
+        if fi is None:
+            return None
+        for ref in fi.references:
+            if _contains(ref.pos, line, col):
+                return ref
+        stack = list(fi.definitions)
+        while stack:
+            sym = stack.pop()
+            if _contains(sym.pos, line, col):
+                return sym
+            stack.extend(sym.children)
+        return None
+
+
+@dataclass
 class Compiled:
     diagnostics: list[Diagnostic]
     scene: ir.Scene | None
     files: list[str]  # real paths of every file read
     sources: SourceCache = field(default_factory=SourceCache)  # the texts read, for rendering
+    index: Index = field(default_factory=lambda: Index("", SymbolTable()))
 
 
 def compile_diagnostics(workspace: Workspace, root: str | Path) -> Compiled:
-    """Run the real front end on `root`; never raises."""
+    """Run the real front end on `root`, recording definitions and references; never raises."""
     sink = DiagnosticSink()
     ctx = _EditorContext(workspace, sink)
+    ctx.symbols = SymbolTable()
     scene = None
     try:
         scene = load_with_context([str(root)], ctx)
@@ -159,78 +194,7 @@ def compile_diagnostics(workspace: Workspace, root: str | Path) -> Compiled:
         sink.error(f"robrayc internal error: {type(exc).__name__}: {exc}",
                    SourcePos(str(root), 1, 1, 1, 2))
     files = [real(p) for p in ctx.dependencies] or [real(root)]
-    return Compiled(list(sink.items), scene, files, ctx.sources)
-
-
-# --- symbol index -------------------------------------------------------------------------------
-
-
-@dataclass
-class Symbol:
-    kind: str  # frame | class | def
-    name: str
-    pos: SourcePos  # the name
-    span: SourcePos  # the whole statement
-    order: int  # load order (defs: later ones shadow earlier ones)
-    value: float | None = None  # defs: the folded value
-    container: str | None = None  # frames: the enclosing frame
-    children: list[Symbol] = field(default_factory=list)
-
-
-@dataclass
-class Ref:
-    kind: str  # frame | class | def | include | shape | joint | attr
-    name: str
-    pos: SourcePos
-    order: int
-    target: str | None = None  # include: the resolved real path
-    context: str = ""  # attr: frame | geometry | class
-
-
-@dataclass
-class FileIndex:
-    path: str  # real path
-    text: str
-    symbols: list[Symbol] = field(default_factory=list)  # top level, frames nested
-    refs: list[Ref] = field(default_factory=list)
-    parsed: bool = False
-
-
-@dataclass
-class Index:
-    root: str
-    files: dict[str, FileIndex] = field(default_factory=dict)  # load order
-    frames: dict[str, list[Symbol]] = field(default_factory=dict)
-    classes: dict[str, list[Symbol]] = field(default_factory=dict)
-    defs: dict[str, list[Symbol]] = field(default_factory=dict)
-    included_from: dict[str, Ref] = field(default_factory=dict)  # file -> include that read it
-
-    def all_symbols(self, kind: str) -> dict[str, list[Symbol]]:
-        return {"frame": self.frames, "class": self.classes, "def": self.defs}[kind]
-
-    def visible_def(self, name: str, order: int) -> Symbol | None:
-        """The def a use at load position `order` sees (the last one before it)."""
-        cands = self.defs.get(name, [])
-        before = [s for s in cands if s.order < order]
-        if before:
-            return before[-1]
-        return cands[0] if cands else None
-
-    def at(self, path: str, line: int, col: int) -> Symbol | Ref | None:
-        """The symbol name or reference under (line, col) in `path`."""
-        fi = self.files.get(real(path))
-        if fi is None:
-            return None
-        for ref in fi.refs:
-            if _contains(ref.pos, line, col):
-                return ref
-        stack = list(fi.symbols)
-        while stack:
-            sym = stack.pop()
-            if _contains(sym.pos, line, col):
-                return sym
-            stack.extend(sym.children)
-        return None
+    return Compiled(list(sink.items), scene, files, ctx.sources, Index(real(root), ctx.symbols))
 
 
 def _contains(pos: SourcePos, line: int, col: int) -> bool:
@@ -248,239 +212,46 @@ def resolve_include(name: str, includer: Path, options: LoadOptions) -> Path | N
     return _resolve(name, includer, LoadContext(options, DiagnosticSink()).include_path())
 
 
+_STATEMENT_KEYWORD = re.compile(r"(?:frame|object|class|def)\s*$")
+
+
+def statement_span(fi: FileSymbols, d: Definition) -> SourcePos:
+    """A definition's whole statement: the keyword before its name (when only blanks separate
+    them) to its closing `}` (or a def's `;`), found with the front end's own tokens."""
+    text = fi.text
+    keyword = _STATEMENT_KEYWORD.search(text, max(0, d.start - 64), d.start)
+    start = keyword.start() if keyword else d.start
+    depth, end, lines = 0, None, Lines(text)
+    for tok in tokens(text, d.start):
+        if tok.type == "LBRACE":
+            depth += 1
+        elif tok.type == "RBRACE":
+            depth -= 1
+        end = tok.end_pos
+        if (depth == 0 and tok.type in ("RBRACE", "SEMICOLON")) or depth < 0:
+            break
+    line, col = lines.position(start)
+    end_line, end_col = lines.position(end if end is not None else d.start)
+    return SourcePos(fi.path, line, col, end_line, end_col)
+
+
 # --- tokens -------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class Lexeme:
-    type: str
-    value: str
-    line: int
-    column: int
-    end_line: int
-    end_column: int
-    start_pos: int
-    end_pos: int
+def lex(text: str) -> tuple[list[Tok], int | None]:
+    """The front end's tokens of `text` and, if they stopped early, the offset where no token
+    matched. A name is a keyword when it starts a statement (where the parser takes it as one)."""
+    from robrayc.frontend._tables import KEYWORDS
 
-    def __str__(self) -> str:
-        return self.value
-
-
-@lru_cache(maxsize=1)
-def _lexer() -> tuple[re.Pattern, frozenset[str], dict[str, str]]:
-    """One regex over the grammar's terminals (from the tables generated from
-    grammar/robray.lark), the ignored terminals and the keyword map."""
-    from robrayc.frontend import _tables as t
-
-    terminals, ignore, keywords = t.TERMINALS, t.IGNORE, t.KEYWORDS
-    master = re.compile("|".join(f"(?P<{name}>{rx})" for name, rx in terminals
-                                 if name not in keywords.values()))
-    return master, frozenset(ignore), dict(keywords)
-
-
-def lex(text: str) -> tuple[list[Lexeme], int | None]:
-    """The tokens of `text` and, if lexing stopped early, the offset where no token matched.
-    A name is a keyword when it starts a statement (where the parser would take it as one)."""
-    master, ignore, keywords = _lexer()
-    out: list[Lexeme] = []
-    pos, line, line_start, n = 0, 1, 0, len(text)
-    while pos < n:
-        m = master.match(text, pos)
-        if m is None or m.end() == pos:
-            return out, pos
-        kind, value = m.lastgroup or "", m.group()
-        end_line, end_start = line, line_start
-        if "\n" in value:
-            end_line = line + value.count("\n")
-            end_start = pos + value.rindex("\n") + 1
-        if kind not in ignore:
-            if kind == "NAME" and value in keywords and (
-                    not out or out[-1].type in ("SEMICOLON", "LBRACE", "RBRACE")):
-                kind = keywords[value]
-            out.append(Lexeme(kind, value, line, pos - line_start + 1, end_line,
-                              m.end() - end_start + 1, pos, m.end()))
-        line, line_start, pos = end_line, end_start, m.end()
+    out: list[Tok] = []
+    for tok in tokens(text):
+        if tok.type == "$BAD":
+            return out, tok.start_pos
+        if tok.type == "NAME" and tok.value in KEYWORDS and (
+                not out or out[-1].type in ("SEMICOLON", "LBRACE", "RBRACE")):
+            tok.type = KEYWORDS[tok.value]
+        out.append(tok)
     return out, None
-
-
-def _tok_pos(file: str, tok: Token) -> SourcePos:
-    return SourcePos(file, tok.line, tok.column, tok.end_line or tok.line,
-                     tok.end_column or tok.column + len(tok))
-
-
-def _name_of(node: Tree) -> tuple[str, Token]:
-    tok = node.children[0]
-    text = str(tok)
-    return (text[1:-1] if node.data == "string" else text), tok
-
-
-class _Indexer:
-    def __init__(self, workspace: Workspace, root: str | Path) -> None:
-        self.ws = workspace
-        self.index = Index(real(root))
-        self.order = 0
-        self.env: dict[str, float] = {}
-
-    def tick(self) -> int:
-        self.order += 1
-        return self.order
-
-    def run(self) -> Index:
-        self.file(Path(self.index.root))
-        return self.index
-
-    def file(self, path: Path) -> None:
-        key = real(path)
-        if key in self.index.files:
-            return
-        text = self.ws.read(path)
-        fi = FileIndex(key, text or "")
-        self.index.files[key] = fi
-        if text is None:
-            return
-        tree = parse(text, str(path), DiagnosticSink())
-        if tree is None:
-            return
-        fi.parsed = True
-        spans = _Spans(text, key)
-        for stmt in tree.children:
-            self.statement(stmt, path, fi, spans)
-
-    def statement(self, stmt: Tree, path: Path, fi: FileIndex, spans: _Spans) -> None:
-        file = fi.path
-        if stmt.data == "include":
-            tok = stmt.children[0]
-            target = resolve_include(str(tok)[1:-1], path, self.ws.options)
-            ref = Ref("include", str(tok)[1:-1], _tok_pos(file, tok), self.tick(),
-                      target=real(target) if target else None)
-            fi.refs.append(ref)
-            if target is not None and real(target) not in self.index.files:
-                self.index.included_from[real(target)] = ref
-                self.file(target)
-        elif stmt.data == "def_stmt":
-            tok, expr = stmt.children
-            self.expr_refs(expr, fi)
-            try:
-                value = fold(expr, self.env, file, DiagnosticSink())
-            except (FoldError, RecursionError):
-                value = None
-            if value is not None:
-                self.env[str(tok)] = value
-            sym = Symbol("def", str(tok), _tok_pos(file, tok), spans.statement(tok),
-                         self.tick(), value=value)
-            fi.symbols.append(sym)
-            self.index.defs.setdefault(sym.name, []).append(sym)
-        elif stmt.data == "class_stmt":
-            tok = stmt.children[0]
-            sym = Symbol("class", str(tok), _tok_pos(file, tok), spans.statement(tok),
-                         self.tick())
-            fi.symbols.append(sym)
-            self.index.classes.setdefault(sym.name, []).append(sym)
-            self.items(stmt.children[1:], fi, "class", None)
-        elif stmt.data == "frame":
-            fi.symbols.append(self.frame(stmt, fi, spans, None))
-        elif stmt.data == "allow":
-            for node in stmt.children:
-                name, tok = _name_of(node)
-                fi.refs.append(Ref("frame", name, _tok_pos(file, tok), self.tick()))
-
-    def frame(self, stmt: Tree, fi: FileIndex, spans: _Spans, outer: Symbol | None) -> Symbol:
-        # Iterative, like the loader: nesting depth must not hit the recursion limit.
-        name, tok = _name_of(stmt.children[0])
-        top = Symbol("frame", name, _tok_pos(fi.path, tok), spans.statement(tok), self.tick(),
-                     container=outer.name if outer else None)
-        work = [(stmt, top)]
-        while work:
-            node, sym = work.pop()
-            self.index.frames.setdefault(sym.name, []).append(sym)
-            nested = self.items(node.children[1:], fi, "frame", sym)
-            for child in nested:
-                cname, ctok = _name_of(child.children[0])
-                csym = Symbol("frame", cname, _tok_pos(fi.path, ctok), spans.statement(ctok),
-                              self.tick(), container=sym.name)
-                sym.children.append(csym)
-                work.append((child, csym))
-        return top
-
-    def items(self, items, fi: FileIndex, context: str, frame: Symbol | None) -> list[Tree]:
-        nested = []
-        for item in items:
-            if not _is_node(item):
-                continue
-            if item.data == "attr":
-                self.attr(item, fi, context)
-            elif item.data == "geometry":
-                self.items(item.children, fi, "geometry", frame)
-            elif item.data == "frame":
-                nested.append(item)
-        return nested
-
-    def attr(self, item: Tree, fi: FileIndex, context: str) -> None:
-        key_tok, value = item.children
-        key = str(key_tok)
-        fi.refs.append(Ref("attr", key, _tok_pos(fi.path, key_tok), self.tick(),
-                           context=context))
-        kinds = {"parent": "frame", "isa": "class", "shape": "shape", "type": "joint"}
-        if key in kinds and _is_node(value) and value.data in ("ident", "string"):
-            name, tok = _name_of(value)
-            kind = kinds[key]
-            # The loader replaces a shape/type/parent value by a def of the same name.
-            if kind != "class" and value.data == "ident" and name in self.env:
-                kind = "def"
-            fi.refs.append(Ref(kind, name, _tok_pos(fi.path, tok), self.tick()))
-        elif key in ("variable", "mesh"):
-            return
-        else:
-            self.expr_refs(value, fi)
-
-    def expr_refs(self, expr, fi: FileIndex) -> None:
-        stack = [expr]
-        while stack:  # iterative: deep expressions must not hit the recursion limit
-            node = stack.pop()
-            if not _is_node(node):
-                continue
-            if node.data == "ident":
-                tok = node.children[0]
-                fi.refs.append(Ref("def", str(tok), _tok_pos(fi.path, tok), self.tick()))
-            else:
-                stack.extend(reversed(node.children))
-
-
-class _Spans:
-    """Statement extents from the token stream: keyword before the name to the matching `}`
-    (frames and classes) or `;` (defs)."""
-
-    def __init__(self, text: str, file: str) -> None:
-        self.file = file
-        self.tokens, _ = lex(text)
-        self.at = {(t.line, t.column): i for i, t in enumerate(self.tokens)}
-        self.match: dict[int, int] = {}
-        stack: list[int] = []
-        for i, t in enumerate(self.tokens):
-            if t.type == "LBRACE":
-                stack.append(i)
-            elif t.type == "RBRACE" and stack:
-                self.match[stack.pop()] = i
-
-    def statement(self, name: Token) -> SourcePos:
-        i = self.at.get((name.line, name.column))
-        if i is None:
-            return _tok_pos(self.file, name)
-        start = self.tokens[i - 1] if i > 0 else self.tokens[i]
-        end = self.tokens[i]
-        if i + 1 < len(self.tokens) and self.tokens[i + 1].type == "LBRACE":
-            end = self.tokens[self.match.get(i + 1, i + 1)]
-        else:
-            j = i
-            while j + 1 < len(self.tokens) and self.tokens[j].type != "SEMICOLON":
-                j += 1
-            end = self.tokens[j]
-        return SourcePos(self.file, start.line, start.column, end.end_line or end.line,
-                         end.end_column or end.column + 1)
-
-
-def build_index(workspace: Workspace, root: str | Path) -> Index:
-    return _Indexer(workspace, root).run()
 
 
 # --- hover texts --------------------------------------------------------------------------------
@@ -517,7 +288,7 @@ def frame_hover(scene: ir.Scene | None, name: str) -> str | None:
     return "\n".join(lines)
 
 
-def def_hover(sym: Symbol) -> str:
+def def_hover(sym: Definition) -> str:
     value = "(cannot be evaluated)" if sym.value is None else repr(sym.value)
     return f"**def** `{sym.name}` = `{value}`\n\ndefined at {sym.pos}"
 
@@ -586,7 +357,7 @@ def completion_context(text_before: str) -> CompletionContext:
     block = blocks[-1] if blocks else "top"
 
     # The statement so far: tokens after the last `;`, `{` or `}`.
-    stmt: list[Token] = []
+    stmt: list[Tok] = []
     for tok in reversed(tokens):
         if tok.type in ("SEMICOLON", "LBRACE", "RBRACE"):
             break
@@ -621,7 +392,7 @@ def completion_context(text_before: str) -> CompletionContext:
     return CompletionContext(block, "none", prefix)
 
 
-def _in_line_comment(text: str, tokens: list[Token]) -> bool:
+def _in_line_comment(text: str, tokens: list[Tok]) -> bool:
     """Is the end of `text` inside a // or # comment?"""
     line_start = text.rfind("\n") + 1
     last_end = tokens[-1].end_pos if tokens else 0

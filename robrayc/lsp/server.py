@@ -33,13 +33,12 @@ from robrayc.lsp.analysis import (
     KEYWORDS_FRAME,
     KEYWORDS_TOP,
     Compiled,
+    Definition,
     Index,
-    Ref,
-    Symbol,
+    Reference,
     Workspace,
     attribute_hover,
     attributes_for,
-    build_index,
     builtin_hover,
     compile_diagnostics,
     completion_context,
@@ -48,6 +47,7 @@ from robrayc.lsp.analysis import (
     joint_types,
     real,
     shapes,
+    statement_span,
 )
 
 log = logging.getLogger("robrayc.lsp.server")
@@ -56,10 +56,10 @@ log = logging.getLogger("robrayc.lsp.server")
 class Analysis:
     """One root document: its compile result and its symbol index."""
 
-    def __init__(self, root: str, compiled: Compiled, index: Index) -> None:
+    def __init__(self, root: str, compiled: Compiled) -> None:
         self.root = root
         self.compiled = compiled
-        self.index = index
+        self.index = compiled.index
         self.scene = compiled.scene
 
     @property
@@ -115,8 +115,8 @@ class RobrayServer(LanguageServer):
 
     def analyse(self, root: str) -> Analysis:
         compiled = compile_diagnostics(self.files, root)
-        index = build_index(self.files, root)
-        analysis = Analysis(root, compiled, index)
+        index = compiled.index
+        analysis = Analysis(root, compiled)
         if index.files.get(root) is not None and index.files[root].parsed:
             self.last_index[root] = index
         if compiled.scene is None:
@@ -225,18 +225,18 @@ class RobrayServer(LanguageServer):
         out = [first.index] + [a.index for r, a in self.analyses.items() if r != first.root]
         return out + [i for i in self.last_index.values() if i not in out]
 
-    def definition_of(self, analysis: Analysis, item: Symbol | Ref) -> list[SourcePos]:
-        if isinstance(item, Symbol):
+    def definition_of(self, analysis: Analysis, item: Definition | Reference) -> list[SourcePos]:
+        """Where the loader resolved the name: defs and classes to the definition it used,
+        frames by name (as merging does), includes to the file read."""
+        if isinstance(item, Definition):
             return [item.pos]
         if item.kind == "include":
-            return [SourcePos(item.target, 1, 1, 1, 1)] if item.target else []
-        if item.kind == "def":
-            sym = analysis.index.visible_def(item.name, item.order)
-            if sym is not None:
-                return [sym.pos]
-        kind = {"frame": "frame", "class": "class", "def": "def"}.get(item.kind)
-        if kind is None:
+            return [SourcePos(item.path, 1, 1, 1, 1)] if item.path else []
+        if item.target is not None:
+            return [item.target.pos]
+        if item.kind != "frame":  # a def or class the loader did not find there: none
             return []
+        kind = "frame"
         for index in self.indexes(analysis):
             syms = index.all_symbols(kind).get(item.name)
             if syms:
@@ -317,21 +317,20 @@ def build_server() -> RobrayServer:
             return None
         text = None
         if item.kind == "def":
-            sym = item if isinstance(item, Symbol) else analysis.index.visible_def(
-                item.name, item.order)
+            sym = item if isinstance(item, Definition) else item.target
             text = def_hover(sym) if sym is not None else builtin_hover(item.name)
         elif item.kind == "frame":
             text = frame_hover(analysis.scene, item.name)
             if text is None:
                 text = f"**frame** `{item.name}`"
         elif item.kind == "class":
-            syms = analysis.index.classes.get(item.name)
-            text = (f"**class** `{item.name}`" + (f"\n\ndefined at {syms[0].pos}" if syms
+            sym = item if isinstance(item, Definition) else item.target
+            text = (f"**class** `{item.name}`" + (f"\n\ndefined at {sym.pos}" if sym
                                                    else " (not declared: a tag only)"))
         elif item.kind == "attr":
             text = attribute_hover(item.name)
-        elif item.kind == "include" and isinstance(item, Ref):
-            text = f"`{item.target}`" if item.target else "include file not found"
+        elif item.kind == "include" and isinstance(item, Reference):
+            text = f"`{item.path}`" if item.path else "include file not found"
         elif item.kind in ("shape", "joint"):
             text = f"{'shape' if item.kind == 'shape' else 'joint type'} `{item.name}`"
         if not text:
@@ -402,11 +401,11 @@ def build_server() -> RobrayServer:
         if fi is None:
             return []
 
-        def convert(sym: Symbol) -> lsp.DocumentSymbol:
+        def convert(sym: Definition) -> lsp.DocumentSymbol:
             detail = None
             if sym.kind == "def" and sym.value is not None:
                 detail = repr(sym.value)
-            span = sym.span
+            span = statement_span(fi, sym)
             if (span.line, span.col) > (sym.pos.line, sym.pos.col):
                 span = sym.pos
             return lsp.DocumentSymbol(
@@ -414,7 +413,7 @@ def build_server() -> RobrayServer:
                 range=ls.range(span), selection_range=ls.range(sym.pos),
                 children=[convert(c) for c in sym.children] or None)
 
-        return [convert(s) for s in fi.symbols]
+        return [convert(s) for s in fi.definitions]
 
     return server
 

@@ -433,39 +433,63 @@ def corpus_files() -> list[Path]:
 
 @pytest.mark.skipif(not corpus_files(), reason="shared corpus not present")
 def test_index_agrees_with_compiler_on_corpus():
-    """On every public scene the compiler accepts, every name the index sees used resolves:
-    names in expressions to a def visible there (or a built-in), `parent` and
-    `allow_collision` names to frames. And nothing in the analysis raises, on any file."""
+    """On every public scene the compiler accepts, every name the loader recorded as used
+    resolves: names in expressions to the def the fold used (with its value) or a built-in,
+    `isa` to a declared class or a warned tag, `parent` and kept `allow_collision` names to
+    frames of the scene. And nothing in the analysis raises, on any file."""
     from robrayc.frontend.fold import BUILTINS
-    from robrayc.lsp.analysis import (
-        Workspace,
-        build_index,
-        compile_diagnostics,
-        completion_context,
-    )
+    from robrayc.lsp.analysis import Workspace, compile_diagnostics, completion_context
 
     checked = 0
     for path in corpus_files():
-        ws = Workspace()
-        compiled = compile_diagnostics(ws, path)
-        index = build_index(ws, path)
+        compiled = compile_diagnostics(Workspace(), path)
+        index = compiled.index
         text = path.read_text(encoding="utf-8", errors="replace")
         for cut in range(0, len(text), max(1, len(text) // 40)):
             completion_context(text[:cut])
         assert not any("internal error" in d.message for d in compiled.diagnostics), path
-        if any(d.severity == "error" for d in compiled.diagnostics):
+        if any(d.severity == "error" for d in compiled.diagnostics) or compiled.scene is None:
             continue
         checked += 1
+        scene = compiled.scene
+        allowed = {n for a in scene.allowed for n in (a.a, a.b)}
         for fi in index.files.values():
-            for ref in fi.refs:
+            assert fi.parsed, (path, fi.path)
+            for ref in fi.references:
                 if ref.kind == "def":
-                    assert index.visible_def(ref.name, ref.order) or ref.name in BUILTINS, \
-                        (path, ref)
-                elif ref.kind == "frame" and compiled.scene is not None:
-                    allowed = {n for a in compiled.scene.allowed for n in (a.a, a.b)}
-                    if ref.name in index.frames or ref.name not in allowed:
-                        continue  # an ignored (warned) allow_collision name
-                    raise AssertionError((path, ref))
+                    assert (ref.target is not None and ref.target.value is not None) \
+                        or ref.name in BUILTINS, (path, ref)
+                elif ref.kind == "frame":
+                    assert scene.has_frame(ref.name) or ref.name not in allowed, (path, ref)
                 elif ref.kind == "include":
-                    assert ref.target is not None, (path, ref)
+                    assert ref.path in index.files, (path, ref)
+                elif ref.kind == "class" and ref.target is not None:
+                    assert ref.target.kind == "class" and ref.target.name == ref.name
     assert checked > 20
+
+
+def test_definition_resolves_as_the_compiler(client, workspace):
+    """`parent a` names the frame a even where a def a exists (the loader never reads a
+    parent as an expression); `a` in an expression is the def visible there (a later def of
+    the same name shadows it only for later uses); `isa` before a class is declared names no
+    class (the loader keeps it as a tag)."""
+    path = workspace / "names.robray"
+    text = ("def a 1;\nframe a { }\nframe b { parent a; translation [a, 0, 0]; isa late; }\n"
+            "def a 2;\nframe c { parent b; translation [a, 0, 0]; }\nclass late { }\n")
+    path.write_text(text)
+    uri = client.open(path)
+    client.settled(uri)
+
+    def targets(needle: str, offset: int, occurrence: int = 0):
+        return client.request("textDocument/definition",
+                              doc(uri, text, needle, offset, occurrence)) or []
+
+    [loc] = targets("parent a", len("parent "))
+    assert loc["range"]["start"] == position_of(text, "a { }")
+    [loc] = targets("[a, 0, 0]", 1)
+    assert loc["range"]["start"] == position_of(text, "a 1;")
+    [loc] = targets("[a, 0, 0]", 1, occurrence=1)
+    assert loc["range"]["start"] == position_of(text, "a 2;")
+    assert targets("isa late", len("isa ")) == []
+    hover = client.request("textDocument/hover", doc(uri, text, "[a, 0, 0]", 1, 1))
+    assert "`2.0`" in hover["contents"]["value"]
