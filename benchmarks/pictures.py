@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -28,17 +27,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "corpus" / "urdf"
-ROOTS = ("RethinkRobotics+baxter_common", "ros-industrial+universal_robot",
-         "fetchrobotics+fetch_ros", "ipa320+schunk_robots", "ipa320+schunk_modular_robotics",
-         "ros+urdf_tutorial", "ros-planning+moveit_resources")
-ROBOTS = {
-    "ur5": "ros-industrial+universal_robot/ur_description/urdf/ur5_robot.urdf",
-    "fetch": "fetchrobotics+fetch_ros/fetch_description/robots/fetch.urdf",
-    "baxter": "RethinkRobotics+baxter_common/baxter_description/urdf/baxter.urdf",
-    "pr2": "ros-planning+moveit_resources/moveit_resources_pr2_description/urdf/robot.xml",
-}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from urdf_compile import CORPUS, ROBOTS, ROOTS, timed  # noqa: E402  (the same robots)
+
 ORBIT = """
 const v = window.robraycViewer, c = v.controls, done = arguments[arguments.length - 1];
 const start = performance.now(), first = v.stats.frames, seconds = arguments[0];
@@ -52,17 +43,6 @@ function step(now) {
 }
 requestAnimationFrame(step);
 """
-
-
-def timed(cmd: list[str], env: dict) -> tuple[float, float]:
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{r.stderr}")
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def median_run(cmd: list[str], env: dict, repeat: int) -> tuple[float, float]:

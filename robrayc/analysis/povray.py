@@ -12,6 +12,8 @@ light at the camera so that faces turned from the sun stay readable.
 
 from __future__ import annotations
 
+import math
+
 from robrayc import __version__, ir
 from robrayc.analysis.projection import comment_text, source_names
 from robrayc.analysis.view import Camera, Posed, grid_bars, pair_label
@@ -52,24 +54,30 @@ def texture(color: ir.Vec3, alpha: float, specular: ir.Vec3) -> str:
     return f"texture {{ pigment {{ {pigment} }}{finish} }}"
 
 
-def _floats(rows, fmt: str) -> str:
-    """Rows of a numpy array, one `<...>` per line (a few digits fewer than repr: meshes hold
-    hundreds of thousands of them and float32 files carry no more)."""
+def _rows(rows, digits: int | None = None) -> str:
+    """One `<a,b,c>` per line. With `digits`, floats are written as integers times a power of
+    ten (`<1234567e-7,...>`: POV-Ray reads exponents) keeping that many significant digits of
+    the array's largest value: integer text is twice as fast to make as float text, and
+    meshes hold hundreds of thousands of rows."""
     import numpy as np
 
     rows = np.asarray(rows)
-    return ",\n".join(fmt % tuple(r) for r in rows.tolist())
+    if digits is None:
+        return ",\n".join(map("<{},{},{}>".format, *rows.T.tolist()))
+    big = float(np.max(np.abs(rows))) if rows.size else 0.0
+    exp = (math.floor(math.log10(big)) if big > 0 else 0) - (digits - 1)
+    ints = np.rint(rows / 10.0 ** exp).astype(np.int64)
+    return ",\n".join(map(f"<{{}}e{exp},{{}}e{exp},{{}}e{exp}>".format, *ints.T.tolist()))
 
 
 def mesh2(name: str, verts, normals, faces) -> str:
     """`#declare NAME = mesh2 {...}` with Y and Z swapped (per-vertex normals)."""
     v = verts[:, [0, 2, 1]]
     n = normals[:, [0, 2, 1]]
-    f = faces
     return (f"#declare {name} = mesh2 {{\n"
-            f"vertex_vectors {{ {len(v)},\n{_floats(v, '<%.9g,%.9g,%.9g>')} }}\n"
-            f"normal_vectors {{ {len(n)},\n{_floats(n, '<%.6g,%.6g,%.6g>')} }}\n"
-            f"face_indices {{ {len(f)},\n{_floats(f, '<%d,%d,%d>')} }}\n}}")
+            f"vertex_vectors {{ {len(v)},\n{_rows(v, 8)} }}\n"
+            f"normal_vectors {{ {len(n)},\n{_rows(n, 4)} }}\n"
+            f"face_indices {{ {len(faces)},\n{_rows(faces)} }}\n}}")
 
 
 def _primitive(p: Posed, mesh_names: dict[str, str]) -> str | None:
