@@ -16,7 +16,7 @@ import pytest
 from robrayc import ir
 from robrayc.cli.main import main
 from robrayc.kinematics import qconj, qmul, quat_to_rpy, rpy_to_quat
-from tests.test_urdf_export import check_urdf
+from tests.backends.test_urdf import check_urdf
 from tests.urdf_robots import (  # noqa: F401  (ros_env: fixture)
     ROBOTS,
     load,

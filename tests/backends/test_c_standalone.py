@@ -27,8 +27,8 @@ from robrayc.frontend import LOADERS, LoadOptions, load_scene
 from robrayc.kinematics import fk_batch, quat_to_matrix, sample_configs
 from tests.corpus import CORPUS, URDF_CORPUS, require_corpus, ros_package_path
 
-HERE = Path(__file__).resolve().parent
-CONFORMANCE = HERE / "conformance"
+TESTS = Path(__file__).resolve().parents[1]
+CONFORMANCE = TESTS / "conformance"
 SEVEN_DOF = CORPUS / "amino" / "demo" / "tutorial" / "plugin" / "7dof" / "7dof.robray"
 CC = shutil.which("cc") or shutil.which("gcc")
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]

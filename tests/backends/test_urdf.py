@@ -207,7 +207,7 @@ def test_unbounded_prismatic_and_continuous(tmp_path):
 
 
 def test_mesh_references_and_scales(tmp_path):
-    tet = Path(__file__).resolve().parent / "conformance" / "tet.obj"
+    tet = Path(__file__).resolve().parents[1] / "conformance" / "tet.obj"
     (tmp_path / "sub").mkdir()
     src = tmp_path / "sub" / "s.robray"
     src.write_text(f'frame m {{ geometry {{ mesh "{tet}"; scale 0.5; }} }}\n')
