@@ -16,6 +16,9 @@ from robrayc.backends import EmitContext, OutputFile
 
 NAME = "html"
 HELP = "self-contained 3D viewer page (three.js) with joint sliders and frame names on hover"
+# Scenes with more triangles than this are drawn without multisampling: in software WebGL
+# (no GPU) it cost 60 % of a frame of the UR5 (benchmarks/pictures.py).
+ANTIALIAS_TRIANGLES = 50_000
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -75,7 +78,8 @@ def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, lis
                 if len(faces) == 0:
                     continue
                 entry = {"positions": _b64(verts, "<f4"), "indices": _b64(faces, "<u4"),
-                         "normals": None, "smooth": isinstance(g.shape, ir.Sphere)}
+                         "normals": None, "smooth": isinstance(g.shape, ir.Sphere),
+                         "triangles": len(faces)}
                 if isinstance(g.shape, ir.Mesh):
                     entry["normals"] = _b64(load_mesh(g.shape, sink, g.pos).normals, "<f4")
                 mesh_index[key] = len(meshes)
@@ -102,7 +106,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     cam = view.camera_for(view.posed_geometries(scene, opts, set()), opts, ctx.sink)
     geoms, meshes = _geometries(scene, view.highlighted_frames(pairs), ctx.sink)
-    data = {**_kinematics(scene), "variables": _variables(scene, opts.configuration),
+    data = {**_kinematics(scene), "antialiasTriangles": ANTIALIAS_TRIANGLES,
+            "variables": _variables(scene, opts.configuration),
             "geometries": geoms, "meshes": meshes, "pairs": [list(p) for p in pairs],
             "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov,
                        "width": cam.width, "height": cam.height}}

@@ -58,20 +58,23 @@
 
   // --- three.js scene ---
   const container = document.getElementById("viewer");
-  const renderer = new THREE.WebGLRenderer({ antialias: true });
+  // Multisampling costs most of a frame in software WebGL: only small scenes get it.
+  const triangles = data.geometries.reduce(
+    (n, g) => n + (g.visual ? data.meshes[g.mesh].triangles : 0), 0);
+  const renderer = new THREE.WebGLRenderer({ antialias: triangles <= data.antialiasTriangles });
   renderer.setPixelRatio(window.devicePixelRatio || 1);
   container.appendChild(renderer.domElement);
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xffffff);
-  scene.add(new THREE.HemisphereLight(0xffffff, 0x888888, 1.6));
-  const sun = new THREE.DirectionalLight(0xffffff, 1.6);
+  scene.add(new THREE.HemisphereLight(0xffffff, 0x555555, 0.9));
+  const sun = new THREE.DirectionalLight(0xffffff, 1.3);
   sun.position.set(10, -15, 20);
   scene.add(sun);
   const cam = data.camera;
   const camera = new THREE.PerspectiveCamera(45, 1, 0.001, 1000);
   camera.up.set(cam.up[0], cam.up[1], cam.up[2]);
   camera.position.set(cam.eye[0], cam.eye[1], cam.eye[2]);
-  const headLight = new THREE.DirectionalLight(0xffffff, 0.6);
+  const headLight = new THREE.DirectionalLight(0xffffff, 0.4);
   camera.add(headLight);
   scene.add(camera);
   const controls = new THREE.OrbitControls(camera, renderer.domElement);
@@ -105,10 +108,10 @@
   for (const g of data.geometries) {
     const key = g.color.join(",") + "/" + g.alpha + "/" + g.flat;
     if (!materials.has(key)) {
-      materials.set(key, new THREE.MeshStandardMaterial({
+      materials.set(key, new THREE.MeshLambertMaterial({  // cheaper to shade than PBR
         color: new THREE.Color(g.color[0], g.color[1], g.color[2]),
         transparent: g.alpha < 1, opacity: g.alpha, side: THREE.DoubleSide,
-        flatShading: g.flat, roughness: 0.6, metalness: 0.05 }));
+        flatShading: g.flat }));
     }
     const mesh = new THREE.Mesh(geometries[g.mesh], materials.get(key));
     mesh.matrixAutoUpdate = false;
