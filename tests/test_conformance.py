@@ -60,6 +60,12 @@ DIFFERENCES: dict[str, Callable[[A.Mismatch], bool]] = {
     "unit-axis": _path_is(r"frames/.*/(axis|abs_v|rel_v|abs_R)"),
     # URDF inertia: the original sets it on joint frames only, with the tensor's sign bug.
     "inertia": _path_is(r"frames/.*/(mass|inertia)"),
+    # a continuous joint's <limit lower upper>: the original passes it on, robrayc drops it
+    "urdf-continuous-limits": _path_is(r"configs/.*"),
+    # a material defined inline in one link, used by name in another: urdfdom's colour
+    "urdf-material-by-name": _path_is(r"geometry/.*/opt"),
+    # URDF mimic joints (multiplier +-1) share the mimicked joint's variable
+    "urdf-mimic": _path_is(r"frames/.*/(config|abs_v|abs_R)", r"configs/.*", r"config_order"),
 }
 
 
