@@ -92,9 +92,10 @@ def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, lis
     return geoms, meshes
 
 
-def _script_text(text: str) -> str:
-    """Text safe inside a <script> element."""
-    return text.replace("</", "<\\/").replace("<!--", "<\\!--")
+def _json_in_script(data) -> str:
+    """JSON safe inside a <script> element: every '<' as its JSON escape (no '</script>', no
+    '<!--' can end or change the element)."""
+    return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
@@ -116,7 +117,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     title = escape(f"{ctx.name if ctx.name != 'scenegraph' else _title(scene)} - robrayc")
     parts = {"version": __version__, "title": title, "legend": legend,
              "three": resource_path("viewer", "three.min.js").read_text(encoding="utf-8"),
-             "scene": _script_text(json.dumps(data, separators=(",", ":"))),
+             "scene": _json_in_script(data),
              "viewer": resource_path("viewer", "viewer.js").read_text(encoding="utf-8")}
     page = re.sub(r"\{\{(\w+)\}\}", lambda m: parts[m.group(1)], page)
     return [OutputFile(ctx.output, page.encode())]

@@ -218,7 +218,7 @@
   resize();
   controls.update();
   window.robraycViewer = {
-    fk, stats, renderer, camera, controls, q,
+    fk, stats, renderer, camera, controls, q, frames: frames.map((f) => f.name),
     setConfiguration(values) {
       for (const [name, value] of Object.entries(values)) {
         const i = data.variables.findIndex((v) => v.name === name);

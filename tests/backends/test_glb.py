@@ -128,3 +128,14 @@ def test_khronos_validator_finds_no_errors_or_warnings(tmp_path):
                           text=True, check=True)
     issues = json.loads(done.stdout)
     assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]
+
+
+def test_hostile_frame_names_survive_byte_for_byte(tmp_path):
+    name = "</script> é ✓ & <b>x</b> {[;]}"
+    scene = tmp_path / "h.robray"
+    scene.write_text(f'frame "{name}" {{ geometry {{ shape box; dimension [1, 1, 1]; }} }}\n',
+                     encoding="utf-8")
+    out = tmp_path / "h.glb"
+    r = robrayc(str(scene), "-o", str(out))
+    assert r.returncode == 0, r.stderr
+    assert name in _load(out).graph.nodes

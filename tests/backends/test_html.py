@@ -134,3 +134,20 @@ def test_geometry_toggle_and_collision_legend(browser, tmp_path):
     red_visual = dominant(visual, 0).sum()
     assert red_visual > dominant(collision, 0).sum() * 2  # the 1 m box is visual only
     assert not _errors(browser)
+
+
+def test_hostile_frame_names_survive_byte_for_byte(browser, tmp_path):
+    name = "</script><!-- é ✓ & <b>x</b>"
+    scene = tmp_path / "h.robray"
+    scene.write_text(f'frame "{name}" {{ geometry {{ shape box; dimension [1, 1, 1]; }} }}\n',
+                     encoding="utf-8")
+    page = tmp_path / "h.html"
+    r = robrayc(str(scene), "-o", str(page), *FIXED)
+    assert r.returncode == 0, r.stderr
+    canvas = _open(browser, page)
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    ActionChains(browser).move_to_element(canvas).perform()
+    assert browser.find_element("id", "tooltip").text == name
+    assert browser.execute_script("return window.robraycViewer.frames[0]") == name
+    assert not _errors(browser)
