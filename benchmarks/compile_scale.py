@@ -62,7 +62,7 @@ def stages(path: Path, out: Path) -> dict[str, float]:
     scene = merge([part], ctx)
     times["merge"] = time.perf_counter() - t
     t = time.perf_counter()
-    load("c").emit(scene, EmitContext(out, argparse.Namespace(), sink))
+    load("c").emit(scene, EmitContext(out, load("c").Options(), sink))
     times["emit C"] = time.perf_counter() - t
     return times
 

@@ -8,7 +8,6 @@ import math
 import string
 import subprocess
 import sys
-from argparse import Namespace
 from dataclasses import replace
 from pathlib import Path
 
@@ -34,13 +33,14 @@ TET = REPO / "tests" / "conformance" / "tet.obj"
 
 
 def emit_robray(scene: ir.Scene, out: Path, sink: DiagnosticSink | None = None) -> Path:
-    (f,) = robray_backend.emit(scene, EmitContext(out, Namespace(), sink or DiagnosticSink()))
+    (f,) = robray_backend.emit(scene, EmitContext(out, robray_backend.Options(),
+                                                       sink or DiagnosticSink()))
     out.write_bytes(f.data)
     return out
 
 
 def emit_json(scene: ir.Scene, out: Path) -> Path:
-    (f,) = json_backend.emit(scene, EmitContext(out, Namespace(), DiagnosticSink()))
+    (f,) = json_backend.emit(scene, EmitContext(out, json_backend.Options(), DiagnosticSink()))
     out.write_bytes(f.data)
     return out
 
@@ -368,7 +368,7 @@ def test_robray_writer_reports_what_it_cannot_write(tmp_path):
     assert "double quote" in messages and "per-axis scale" in messages
     with pytest.raises(CompileError):
         robray_backend.emit(ir.Scene((ir.Frame("n", translation=(math.nan, 0.0, 0.0)),)),
-                            EmitContext(None, Namespace(), DiagnosticSink()))
+                            EmitContext(None, robray_backend.Options(), DiagnosticSink()))
 
 
 def test_per_axis_mesh_scale_and_package_uri_round_trip(tmp_path, monkeypatch):

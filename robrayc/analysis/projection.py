@@ -836,8 +836,8 @@ def source_names(scene: ir.Scene) -> str:
 
 
 def project_for(scene: ir.Scene, ctx, needs_robot: str | None = None) -> Projection:
-    """Options from ctx.options, then the projection; errors stop the compilation."""
-    opts = options_from(ctx.options, ctx.sink)
-    proj = project_scene(scene, opts, ctx.sink, needs_robot)
+    """The projection with a 2D backend's options (ctx.options.projection, built by
+    options_from); errors stop the compilation."""
+    proj = project_scene(scene, ctx.options.projection, ctx.sink, needs_robot)
     ctx.sink.check()
     return proj

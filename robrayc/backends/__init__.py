@@ -1,7 +1,9 @@
 """Output formats: one module each, found through BACKENDS.
 
 A backend module defines ``NAME``, ``HELP``, ``add_arguments(group)`` for its own command-line
-options, and ``emit(scene, ctx) -> list[OutputFile]``. Backends never import one another; heavy
+options, ``Options`` (a frozen dataclass of them with ``from_args(namespace, sink)``, or
+``NoOptions``), and ``emit(scene, ctx) -> list[OutputFile]``; ``ctx.options`` is its
+``Options``. Backends never import one another; heavy
 libraries are imported inside ``emit`` so that loading the table stays cheap.
 """
 
@@ -12,6 +14,7 @@ import importlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from robrayc.diagnostics import DiagnosticSink
 
@@ -46,10 +49,27 @@ class OutputFile:
     data: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class NoOptions:
+    """The options of a backend that has none of its own."""
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> NoOptions:
+        return cls()
+
+
+def build_options(name: str, ns: argparse.Namespace, sink: DiagnosticSink) -> Any:
+    """Backend `name`'s typed options (its module-level frozen dataclass ``Options``, built by
+    ``Options.from_args``), once per output from the command line. A backend that declares
+    no ``Options`` yet still gets the namespace."""
+    options = getattr(load(name), "Options", None)
+    return ns if options is None else options.from_args(ns, sink)
+
+
 @dataclass
 class EmitContext:
     output: Path | None  # the main output path (None: standard output)
-    options: argparse.Namespace
+    options: Any  # the backend's Options (see build_options)
     sink: DiagnosticSink
     name: str = "scenegraph"  # scene name for generated symbols (-n)
     extra: dict = field(default_factory=dict)

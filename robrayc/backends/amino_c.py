@@ -7,11 +7,13 @@ free), each with its geometry; meshes as static arrays before the function; allo
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 from types import SimpleNamespace as View  # jinja reads attributes faster than dict keys
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.templating import render
 
 NAME = "c"
@@ -26,6 +28,15 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="C: do not write OUTPUT.h beside the C file")
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    no_header: bool = False
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(no_header=ns.no_header)
+
+
 def function_name(name: str) -> str:
     return "aa_rx_dl_sg__" + name
 
@@ -35,7 +46,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not ctx.name.isidentifier() or not ctx.name.isascii():
         raise ctx.sink.fatal(f"scene name '{ctx.name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
-    write_header = ctx.output is not None and not getattr(ctx.options, "no_header", False)
+    write_header = ctx.output is not None and not ctx.options.no_header
     header_path = ctx.output.with_name(ctx.output.name + ".h") if write_header else None
     meshes = _meshes(scene, ctx)
     model = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile
+from robrayc.backends import EmitContext, NoOptions, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string, c_string_or_null
 from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
@@ -29,6 +29,9 @@ _SHAPES = {ir.Box: "ROBRAYC_BOX", ir.Sphere: "ROBRAYC_SPHERE", ir.Cylinder: "ROB
            ir.Cone: "ROBRAYC_CONE", ir.Grid: "ROBRAYC_GRID", ir.Mesh: "ROBRAYC_MESH"}
 _LIMITS = (("position", "ROBRAYC_LIMIT_POSITION"), ("velocity", "ROBRAYC_LIMIT_VELOCITY"),
            ("acceleration", "ROBRAYC_LIMIT_ACCELERATION"), ("effort", "ROBRAYC_LIMIT_EFFORT"))
+
+
+Options = NoOptions  # -n NAME and -o are all it reads
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:

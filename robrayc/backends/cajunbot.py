@@ -33,17 +33,20 @@ from pathlib import Path
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
     OBSTACLE_ROLES,
+    ProjectionOptions,
     Robot,
     comment_text,
     fmt,
     frustum_mesh,
     no_robot_help,
+    options_from,
     project_for,
     solid_points,
     source_names,
     world_transform,
 )
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_rpy
 from robrayc.xmltext import escape, quoteattr
 
@@ -68,6 +71,19 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "working directory) or full path (default base)")
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    projection: ProjectionOptions
+    version: str = "2"
+    start: str | None = None  # SEG,LANE,WP
+    mesh_path: str = "base"
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(options_from(ns, sink), ns.cajunbot_version, ns.cajunbot_start,
+                   ns.cajunbot_mesh_path)
+
+
 @dataclass
 class _Object:
     kind: str  # autonomous | static | mesh
@@ -82,8 +98,8 @@ class _Object:
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     sink = ctx.sink
-    version = str(getattr(ctx.options, "cajunbot_version", "2"))
-    start = _start(getattr(ctx.options, "cajunbot_start", None), sink)
+    version = ctx.options.version
+    start = _start(ctx.options.start, sink)
     proj = project_for(scene, ctx)
     segments = proj.options.segments
     files: list[OutputFile] = []
@@ -111,7 +127,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
             verts = verts @ rot.T + t
             meshes += 1
             vpath, ipath = _mesh_paths(ctx.output, meshes)
-            mode = getattr(ctx.options, "cajunbot_mesh_path", "base")
+            mode = ctx.options.mesh_path
             name_of = (lambda p: str(p.resolve())) if mode == "full" else (lambda p: p.name)
             files.append(OutputFile(vpath, "".join(
                 f"{fmt(x)} {fmt(y)} {fmt(z)}\n" for x, y, z in verts).encode()))

@@ -22,22 +22,26 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
     CM_PER_M,
     OBSTACLE_ROLES,
+    ProjectionOptions,
     add_projection_arguments,
     comment_text,
     degrees,
     edges,
     fmt,
     hex_color,
+    options_from,
     parts,
     project_for,
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "cs2"
 HELP = ("cs2 simulator board (.board, cm). The projection options here are shared by all 2D "
@@ -48,6 +52,16 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     add_projection_arguments(group)  # once for all 2D backends (argparse rejects duplicates)
     group.add_argument("--cs2-pen-width", type=int, default=1, metavar="N",
                        help="cs2: pen width of walls and decorative lines, whole cm (default 1)")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    projection: ProjectionOptions
+    pen_width: int = 1
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(options_from(ns, sink), ns.cs2_pen_width)
 
 
 def board_xy(x: float, y: float) -> tuple[float, float]:
@@ -84,7 +98,7 @@ class _Writer:
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     proj = project_for(scene, ctx)
-    width = getattr(ctx.options, "cs2_pen_width", 1)
+    width = ctx.options.pen_width
     if width < 0:
         raise ctx.sink.fatal(f"--cs2-pen-width must be a whole number >= 0, got {width}")
     w = _Writer()

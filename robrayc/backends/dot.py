@@ -10,9 +10,11 @@ Render with e.g. `dot -Tsvg scene.dot -o scene.svg`.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "dot"
 HELP = "Graphviz graph of the frame tree (joints labelled with their variable)"
@@ -23,6 +25,15 @@ ROOT = "(root)"
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--dot-allowed", action="store_true",
                        help="DOT: also draw allowed collision pairs (dashed)")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    allowed: bool = False  # --dot-allowed
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(allowed=ns.dot_allowed)
 
 
 def quote(text: str) -> str:
@@ -60,7 +71,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         if f.is_joint:
             attrs = f" [label={quote(f'{f.variable} ({f.kind})')}]"
         lines.append(f"    {quote(parent)} -> {quote('frame:' + f.name)}{attrs};")
-    if getattr(ctx.options, "dot_allowed", False):
+    if ctx.options.allowed:
         for a in scene.allowed:
             lines.append(f"    {quote('frame:' + a.a)} -> {quote('frame:' + a.b)} "
                          "[dir=none, style=dashed, color=gray, constraint=false];")

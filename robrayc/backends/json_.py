@@ -14,9 +14,11 @@ import argparse
 import json
 import math
 import re
+from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "json"
 HELP = "the scene as JSON (whole IR, JSON Schema in the package; readable as input)"
@@ -29,6 +31,15 @@ SCHEMA_FILE = "robrayc-scene.schema.json"
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--json-compact", action="store_true",
                        help="JSON: one line, no indentation")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    compact: bool = False
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(compact=ns.json_compact)
 
 
 def schema() -> dict:
@@ -133,7 +144,7 @@ def _one_line(m: re.Match) -> str:
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     try:
-        text = dumps(scene, bool(getattr(ctx.options, "json_compact", False)))
+        text = dumps(scene, ctx.options.compact)
     except ValueError as exc:
         raise ctx.sink.fatal(f"cannot write JSON: {exc}") from None
     return [OutputFile(ctx.output, (text + "\n").encode("utf-8", "surrogateescape"))]

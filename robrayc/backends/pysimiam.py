@@ -19,20 +19,24 @@ from __future__ import annotations
 import argparse
 import json
 import math
+from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
     OBSTACLE_ROLES,
     Footprint,
+    ProjectionOptions,
     comment_text,
     fmt,
     hex_color,
+    options_from,
     parts,
     project_for,
     ring_points,
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_matrix
 from robrayc.xmltext import quoteattr
 
@@ -55,14 +59,27 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="pySimiam: JSON 'options' attribute of each supervisor")
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    projection: ProjectionOptions
+    robot_type: str = DEFAULT_ROBOT
+    supervisor: str = DEFAULT_SUPERVISOR
+    robot_options: str | None = None  # JSON text
+    supervisor_options: str | None = None
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(options_from(ns, sink), ns.robot_type, ns.supervisor, ns.robot_options,
+                   ns.supervisor_options)
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     opts = ctx.options
-    robot_type = getattr(opts, "robot_type", DEFAULT_ROBOT)
-    supervisor = getattr(opts, "supervisor", DEFAULT_SUPERVISOR)
+    robot_type, supervisor = opts.robot_type, opts.supervisor
     options = {}
-    for key, flag in (("robot_options", "--robot-options"),
-                      ("supervisor_options", "--supervisor-options")):
-        text = getattr(opts, key, None)
+    for key, flag, text in (("robot_options", "--robot-options", opts.robot_options),
+                            ("supervisor_options", "--supervisor-options",
+                             opts.supervisor_options)):
         if text is not None:
             try:
                 json.loads(text)

@@ -30,7 +30,7 @@ import os
 import re
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile
+from robrayc.backends import EmitContext, NoOptions, OutputFile
 
 NAME = "robray"
 HELP = "robray scene text (also -s FILE): every frame, limit, inertia, shape and pair"
@@ -39,6 +39,9 @@ _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(-[A-Za-z0-9_]+)*")
 _KEYWORDS = frozenset({"include", "def", "class", "frame", "object", "allow_collision",
                        "geometry", "pi"})
 _LIMITS = ("position", "velocity", "acceleration", "effort")
+
+
+Options = NoOptions  # -n NAME and -o are all it reads
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:

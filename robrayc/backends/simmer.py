@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import math
 import re
+from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -37,16 +38,18 @@ from robrayc.analysis.projection import (
     SENSOR_KINDS,
     Footprint,
     Projection,
+    ProjectionOptions,
     Robot,
     degrees,
     fmt,
     no_robot_help,
+    options_from,
     project_for,
     rings,
     source_names,
 )
 from robrayc.backends import EmitContext, OutputFile
-from robrayc.diagnostics import NOWHERE, suggest
+from robrayc.diagnostics import NOWHERE, DiagnosticSink, suggest
 
 NAME = "simmer"
 HELP = "SimMeR configuration folder (maze.csv, robot.csv, sensors.csv, drive.csv; inches)"
@@ -97,6 +100,25 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        default="auto", help="SimMeR: robot.csv shape (default: the closer fit)")
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    projection: ProjectionOptions
+    fill: float = 0.5
+    robot_shape: str = "auto"
+    maze_origin: str | None = None
+    maze_size: str | None = None
+    sensor_error: tuple[str, ...] = ()
+    sensor_fov: tuple[str, ...] = ()
+    sensor_threshold: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(options_from(ns, sink), fill=ns.fill, robot_shape=ns.simmer_robot_shape,
+                   maze_origin=ns.maze_origin, maze_size=ns.maze_size,
+                   sensor_error=tuple(ns.sensor_error), sensor_fov=tuple(ns.sensor_fov),
+                   sensor_threshold=tuple(ns.sensor_threshold))
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     sink = ctx.sink
     if ctx.output is None:
@@ -130,12 +152,11 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 
 def _settings(ctx: EmitContext) -> dict:
     sink, o = ctx.sink, ctx.options
-    s: dict = {"fill": getattr(o, "fill", 0.5),
-               "shape": getattr(o, "simmer_robot_shape", "auto"),
+    s: dict = {"fill": o.fill, "shape": o.robot_shape,
                "origin": None, "size": None}
     if not 0 < s["fill"] <= 1:
         sink.error(f"--fill must be in (0, 1], got {s['fill']!r}")
-    text = getattr(o, "maze_origin", None)
+    text = o.maze_origin
     if text is not None:
         m = re.fullmatch(r"\s*([^,\s]+)\s*,\s*([^,\s]+)\s*", text)
         try:
@@ -144,7 +165,7 @@ def _settings(ctx: EmitContext) -> dict:
             s["origin"] = None
         if s["origin"] is None or not all(map(math.isfinite, s["origin"])):
             sink.error(f"--maze-origin expects X,Y in metres, got {text!r}")
-    text = getattr(o, "maze_size", None)
+    text = o.maze_size
     if text is not None:
         m = re.fullmatch(r"\s*(\d+)\s*[xX]\s*(\d+)\s*", text)
         if not m:
@@ -166,7 +187,7 @@ def _settings(ctx: EmitContext) -> dict:
     for flag, attr, col in (("--sensor-error", "sensor_error", 0),
                             ("--sensor-fov", "sensor_fov", 1),
                             ("--sensor-threshold", "sensor_threshold", 2)):
-        for item in getattr(o, attr, None) or []:
+        for item in getattr(o, attr):
             kind, sep, value = item.partition("=")
             kind = kind.strip()
             try:

@@ -34,6 +34,7 @@ from pathlib import Path
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_name
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
 from robrayc.links import plan_links
 from robrayc.stl import cone_stl
@@ -52,6 +53,17 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--urdf-mesh-dir", metavar="DIR",
                        help="URDF: existing folder, relative to the URDF, for generated meshes "
                             "(cones; default: beside the URDF)")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    srdf: str | None = None  # --srdf FILE
+    robot: str | None = None  # --urdf-robot NAME
+    mesh_dir: str | None = None  # --urdf-mesh-dir DIR
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(srdf=ns.srdf, robot=ns.urdf_robot, mesh_dir=ns.urdf_mesh_dir)
 
 
 def _f(x: float) -> str:
@@ -82,7 +94,7 @@ class _Exporter:
         out = ctx.output
         self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
         self.stem = out.stem if out is not None else "robot"
-        self.mesh_dir = getattr(ctx.options, "urdf_mesh_dir", None)
+        self.mesh_dir = ctx.options.mesh_dir
 
     def lose(self, what: str) -> None:
         self.lost[what] = self.lost.get(what, 0) + 1
@@ -324,7 +336,7 @@ class _Exporter:
 
 
 def robot_name(ctx: EmitContext, scene: ir.Scene) -> str:
-    return model_name(ctx, getattr(ctx.options, "urdf_robot", None), "robot", scene.robot_name)
+    return model_name(ctx, ctx.options.robot, "robot", scene.robot_name)
 
 
 # shape -> (element under <geometry>, the method filling it); None: URDF has no such shape
@@ -343,7 +355,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         robot, _ = exporter.run(name)
         text = etree.tostring(robot, pretty_print=True, xml_declaration=True, encoding="UTF-8")
         out = [OutputFile(ctx.output, text)] + exporter.extra_files
-        srdf_path = getattr(ctx.options, "srdf", None)
+        srdf_path = ctx.options.srdf
         if srdf_path:
             from robrayc import srdf
 

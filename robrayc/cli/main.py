@@ -347,7 +347,7 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
 def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None = None) -> int:
     """One compile. `watched` (--watch) receives the lists of files the run reads."""
     from robrayc import depfile
-    from robrayc.backends import BACKENDS, EmitContext, load
+    from robrayc.backends import BACKENDS, EmitContext, build_options, load
     from robrayc.diagnostics import NOWHERE
     from robrayc.frontend import LoadContext, load_with_context
     from robrayc.outputs import check_target, signals_deferred, write_directory, write_files
@@ -413,7 +413,8 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
     stdout_chunks: list[bytes] = []
     for fmt, path in outputs:
         module = load(fmt)
-        emitted = module.emit(scene, EmitContext(path, args, sink, name=args.name))
+        options = build_options(fmt, args, sink)
+        emitted = module.emit(scene, EmitContext(path, options, sink, name=args.name))
         sink.check()
         if discarded(path):
             continue

@@ -9,7 +9,6 @@ code once more.
 
 from __future__ import annotations
 
-import argparse
 import ctypes
 import os
 import shutil
@@ -62,7 +61,7 @@ def compile_scene(paths: list[str], tmp: Path, name: str = "sc",
         robrayc(*paths, *extra, "--format", "c-standalone", "-n", name, "-o", f"{name}.c",
                 cwd=tmp, env=env)
     else:
-        ctx = EmitContext(tmp / f"{name}.c", argparse.Namespace(root=None), DiagnosticSink(),
+        ctx = EmitContext(tmp / f"{name}.c", c_standalone.Options(), DiagnosticSink(),
                           name=name)
         for out in c_standalone.emit(scene, ctx):
             out.path.write_bytes(out.data)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from robrayc import ir
-from robrayc.backends import EmitContext, load
+from robrayc.backends import BACKENDS, EmitContext, build_options, load
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from tests.backends.validator import NAME, check_run, compile_to, every_backend, output_path
@@ -57,12 +57,13 @@ class Torus:  # a shape no backend knows
     radius: float = 1.0
 
 
-def _options(scene_path: Path, out: Path):
+def _options(fmt: str, scene_path: Path, out: Path):
+    """The backend's options as the command line builds them (defaults)."""
     from robrayc.cli.main import build_parser
 
     args = build_parser().parse_args([str(scene_path), "-o", str(out)])
     args.configuration = {}
-    return args
+    return build_options(fmt, args, DiagnosticSink())
 
 
 @pytest.mark.parametrize("fmt", every_backend())
@@ -76,6 +77,20 @@ def test_unknown_shape_raises(tmp_path: Path, fmt: str) -> None:
                    for f in scene.frames)
     scene = dataclasses.replace(scene, frames=frames)
     out = output_path(fmt, tmp_path)
-    ctx = EmitContext(out, _options(path, out), DiagnosticSink(), name=NAME)
+    ctx = EmitContext(out, _options(fmt, path, out), DiagnosticSink(), name=NAME)
     with pytest.raises(TypeError, match="shape Torus"):
         load(fmt).emit(scene, ctx)
+
+
+@pytest.mark.parametrize("fmt", sorted(BACKENDS))
+def test_options_are_typed(fmt: str) -> None:
+    """Each backend declares its options as a frozen dataclass built once from the command line
+    (no namespace reads inside emit); its defaults are the command line's."""
+    module = load(fmt)
+    if not hasattr(module, "Options"):
+        pytest.xfail(f"{fmt} still reads the argparse namespace")
+    options = _options(fmt, Path("x.robray"), Path("x.out"))
+    assert dataclasses.is_dataclass(options) and type(options).__dataclass_params__.frozen
+    fields = dataclasses.fields(options)
+    if all(f.default is not dataclasses.MISSING for f in fields):
+        assert options == module.Options()

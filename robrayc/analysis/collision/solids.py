@@ -84,7 +84,9 @@ def solid_from_shape(shape: ir.Shape, scale: float = 1.0, *, mesh_data=None) -> 
         place[:3, 3] = centre
         half = tuple(float(x) for x in (hi - lo) / 2)
         return Solid(MESH, half, place, v - centre, np.asarray(mesh_data.faces, dtype=np.int64))
-    return None  # grid: drawn only
+    if isinstance(shape, ir.Grid):
+        return None  # grid: drawn only
+    raise TypeError(f"no handler for shape {type(shape).__name__}")
 
 
 def _inscribed_round(r_lo: float, r_hi: float, hh: float) -> tuple[float, float]:
