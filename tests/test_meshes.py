@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from robrayc import ir, meshes
+from robrayc import ctext, ir, meshes
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos
 from tests import record
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
@@ -203,7 +203,7 @@ def _nearest_float32(text: str) -> np.float32:
 
 
 def _check_texts(values: np.ndarray) -> None:
-    texts = meshes.float32_texts(values)
+    texts = ctext.float32_texts(values)
     assert len(texts) == len(values)
     for x, t in zip(values, texts, strict=True):
         assert t.endswith("f")
@@ -238,18 +238,18 @@ def test_float_text_edge_values():
 
 def test_float_array_layout():
     values = np.array([0.5, -0.0, 0.5, 1.25, 0.0, 2.0, 0.5, 1e-05, 3.0, 1.25], dtype=np.float32)
-    text = meshes.c_float_array(values, per_line=4)
+    text = ctext.c_float_array(values, per_line=4)
     assert text == ("0.5f, -0.0f, 0.5f, 1.25f,\n0.0f, 2.0f, 0.5f, 1e-05f,\n3.0f, 1.25f")
-    assert meshes.c_index_array(np.arange(5), per_line=2) == "0, 1,\n2, 3,\n4"
+    assert ctext.c_index_array(np.arange(5), per_line=2) == "0, 1,\n2, 3,\n4"
     with pytest.raises(ValueError):
-        meshes.c_float_array(np.array([np.inf]))
+        ctext.c_float_array(np.array([np.inf]))
 
 
 def test_threads_give_the_same_text():
     scene = load([robot_path("pr2")])
     shapes = list({g.shape.path: g.shape for _, g in ir.walk_geometries(scene)
                    if isinstance(g.shape, ir.Mesh)}.values())[:8]
-    assert meshes.c_mesh_texts(shapes, workers=1) == meshes.c_mesh_texts(shapes, workers=4)
+    assert ctext.c_mesh_texts(shapes, workers=1) == ctext.c_mesh_texts(shapes, workers=4)
 
 
 # --- mesh robots to C ------------------------------------------------------------------------
@@ -340,5 +340,5 @@ def test_collada_up_axis_option_reaches_the_c_output(tmp_path):
                               "l_finger.dae"))
     for option, mode in ((), "honour"), (("--collada-up-axis", "ignore"), "ignore"):
         text = _compile(urdf, tmp_path, "t", *option).read_text()
-        want = meshes.c_float_array(meshes.convert(raw, collada_up=mode).vertices)
+        want = ctext.c_float_array(meshes.convert(raw, collada_up=mode).vertices)
         assert want in text, mode

@@ -138,14 +138,15 @@ def _meshes(scene: ir.Scene, ctx: EmitContext) -> dict:
             todo.setdefault(_mesh_key(g.shape), g)
     if not todo:
         return {}
-    from robrayc import meshes
+    from robrayc.ctext import c_mesh_texts
+    from robrayc.meshes import mesh_error_message
 
-    texts = meshes.c_mesh_texts([g.shape for g in todo.values()])
+    texts = c_mesh_texts([g.shape for g in todo.values()])
     out: dict = {}
     used: set[str] = set()
     for (key, g), text in zip(todo.items(), texts, strict=True):
         if isinstance(text, Exception):
-            ctx.sink.error(meshes.mesh_error_message(g.shape, text), g.pos)
+            ctx.sink.error(mesh_error_message(g.shape, text), g.pos)
             continue
         base = c_identifier(g.shape.path)
         ident = base

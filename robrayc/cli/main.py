@@ -280,7 +280,7 @@ def check_variables(given: dict[str, SourcePos], variables: tuple[str, ...],
 def _load_options(args: argparse.Namespace, need_meshes: bool = True):
     """LoadOptions from the command line; need_meshes False when no output reads triangles."""
     from robrayc.frontend import LoadOptions
-    from robrayc.meshes import check_axes
+    from robrayc.meshes.axes import check_axes
 
     packages = {}
     for item in args.package_path:

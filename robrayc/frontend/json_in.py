@@ -18,7 +18,7 @@ from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, checked_quaternion
-from robrayc.meshes import check_axes
+from robrayc.meshes.axes import check_axes
 
 KINDS = ("fixed", "revolute", "prismatic")
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid", "mesh")

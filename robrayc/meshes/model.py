@@ -1,0 +1,62 @@
+"""Mesh data types shared by the readers and the conversion, and number parsing."""
+
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+
+class MeshError(Exception):
+    """A mesh file cannot be read or holds no triangles (message names the problem)."""
+
+
+@dataclass(frozen=True)
+class MeshData:
+    vertices: object  # (n, 3) float64 numpy array: axes, unit and scale3 applied
+    normals: object  # (n, 3) float64 unit per-vertex normals
+    faces: object  # (m, 3) int64 indices into vertices
+
+
+@dataclass(frozen=True)
+class RawMesh:
+    """Triangles as a file stores them: corners index positions and (optionally) normals."""
+
+    positions: object  # (p, 3) float64
+    corner_pos: object  # (3t,) int64
+    normals: object | None  # (q, 3) float64
+    corner_nrm: object | None  # (3t,) int64
+    up: str | None  # declared up axis ("X", "Y", "Z") or None
+    unit: float  # metres per file unit
+
+
+def numbers(text: str | bytes | None, dtype, what: str):
+    import numpy as np
+
+    if text is None:
+        return np.zeros(0, dtype=dtype)
+    if isinstance(text, bytes):
+        text = text.decode("ascii", "replace")
+    if not text.strip():
+        return np.zeros(0, dtype=dtype)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # numpy warns (then truncates) on a malformed number
+        try:
+            return np.fromstring(text, dtype=dtype, sep=" ")
+        except (ValueError, DeprecationWarning):
+            raise MeshError(f"malformed numbers in {what}") from None
+
+
+def check_indices(idx, n: int, what: str) -> None:
+    if len(idx) and (idx.min() < 0 or idx.max() >= n):
+        raise MeshError(f"{what} index out of range (the file has {n} {what}s)")
+
+
+def face_normals(tri):
+    import numpy as np
+
+    n = np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0])
+    length = np.linalg.norm(n, axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        n = n / length[:, None]
+    n[length == 0] = 0.0  # degenerate triangle: no direction
+    return n
