@@ -6,9 +6,10 @@ from __future__ import annotations
 import math
 import os
 import re
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from robrayc.ir import Mesh
+if TYPE_CHECKING:
+    from robrayc.ir import Mesh
 
 _SAFE = frozenset(range(0x20, 0x7F)) - {ord('"'), ord("\\"), ord("?")}
 
@@ -285,15 +286,20 @@ def c_index_array(values, per_line: int = 16) -> str:
     return text or tail
 
 
-@dataclass(frozen=True)
 class MeshText:
-    """A mesh as C initialiser text (see c_mesh_texts)."""
+    """A mesh as C initialiser text (see c_mesh_texts). A plain class: a dataclass here cost
+    every C compile ~1 ms at import."""
 
-    n_vertices: int
-    n_triangles: int
-    vertices: str
-    normals: str
-    indices: str
+    __slots__ = ("n_vertices", "n_triangles", "vertices", "normals", "indices")
+
+    def __init__(self, n_vertices: int, n_triangles: int, vertices: str, normals: str,
+                 indices: str) -> None:
+        self.n_vertices, self.n_triangles = n_vertices, n_triangles
+        self.vertices, self.normals, self.indices = vertices, normals, indices
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, MeshText) and all(
+            getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
 
 def _mesh_text(mesh: Mesh) -> MeshText | Exception:
