@@ -246,11 +246,6 @@ def pose_matrix(pose: Pose) -> np.ndarray:
     return m
 
 
-def fixed_matrix(frame: Frame) -> np.ndarray:
-    """The frame's constant part (quaternion + translation) as a 4x4 matrix."""
-    return pose_matrix((frame.quaternion, frame.translation))
-
-
 def axis_rotations(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
     """Batched (N,4,4) rotations from amino's axis-angle quaternion (axis used as given)."""
     import numpy as np

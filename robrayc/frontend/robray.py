@@ -11,7 +11,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -687,10 +686,3 @@ def _describe(node: Node | Tok) -> str:
 def load(path: Path, ctx: LoadContext) -> Partial:
     """Load one top-level robray file (and its includes)."""
     return _Unit(ctx, path).run()
-
-
-def is_regular(path: Path) -> bool:
-    try:
-        return stat.S_ISREG(path.stat().st_mode)
-    except OSError:
-        return False
