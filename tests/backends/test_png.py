@@ -148,3 +148,19 @@ def test_progress_on_a_terminal_only(tmp_path):
     assert b"robrayc: rendering" in seen and b"%" in seen
     piped = robrayc(scene, "-o", str(tmp_path / "u.png"))
     assert piped.returncode == 0 and "rendering" not in piped.stderr
+
+
+def test_geometry_collision_draws_the_collision_geometry(tmp_path):
+    scene = tmp_path / "g.robray"
+    scene.write_text(
+        "frame a { geometry { shape box; dimension [1, 1, 1]; color [1, 0, 0]; collision 0; }\n"
+        "          geometry { shape sphere; radius 0.4; color [0, 0, 1]; visual 0; } }\n")
+    shots = {}
+    for kind in ("visual", "collision"):
+        out = tmp_path / f"{kind}.png"
+        r = robrayc(str(scene), "-o", str(out), *FIXED, "--geometry", kind, "--pov-x", "200",
+                    "--pov-y", "150")
+        assert r.returncode == 0, r.stderr
+        shots[kind] = pixels(out)
+    assert dominant(shots["visual"], 0)[75, 100] and not dominant(shots["visual"], 2).any()
+    assert dominant(shots["collision"], 2)[75, 100] and not dominant(shots["collision"], 0).any()

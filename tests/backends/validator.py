@@ -143,6 +143,12 @@ def _png(out: Path) -> None:
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
 
 
+def _pov(out: Path) -> None:
+    if shutil.which("povray"):  # Debian povray, in .ci/run: parse and render it small
+        _run(["povray", f"+I{out}", f"+O{out.with_suffix('.check.png')}", "+W32", "+H24", "-D",
+              "-V", "-GS", "-GR"], cwd=out.parent)
+
+
 def _dot(out: Path) -> None:
     if shutil.which("dot"):  # Graphviz (Debian graphviz, in .ci/run)
         _run(["dot", "-Tsvg", str(out), "-o", str(out.with_suffix(".svg"))])
@@ -151,7 +157,7 @@ def _dot(out: Path) -> None:
 READERS: dict[str, Callable[[Path], None]] = {
     "c": _amino_c, "c-standalone": _standalone_c, "robray": _scene_reader, "json": _json,
     "urdf": _urdf, "mjcf": _mjcf, "glb": _glb, "png": _png, "dot": _dot, "svg": _xml,
-    "pysimiam": _xml, "cajunbot": _xml, "html": _html,
+    "pysimiam": _xml, "cajunbot": _xml, "html": _html, "pov": _pov,
 }
 
 
