@@ -225,6 +225,16 @@ class Scene:
         return tuple(f for f in self.frames if f.parent == name)
 
 
+def unique_name(base: str, taken: set[str], sep: str = "-") -> str:
+    """`base`, else base-2, base-3, ... : the first name not in `taken` (which gets it)."""
+    name, k = base, 1
+    while name in taken:
+        k += 1
+        name = f"{base}{sep}{k}"
+    taken.add(name)
+    return name
+
+
 def walk_geometries(scene: Scene):
     """Yield (frame, geometry) for every geometry, in frame order."""
     for f in scene.frames:

@@ -3,7 +3,8 @@
 - Every frame is a body named after it (fixed frames stay bodies without joints, so no frame
   is lost and no fixed base is merged away); top-level frames are children of the worldbody.
   The body's pos/quat is the frame's fixed transform; a revolute frame gets a hinge joint, a
-  prismatic one a slide joint, at the body origin with the frame's axis, named after the frame;
+  prismatic one a slide joint, at the body origin with the frame's axis, named after its
+  configuration variable (other frames sharing it: after the frame);
   amino's joint offset is the joint's `ref` (= -offset), so qpos is the configuration value.
 - Position limits are the joint `range`; effort limits `actuatorfrcrange`. Frames sharing a
   configuration variable are tied by `<equality><joint>` to the first one.
@@ -80,6 +81,7 @@ class _Writer:
                                     boundmass=_f(BOUND_MASS), boundinertia=_f(BOUND_INERTIA))
         self.asset_el = etree.SubElement(root, "asset")
         world = etree.SubElement(root, "worldbody")
+        self.joint_names = joint_names(self.scene)
         bodies: dict[str | None, object] = {None: world}
         for f in self.scene.frames:
             parent = bodies.get(f.parent, world)
@@ -134,7 +136,7 @@ class _Writer:
     def joint(self, body, f: ir.Frame) -> None:
         from lxml import etree
 
-        j = etree.SubElement(body, "joint", name=f.name,
+        j = etree.SubElement(body, "joint", name=self.joint_names[f.name],
                              type="hinge" if f.kind == "revolute" else "slide",
                              axis=_v(f.axis))
         if f.offset:
@@ -165,7 +167,8 @@ class _Writer:
             if eq is None:
                 eq = etree.SubElement(root, "equality")
             # MuJoCo ties (q1 - ref1) = c0 + (q2 - ref2); equal values need c0 = ref2 - ref1
-            etree.SubElement(eq, "joint", joint1=f.name, joint2=lead.name,
+            etree.SubElement(eq, "joint", joint1=self.joint_names[f.name],
+                             joint2=self.joint_names[lead.name],
                              polycoef=_v((f.offset - lead.offset, 1.0, 0.0, 0.0, 0.0)))
 
     def geom(self, body, f: ir.Frame, g: ir.Geometry) -> None:
@@ -273,6 +276,26 @@ class _Writer:
         data = load_mesh(s, self.sink, g.pos)
         return triangles_stl(data.vertices[data.faces], b"robrayc " + Path(s.path).name.encode(
             "utf-8", "replace"))
+
+
+def joint_names(scene: ir.Scene) -> dict[str, str]:
+    """frame -> MJCF joint name: the configuration variable for the first frame moved by it
+    (MJCF input reads a joint's name as its variable), other frames their own name where free.
+    """
+    out: dict[str, str] = {}
+    leads = {}
+    for f in scene.frames:
+        if f.is_joint and f.variable is not None:
+            leads.setdefault(f.variable, f.name)
+    taken = set(leads)
+    for f in scene.frames:
+        if not f.is_joint:
+            continue
+        if leads.get(f.variable) == f.name:
+            out[f.name] = f.variable
+            continue
+        out[f.name] = ir.unique_name(f.name, taken)
+    return out
 
 
 _SHAPES = {

@@ -282,12 +282,7 @@ def entity_names(scene: ir.Scene) -> dict[str, tuple[str, str]]:
     taken = {f.name for f in scene.frames} | {"world", "__model__"}
     out: dict[str, tuple[str, str]] = {}
     for f in scene.frames:
-        joint, k = f"{f.name}_joint", 1
-        while joint in taken:
-            k += 1
-            joint = f"{f.name}_joint{k}"
-        taken.add(joint)
-        out[f.name] = (f.name, joint)
+        out[f.name] = (f.name, ir.unique_name(f"{f.name}_joint", taken, ""))
     return out
 
 

@@ -173,6 +173,8 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH)")
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="xacro input: set $(arg NAME) (repeatable)")
+    p.add_argument("--input-format", choices=("robray", "urdf", "mjcf", "xacro", "json", "board"),
+                   help="read every input as this format, whatever its suffix")
     p.add_argument("--missing-mesh", choices=("error", "drop", "bbox"), default="error",
                    help="what to do with a mesh file that cannot be found (default: error)")
     p.add_argument("-U", "--mesh-up-axis", default="Z", metavar="AXIS",
@@ -302,7 +304,7 @@ def _load_options(args: argparse.Namespace, need_meshes: bool = True):
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
                        xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up,
                        mesh_forward=forward, collada_up=args.collada_up_axis, root=args.root,
-                       need_meshes=need_meshes)
+                       need_meshes=need_meshes, input_format=args.input_format)
 
 
 def _mesh_axis(text: str, flag: str) -> str:

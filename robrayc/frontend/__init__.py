@@ -9,6 +9,7 @@ parents-first with siblings in source order.
 from __future__ import annotations
 
 import importlib
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -26,14 +27,42 @@ LOADERS: dict[str, str] = {
     "": "robrayc.frontend.robray",
     ".board": "robrayc.frontend.cs2_in",
     ".urdf": "robrayc.frontend.urdf",
-    ".xml": "robrayc.frontend.urdf",
+    ".xml": "robrayc.frontend.urdf",  # or MJCF: see XML_ROOTS
     ".json": "robrayc.frontend.json_in",
     ".xacro": "robrayc.frontend.xacro_in",
+    ".mjcf": "robrayc.frontend.mjcf_in",
 }
+# an .xml file's loader by its root element (others: LOADERS[".xml"])
+XML_ROOTS: dict[str, str] = {"mujoco": "robrayc.frontend.mjcf_in"}
+# --input-format NAME -> loader, for files whose suffix does not tell
+INPUT_FORMATS: dict[str, str] = {
+    "robray": "robrayc.frontend.robray", "urdf": "robrayc.frontend.urdf",
+    "mjcf": "robrayc.frontend.mjcf_in", "xacro": "robrayc.frontend.xacro_in",
+    "json": "robrayc.frontend.json_in", "board": "robrayc.frontend.cs2_in",
+}
+_ROOT = re.compile(rb"<(?![?!])([A-Za-z_][\w.:-]*)")
+_SKIPPED = re.compile(rb"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>]*>", re.S)
 
 
-def loader_for(path: Path) -> str | None:
-    return LOADERS.get(path.suffix.lower())
+def loader_for(path: Path, input_format: str | None = None) -> str | None:
+    if input_format is not None:
+        return INPUT_FORMATS[input_format]
+    suffix = path.suffix.lower()
+    if suffix == ".xml":
+        return XML_ROOTS.get(_root_element(path), LOADERS[suffix])
+    return LOADERS.get(suffix)
+
+
+def _root_element(path: Path) -> str:
+    """The name of an XML file's root element, from its first 64 KiB ('' if unreadable:
+    the loader then reports the problem)."""
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(65536)
+    except OSError:
+        return ""
+    m = _ROOT.search(_SKIPPED.sub(b"", head))
+    return m.group(1).decode("ascii", "replace").rsplit(":", 1)[-1] if m else ""
 
 
 def load_scene(paths: list[str], options: LoadOptions | None = None,
@@ -50,7 +79,7 @@ def load_with_context(paths: list[str], ctx: LoadContext) -> ir.Scene:
     partials: list[Partial] = []
     for name in paths:
         path = Path(name)
-        module = loader_for(path)
+        module = loader_for(path, ctx.options.input_format)
         if module is None:
             known = ", ".join(repr(s) for s in LOADERS if s)
             sink.error(f"unrecognized scene file suffix '{path.suffix}'", SourcePos(name),

@@ -27,6 +27,7 @@ class LoadOptions:
     collada_up: str = "honour"  # --collada-up-axis: honour | ignore a COLLADA <up_axis>
     root: str | None = None  # parent of top-level frames (None: the world)
     xacro_args: dict[str, str] = field(default_factory=dict)  # --xacro-arg NAME:=VALUE
+    input_format: str | None = None  # --input-format: every input's loader, whatever its suffix
     # False when nothing will read triangles (--list-frames, --list-vars): mesh files are then
     # neither looked for nor read, so a robot whose meshes are missing still lists.
     need_meshes: bool = True

@@ -31,7 +31,6 @@ is the independent reference in the tests).
 
 from __future__ import annotations
 
-import math
 import os
 import re
 import sys
@@ -43,6 +42,8 @@ from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
+from robrayc.frontend.xmlsource import XmlSource
+from robrayc.frontend.xmlsource import local as _local
 from robrayc.kinematics import qrotate, rpy_to_quat
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
@@ -87,7 +88,7 @@ class _Missing:
     pos: SourcePos
 
 
-class _Loader:
+class _Loader(XmlSource):
     def __init__(self, ctx: LoadContext, file: str, root, text: str) -> None:
         self.ctx = ctx
         self.sink: DiagnosticSink = ctx.sink
@@ -101,59 +102,6 @@ class _Loader:
         self.link_frame: dict[str, str | None] = {}  # link -> frame holding it (None: root)
         self.bodies: dict[str | None, _Body] = {}
         self.extra: list[tuple[ir.Frame, _Body]] = []  # shape frames, in creation order
-
-    # --- positions ---------------------------------------------------------------------------
-    def pos(self, el, attr: str | None = None) -> SourcePos:
-        line = getattr(el, "sourceline", None) or 0
-        if line <= 0 or line > len(self.lines):
-            return SourcePos(self.file, max(line, 0))
-        tag = _local(el.tag)
-        text = self.lines[line - 1]
-        col = text.find("<" + tag)
-        if col < 0:
-            return SourcePos(self.file, line, 1)
-        if attr is not None:  # the attribute may sit on a later line of a long start tag
-            for k in range(line - 1, min(line + 8, len(self.lines))):
-                t = self.lines[k]
-                m = re.search(r"\b" + re.escape(attr) + r"\s*=\s*[\"']", t[col:] if k == line - 1
-                              else t)
-                if m:
-                    start = m.start() + (col if k == line - 1 else 0)
-                    return SourcePos(self.file, k + 1, start + 1, k + 1, start + 1 + len(attr))
-                if ">" in (t[col:] if k == line - 1 else t):
-                    break
-        return SourcePos(self.file, line, col + 1, line, col + 2 + len(tag))
-
-    # --- attribute parsing -----------------------------------------------------------------
-    def floats(self, el, attr: str, n: int, default: tuple[float, ...] | None = None,
-               what: str | None = None) -> tuple[float, ...] | None:
-        text = el.get(attr) if el is not None else None
-        if text is None or (not text.strip() and default is not None):
-            return default
-        parts = text.split()
-        try:
-            values = tuple(float(p) for p in parts)
-        except ValueError:
-            self.sink.error(f"{what or attr}: '{text}' is not a list of numbers",
-                            self.pos(el, attr))
-            return None
-        if len(values) != n:
-            self.sink.error(f"{what or attr} needs {n} numbers, got {len(values)}",
-                            self.pos(el, attr))
-            return None
-        if not all(math.isfinite(v) for v in values):
-            self.sink.error(f"{what or attr}: '{text}' is not finite", self.pos(el, attr))
-            return None
-        return tuple(v + 0.0 for v in values)
-
-    def number(self, el, attr: str, default: float | None = None,
-               required: bool = False) -> float | None:
-        values = self.floats(el, attr, 1, None)
-        if values is None:
-            if el is not None and el.get(attr) is None and required:
-                self.sink.error(f"<{_local(el.tag)}> needs a '{attr}' attribute", self.pos(el))
-            return default
-        return values[0]
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
         o = _child(el, "origin")
@@ -444,13 +392,7 @@ class _Loader:
         return None, name
 
     def _frame_name(self, link: str, kind: str) -> str:
-        base = f"{link}-{kind}"
-        name, k = base, 1
-        while name in self.taken:
-            k += 1
-            name = f"{base}-{k}"
-        self.taken.add(name)
-        return name
+        return ir.unique_name(f"{link}-{kind}", self.taken)
 
     def _place(self, link: str, kind: str, q: ir.Quat, v: ir.Vec3, own: bool,
                pos: SourcePos) -> str | None:
@@ -662,10 +604,6 @@ def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
 
     rot = np.asarray(quat_to_matrix(q))
     return pts @ rot.T + np.asarray(v)
-
-
-def _local(tag) -> str:
-    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
 def _child(el, name: str):

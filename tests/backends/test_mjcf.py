@@ -40,8 +40,8 @@ def body_id(model, name: str) -> int:
 def pose_at(model, data, scene: ir.Scene, cfg: dict[str, float]) -> None:
     """Every MuJoCo joint at the value of its frame's configuration variable; kinematics."""
     for j in range(model.njnt):
-        name = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j)
-        data.qpos[model.jnt_qposadr[j]] = cfg[scene.frame(name).variable]
+        body = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, model.jnt_bodyid[j])
+        data.qpos[model.jnt_qposadr[j]] = cfg[scene.frame(body).variable]
     mujoco.mj_kinematics(model, data)
 
 
@@ -123,7 +123,7 @@ def test_corpus_robot_loads_in_mujoco_with_the_same_kinematics(robot, tmp_path):
         want = ref.get_transform(frame_to=j.child, frame_from=ref.base_link)
         np.testing.assert_allclose(body_matrix(data, body_id(model, name)), want, atol=1e-9)
         if j.type in ("revolute", "prismatic") and j.mimic is None:
-            jid = mujoco.mj_name2id(model, mujoco.mjtObj.mjOBJ_JOINT, name)
+            jid = model.body_jntadr[body_id(model, name)]
             assert model.jnt_limited[jid]
             assert tuple(model.jnt_range[jid]) == (j.limit.lower or 0.0, j.limit.upper or 0.0)
 

@@ -1,0 +1,444 @@
+"""MJCF (MuJoCo) input: `.mjcf`, an `.xml` whose root is `<mujoco>`, or `--input-format mjcf`.
+
+- Bodies become frames named after them (an unnamed body `body-N`), placed by pos and
+  quat / axisangle / euler / xyaxes / zaxis (`<compiler angle eulerseq>` honoured; angles are
+  degrees unless `angle="radian"`, as MuJoCo). A body with one hinge or slide joint at its
+  origin is one frame: revolute or prismatic, the joint's axis, `ref` as -offset, `range` as
+  position limits (with `limited`, or autolimits), `actuatorfrcrange` as effort limits; the
+  configuration variable is the joint's name. A joint elsewhere, or several joints, make a
+  chain: a frame per joint (named after it) and the body's frame fixed below the last one.
+  Free and ball joints (no amino equivalent) are errors.
+- `<equality><joint joint1 joint2 polycoef="c 1 0 0 0">` with c matching the offsets ties
+  joint1 to joint2's variable (what robrayc's MJCF export writes for a shared variable).
+- Geoms: box, sphere, cylinder and capsule (a cylinder and two spheres: exact), mesh assets
+  (file under meshdir/assetdir, scale); `fromto` for capsule, cylinder and box. A geom away
+  from its body's origin gets a fixed frame (its name, else BODY-geom-N). Colour: rgba, else
+  the material's, else MuJoCo's grey. contype = conaffinity = 0 is visual-only, group 3
+  collision-only (MuJoCo Menagerie's convention, and robrayc's export), else both.
+- `<inertial>` (mass, diaginertia or fullinertia) on the body, or on `BODY-inertial` when
+  away from the body origin. Sites become fixed frames. `<contact><exclude>` pairs are
+  allowed collisions. `<include file>` and `<default>` classes (childclass, class) work as
+  in MuJoCo.
+- Everything else (ellipsoids, planes, actuators, sensors, physics attributes, ...) is a
+  located warning, once per kind: read MuJoCo's simulation settings with MuJoCo.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from robrayc import ir
+from robrayc.diagnostics import SourcePos
+from robrayc.frontend.common import LoadContext, Partial, PendingFrame
+from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
+from robrayc.frontend.mjcf_geom import GeomReader
+from robrayc.frontend.xmlsource import XmlSource, local
+from robrayc.kinematics import axis_angle_quat, compose, matrix_to_quat, qmul
+
+MAX_INCLUDE_DEPTH = 32
+
+# attributes read here; others on these elements are reported once each
+READ = {
+    "body": {"name", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "childclass"},
+    "joint": {"name", "type", "axis", "pos", "range", "limited", "ref", "actuatorfrcrange",
+              "actuatorfrclimited", "class"},
+    "geom": {"name", "type", "size", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis",
+             "fromto", "rgba", "material", "mesh", "contype", "conaffinity", "group", "class"},
+    "site": {"name", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "class", "type",
+             "size", "rgba", "group"},
+    "inertial": {"pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mass",
+                 "diaginertia", "fullinertia"},
+    "mesh": {"name", "file", "scale", "class"},
+    "material": {"name", "rgba", "class"},
+    "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom",
+                 "boundmass", "boundinertia", "balanceinertia"},
+}
+
+
+@dataclass
+class _Defaults:
+    """A default class: attributes per element type, inherited from its parent class."""
+
+    attrs: dict[str, dict[str, str]] = field(default_factory=dict)
+
+    def child(self) -> _Defaults:
+        return _Defaults({k: dict(v) for k, v in self.attrs.items()})
+
+
+class _Loader(XmlSource, GeomReader):
+    def __init__(self, ctx: LoadContext, file: str, root, text: str) -> None:
+        self.ctx = ctx
+        self.sink = ctx.sink
+        self.file = file
+        self.lines = text.splitlines()
+        self.root = root
+        self.dir = Path(file).parent
+        self.partial = Partial()
+        self.radian = False
+        self.eulerseq = "xyz"
+        self.autolimits = True
+        self.meshdir = self.dir
+        self.classes: dict[str, _Defaults] = {"main": _Defaults()}
+        self.meshes: dict[str, tuple[str, ir.Vec3, object]] = {}
+        self.materials: dict[str, tuple[float, ...]] = {}
+        self.joints: dict[str, ir.Frame] = {}  # joint name -> its frame (for equalities)
+        self.taken: set[str] = set()
+        self.reported: set[str] = set()
+        self.counter = 0
+        self.included: dict[object, tuple[str, list[str]]] = {}  # element -> its file
+
+    def pos(self, el, attr: str | None = None) -> SourcePos:
+        """Positions of included elements are in their own file."""
+        node = el
+        while node is not None and node not in self.included:
+            node = node.getparent()
+        if node is None:
+            return super().pos(el, attr)
+        saved = self.file, self.lines
+        self.file, self.lines = self.included[node]
+        try:
+            return super().pos(el, attr)
+        finally:
+            self.file, self.lines = saved
+
+    def expand_includes(self, el, depth: int = 0, chain: tuple[str, ...] = ()) -> None:
+        """Replace each <include file> by the children of that file's <mujoco> root."""
+        from robrayc.frontend.urdf import parse_xml
+
+        for child in list(el):
+            if not isinstance(child.tag, str):
+                continue
+            if local(child.tag) != "include":
+                self.expand_includes(child, depth, chain)
+                continue
+            at = self.pos(child, "file")
+            path = self.dir / (child.get("file") or "")
+            if str(path) in chain or depth >= MAX_INCLUDE_DEPTH:
+                self.sink.error(f"include cycle or nesting too deep at '{path}'", at)
+                el.remove(child)
+                continue
+            data = self.ctx.read_source(path, at)
+            root = None if data is None else parse_xml(data, str(path), self.sink, "MJCF")
+            if root is not None and local(root.tag) != "mujoco":
+                self.sink.error(f"included file '{path}' has root <{local(root.tag)}>, "
+                                "not <mujoco>", at)
+                root = None
+            index = el.index(child)
+            el.remove(child)
+            if root is None:
+                continue
+            text = data.decode("utf-8", "replace")
+            self.ctx.sources.add(str(path), text)
+            for k, part in enumerate(list(root)):
+                self.included[part] = (str(path), text.splitlines())
+                el.insert(index + k, part)
+                self.expand_includes(part, depth + 1, chain + (str(path),))
+
+    # --- reporting --------------------------------------------------------------------------
+    def ignore(self, what: str, el) -> None:
+        if what not in self.reported:
+            self.reported.add(what)
+            self.sink.warning(f"MJCF {what} is not read by robrayc; ignored", self.pos(el),
+                              name="format-loss")
+
+    def check_attrs(self, el, kind: str) -> None:
+        for attr in el.attrib:
+            if attr not in READ[kind]:
+                self.ignore(f"<{kind} {attr}>", el)
+
+    # --- the document -----------------------------------------------------------------------
+    def run(self) -> Partial:
+        if local(self.root.tag) != "mujoco":
+            self.sink.error(f"not an MJCF file: the root element is <{local(self.root.tag)}>, "
+                            "not <mujoco>", self.pos(self.root))
+            return self.partial
+        self.expand_includes(self.root, chain=(self.file,))
+        sections = list(self.root)
+        for el in sections:
+            if local(el.tag) == "compiler":
+                self.compiler(el)
+        for el in sections:
+            tag = local(el.tag)
+            if tag == "default":
+                self.defaults(el, self.classes["main"], "main")
+            elif tag == "asset":
+                self.assets(el)
+        for el in sections:
+            tag = local(el.tag)
+            if tag == "worldbody":
+                self.children(el, None, "main")
+            elif tag == "contact":
+                self.contact(el)
+            elif tag not in ("compiler", "default", "asset", "equality", "option", "size",
+                             "visual", "statistic"):
+                self.ignore(f"<{tag}>", el)
+            elif tag in ("option", "size", "visual", "statistic"):
+                self.ignore(f"<{tag}> (simulation settings)", el)
+        for el in sections:
+            if local(el.tag) == "equality":
+                self.equality(el)
+        return self.partial
+
+    def compiler(self, el) -> None:
+        self.check_attrs(el, "compiler")
+        angle = el.get("angle", "degree")
+        if angle not in ("degree", "radian"):
+            self.sink.error(f"compiler angle '{angle}': expected degree or radian",
+                            self.pos(el, "angle"))
+        self.radian = angle == "radian"
+        self.eulerseq = el.get("eulerseq", self.eulerseq)
+        if len(self.eulerseq) != 3 or not set(self.eulerseq) <= set("xyzXYZ"):
+            self.sink.error(f"compiler eulerseq '{self.eulerseq}': three of x, y, z, X, Y, Z",
+                            self.pos(el, "eulerseq"))
+            self.eulerseq = "xyz"
+        self.autolimits = el.get("autolimits", "true") == "true"
+        base = el.get("meshdir") or el.get("assetdir")
+        if base:
+            self.meshdir = self.dir / base
+
+    def defaults(self, el, inherited: _Defaults, name: str) -> None:
+        own = inherited.child()
+        self.classes[name] = own
+        for child in el:
+            tag = local(child.tag)
+            if tag == "default":
+                cls = child.get("class")
+                if cls is None:
+                    self.sink.error("nested <default> needs a class", self.pos(child))
+                    continue
+                self.defaults(child, own, cls)
+            else:
+                own.attrs.setdefault(tag, {}).update(child.attrib)
+
+    def attrs(self, el, cls: str) -> dict[str, str]:
+        """The element's attributes over its class defaults (class, else the childclass)."""
+        name = el.get("class", cls)
+        defaults = self.classes.get(name)
+        if defaults is None:
+            self.sink.error(f"unknown default class '{name}'", self.pos(el, "class"))
+            defaults = self.classes["main"]
+        out = dict(defaults.attrs.get(local(el.tag), {}))
+        out.update(el.attrib)
+        return out
+
+    def assets(self, el) -> None:
+        for child in el:
+            tag = local(child.tag)
+            attrs = self.attrs(child, "main")
+            if tag == "mesh":
+                self.check_attrs(child, "mesh")
+                file = attrs.get("file")
+                if file is None:
+                    self.ignore("<mesh> without a file (vertex lists)", child)
+                    continue
+                name = attrs.get("name") or Path(file).stem
+                scale = self.numbers(child, "scale", text=attrs.get("scale", "1 1 1"))
+                self.meshes[name] = (file, tuple(scale or (1.0, 1.0, 1.0)), child)
+            elif tag == "material":
+                self.check_attrs(child, "material")
+                if "rgba" in attrs:
+                    rgba = self.numbers(child, "rgba", text=attrs["rgba"])
+                    if rgba is not None and len(rgba) == 4 and "name" in attrs:
+                        self.materials[attrs["name"]] = rgba
+            else:
+                self.ignore(f"<{tag}> asset", child)
+
+    # --- poses ------------------------------------------------------------------------------
+    def angle(self, value: float) -> float:
+        return value if self.radian else math.radians(value)
+
+    def orientation(self, el, attrs: dict[str, str]) -> ir.Quat:
+        if "quat" in attrs:
+            q = self.numbers(el, "quat", text=attrs["quat"])
+            if q is None or len(q) != 4 or not any(q):
+                self.sink.error("quat needs 4 numbers, not all zero", self.pos(el, "quat"))
+                return ir.IDENTITY_Q
+            return stable_unit_quaternion((q[1], q[2], q[3], q[0]))
+        if "axisangle" in attrs:
+            a = self.numbers(el, "axisangle", text=attrs["axisangle"]) or (0, 0, 1, 0)
+            n = math.sqrt(sum(c * c for c in a[:3])) or 1.0
+            return stable_unit_quaternion(axis_angle_quat(
+                tuple(c / n for c in a[:3]), self.angle(a[3])))
+        if "euler" in attrs:
+            return self.euler(self.numbers(el, "euler", text=attrs["euler"]) or (0, 0, 0))
+        if "xyaxes" in attrs or "zaxis" in attrs:
+            return self.axes(el, attrs)
+        return ir.IDENTITY_Q
+
+    def euler(self, angles) -> ir.Quat:
+        """MuJoCo's eulerseq: lowercase axes rotate with the frame, uppercase are fixed."""
+        q = ir.IDENTITY_Q
+        for letter, a in zip(self.eulerseq, angles, strict=True):
+            axis = {"x": (1.0, 0.0, 0.0), "y": (0.0, 1.0, 0.0), "z": (0.0, 0.0, 1.0)}[
+                letter.lower()]
+            r = axis_angle_quat(axis, self.angle(a))
+            q = qmul(q, r) if letter.islower() else qmul(r, q)
+        return stable_unit_quaternion(q)
+
+    def axes(self, el, attrs: dict[str, str]) -> ir.Quat:
+        import numpy as np
+
+        if "xyaxes" in attrs:
+            v = np.array(self.numbers(el, "xyaxes", text=attrs["xyaxes"]) or (1, 0, 0, 0, 1, 0))
+            x = v[:3] / np.linalg.norm(v[:3])
+            y = v[3:] - x * (x @ v[3:])
+            y /= np.linalg.norm(y)
+            m = np.column_stack([x, y, np.cross(x, y)])
+        else:
+            z = np.array(self.numbers(el, "zaxis", text=attrs["zaxis"]) or (0, 0, 1), float)
+            z /= np.linalg.norm(z)
+            # MuJoCo: the minimal rotation taking +Z to the given axis
+            return _minimal_rotation(tuple(z))
+        return stable_unit_quaternion(matrix_to_quat(m.tolist()))
+
+    def placement(self, el, attrs: dict[str, str]) -> tuple[ir.Quat, ir.Vec3]:
+        v = self.numbers(el, "pos", text=attrs.get("pos", "0 0 0")) or ir.ZERO_V
+        if len(v) != 3:
+            self.sink.error("pos needs 3 numbers", self.pos(el, "pos"))
+            v = ir.ZERO_V
+        return self.orientation(el, attrs), tuple(v)
+
+    # --- bodies -----------------------------------------------------------------------------
+    def unique(self, name: str | None, fallback: str) -> str:
+        if name is None:
+            self.counter += 1
+            name = f"{fallback}-{self.counter}"
+        return ir.unique_name(name, self.taken)
+
+    def add(self, frame: ir.Frame) -> None:
+        self.partial.frames.append(PendingFrame(frame))
+
+    def children(self, el, parent: str | None, cls: str) -> None:
+        """The bodies, geoms, sites of a body (or the worldbody) under frame `parent`."""
+        for child in el:
+            tag = local(child.tag)
+            if tag == "body":
+                self.body(child, parent, cls)
+            elif tag == "geom":
+                self.geom(child, parent, cls)
+            elif tag == "site":
+                self.site(child, parent, cls)
+            elif tag in ("freejoint",) or (tag == "joint" and parent is None):
+                self.sink.error("a free joint has no amino equivalent (frames are fixed to "
+                                "the world or jointed by one hinge or slide)", self.pos(child))
+            elif tag not in ("joint", "inertial"):
+                self.ignore(f"<{tag}> in a body", child)
+
+    def body(self, el, parent: str | None, cls: str) -> None:
+        self.check_attrs(el, "body")
+        attrs = dict(el.attrib)
+        name = self.unique(attrs.get("name"), "body")
+        q, v = self.placement(el, attrs)
+        inner = el.get("childclass", cls)
+        joints = [j for j in el if local(j.tag) == "joint"]
+        parent, q, v, name_used = self.joint_chain(joints, parent, q, v, name, inner)
+        inertial = next((i for i in el if local(i.tag) == "inertial"), None)
+        body_inertial, extra = self.inertial(inertial, name) if inertial is not None else (
+            None, None)
+        if not name_used:
+            self.add(ir.Frame(name=name, parent=parent, translation=v, quaternion=q,
+                              inertial=body_inertial, pos=self.pos(el, "name")))
+        elif body_inertial is not None:
+            self.patch_inertial(name, body_inertial)
+        if extra is not None:
+            self.add(ir.Frame(name=self.unique(f"{name}-inertial", ""), parent=name,
+                              translation=extra[1], quaternion=extra[0],
+                              inertial=extra[2], pos=self.pos(inertial)))
+        self.children(el, name, inner)
+
+    def patch_inertial(self, name: str, inertial: ir.Inertial) -> None:
+        from dataclasses import replace
+
+        last = self.partial.frames[-1]
+        assert last.frame.name == name
+        last.frame = replace(last.frame, inertial=inertial)
+
+    def joint_chain(self, joints: list, parent, q, v, name: str, cls: str):
+        """Frames for the body's joints; returns (parent, q, v, whether the body's frame was
+        made): one joint at the body origin is the body's own frame."""
+        parsed = [self.joint(j, cls) for j in joints]
+        parsed = [p for p in parsed if p is not None]
+        if len(parsed) == 1 and parsed[0][1] == ir.ZERO_V:
+            jname, _, frame = parsed[0]
+            self.add_joint(jname, frame, name=name, parent=parent, q=q, v=v)
+            return parent, q, v, True
+        for jname, jpos, frame in parsed:  # MuJoCo: joints act at their pos, in order
+            fname = self.unique(jname, "joint")
+            qq, vv = compose((q, v), (ir.IDENTITY_Q, jpos))
+            self.add_joint(jname, frame, name=fname, parent=parent, q=qq, v=vv)
+            parent, q, v = fname, ir.IDENTITY_Q, tuple(-c for c in jpos)
+        return parent, q, v, False
+
+    def add_joint(self, jname: str, frame: ir.Frame, *, name, parent, q, v) -> None:
+        from dataclasses import replace
+
+        if name != jname:
+            self.taken.add(jname)
+        full = replace(frame, name=name, parent=parent, quaternion=q, translation=v)
+        self.joints[jname] = full
+        self.add(full)
+
+    def joint(self, el, cls: str):
+        """(name, pos, frame template) of a hinge or slide joint; None after an error."""
+        self.check_attrs(el, "joint")
+        attrs = self.attrs(el, cls)
+        kind = attrs.get("type", "hinge")
+        if kind not in ("hinge", "slide"):
+            self.sink.error(f"a {kind} joint has no amino equivalent (hinge and slide only)",
+                            self.pos(el, "type"))
+            return None
+        self.counter += 1
+        jname = attrs.get("name") or f"joint-{self.counter}"
+        at = self.pos(el, "name")
+        axis = checked_axis(tuple(self.numbers(el, "axis", text=attrs.get("axis", "0 0 1"))
+                                  or (0.0, 0.0, 1.0)), f"joint '{jname}'",
+                            lambda m, h=None: self.sink.error(m, at, h),
+                            lambda m, h=None: self.sink.warning(m, at, h, name="unnormalized"),
+                            normalise=True) or (0.0, 0.0, 1.0)
+        scale = self.angle if kind == "hinge" else float
+        limits = ir.NO_LIMITS
+        rng = attrs.get("range")
+        limited = attrs.get("limited", "auto")
+        if rng is not None and (limited == "true" or (limited == "auto" and self.autolimits)):
+            lo, hi = (self.numbers(el, "range", text=rng) or (0.0, 0.0))[:2]
+            limits = ir.Limits(position=(scale(lo), scale(hi)))
+        if "actuatorfrcrange" in attrs and attrs.get("actuatorfrclimited", "auto") != "false":
+            effort = self.numbers(el, "actuatorfrcrange", text=attrs["actuatorfrcrange"])
+            if effort is not None and len(effort) == 2:
+                limits = ir.Limits(position=limits.position, effort=tuple(effort))
+        jpos = tuple(self.numbers(el, "pos", text=attrs.get("pos", "0 0 0")) or ir.ZERO_V)
+        ref = scale(float(attrs.get("ref", "0")))
+        frame = ir.Frame(name=jname, kind="revolute" if kind == "hinge" else "prismatic",
+                         axis=axis, offset=-ref + 0.0, variable=jname, limits=limits, pos=at)
+        return jname, jpos, frame
+
+
+def _minimal_rotation(z: ir.Vec3) -> ir.Quat:
+    """The shortest rotation taking +Z onto unit vector z (MuJoCo's zaxis)."""
+    c = z[2]
+    axis = (-z[1], z[0], 0.0)
+    s = math.hypot(axis[0], axis[1])
+    if s < 1e-15:
+        return ir.IDENTITY_Q if c > 0 else (1.0, 0.0, 0.0, 0.0)
+    return stable_unit_quaternion(axis_angle_quat((axis[0] / s, axis[1] / s, 0.0),
+                                                  math.atan2(s, c)))
+
+
+def load(path: Path, ctx: LoadContext) -> Partial:
+    """Load one MJCF file."""
+    from robrayc.frontend.urdf import parse_xml, resolve_input
+
+    real = resolve_input(path, ctx)
+    if real is None:
+        return Partial()
+    data = ctx.read_source(real)
+    if data is None:
+        return Partial()
+    text = data.decode("utf-8", "replace")
+    ctx.sources.add(str(real), text)
+    root = parse_xml(data, str(real), ctx.sink, "MJCF")
+    if root is None:
+        return Partial()
+    return _Loader(ctx, str(real), root, text).run()

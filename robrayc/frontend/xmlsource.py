@@ -1,0 +1,81 @@
+"""Reading attributes of a parsed XML description (URDF, MJCF) with source positions: every
+problem is an error at the element or attribute that holds it."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from robrayc.diagnostics import DiagnosticSink, SourcePos
+
+
+def local(tag) -> str:
+    """An element's name without its namespace."""
+    return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+class XmlSource:
+    """Positions and numbers of one XML file; subclasses set ctx, sink, file and lines."""
+
+    sink: DiagnosticSink
+    file: str
+    lines: list[str]
+
+    def pos(self, el, attr: str | None = None) -> SourcePos:
+        line = getattr(el, "sourceline", None) or 0
+        if line <= 0 or line > len(self.lines):
+            return SourcePos(self.file, max(line, 0))
+        tag = local(el.tag)
+        text = self.lines[line - 1]
+        col = text.find("<" + tag)
+        if col < 0:
+            return SourcePos(self.file, line, 1)
+        if attr is not None:  # the attribute may sit on a later line of a long start tag
+            for k in range(line - 1, min(line + 8, len(self.lines))):
+                t = self.lines[k]
+                m = re.search(r"\b" + re.escape(attr) + r"\s*=\s*[\"']", t[col:] if k == line - 1
+                              else t)
+                if m:
+                    start = m.start() + (col if k == line - 1 else 0)
+                    return SourcePos(self.file, k + 1, start + 1, k + 1, start + 1 + len(attr))
+                if ">" in (t[col:] if k == line - 1 else t):
+                    break
+        return SourcePos(self.file, line, col + 1, line, col + 2 + len(tag))
+
+    def numbers(self, el, attr: str, what: str | None = None,
+                text: str | None = None) -> tuple[float, ...] | None:
+        """The numbers of an attribute (any count), or None after an error."""
+        text = el.get(attr) if text is None else text
+        try:
+            values = tuple(float(p) for p in text.split())
+        except ValueError:
+            self.sink.error(f"{what or attr}: '{text}' is not a list of numbers",
+                            self.pos(el, attr))
+            return None
+        if not all(math.isfinite(v) for v in values):
+            self.sink.error(f"{what or attr}: '{text}' is not finite", self.pos(el, attr))
+            return None
+        return tuple(v + 0.0 for v in values)
+
+    def floats(self, el, attr: str, n: int, default: tuple[float, ...] | None = None,
+               what: str | None = None) -> tuple[float, ...] | None:
+        text = el.get(attr) if el is not None else None
+        if text is None or (not text.strip() and default is not None):
+            return default
+        values = self.numbers(el, attr, what, text)
+        if values is None:
+            return None
+        if len(values) != n:
+            self.sink.error(f"{what or attr} needs {n} numbers, got {len(values)}",
+                            self.pos(el, attr))
+            return None
+        return values
+
+    def number(self, el, attr: str, default: float | None = None,
+               required: bool = False) -> float | None:
+        values = self.floats(el, attr, 1, None)
+        if values is None:
+            if el is not None and el.get(attr) is None and required:
+                self.sink.error(f"<{local(el.tag)}> needs a '{attr}' attribute", self.pos(el))
+            return default
+        return values[0]
