@@ -193,13 +193,13 @@ def _sphere(shape: ir.Sphere, sink: DiagnosticSink, g: ir.Geometry):
 
 
 def _cylinder(shape: ir.Cylinder, sink: DiagnosticSink, g: ir.Geometry):
-    from robrayc.analysis.projection import frustum_mesh
+    from robrayc.analysis.footprints import frustum_mesh
 
     return frustum_mesh(shape.height, shape.radius, shape.radius, ROUND_SEGMENTS)
 
 
 def _cone(shape: ir.Cone, sink: DiagnosticSink, g: ir.Geometry):
-    from robrayc.analysis.projection import frustum_mesh
+    from robrayc.analysis.footprints import frustum_mesh
 
     return frustum_mesh(shape.height, shape.start_radius, shape.end_radius, ROUND_SEGMENTS)
 
@@ -273,7 +273,7 @@ def world_points(posed: list[Posed], sink: DiagnosticSink):
     """Points whose hull holds every drawn solid, in world coordinates ((n, 3) array)."""
     import numpy as np
 
-    from robrayc.analysis.projection import solid_points
+    from robrayc.analysis.footprints import solid_points
 
     chunks = []
     for p in posed:

@@ -31,19 +31,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
+from robrayc.analysis.footprints import frustum_mesh, solid_points, world_transform
 from robrayc.analysis.projection import (
     OBSTACLE_ROLES,
     ProjectionOptions,
     Robot,
     comment_text,
     fmt,
-    frustum_mesh,
     no_robot_help,
     options_from,
     project_for,
-    solid_points,
     source_names,
-    world_transform,
 )
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
