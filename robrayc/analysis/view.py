@@ -269,18 +269,33 @@ class Camera:
     height: int
 
 
-def world_points(posed: list[Posed], sink: DiagnosticSink):
-    """Points whose hull holds every drawn solid, in world coordinates ((n, 3) array)."""
+FRAMING_POINTS = 2000  # per mesh: enough to frame it, few enough to frame a robot at once
+
+
+def _framing_points(g: ir.Geometry, sink: DiagnosticSink):
+    """Points of a solid in its frame for framing the camera: a mesh's vertices thinned to
+    about FRAMING_POINTS (its extreme vertices along each axis always kept), the exact
+    hull points of the other shapes."""
     import numpy as np
 
     from robrayc.analysis.footprints import solid_points
 
+    if isinstance(g.shape, ir.Grid):  # amino draws grids to +-dimension
+        return triangles(g, sink)[0]
+    pts = solid_points(g, sink, 16)
+    if isinstance(g.shape, ir.Mesh) and len(pts) > FRAMING_POINTS:
+        extremes = np.concatenate([pts.argmin(axis=0), pts.argmax(axis=0)])
+        pts = np.vstack([pts[:: -(-len(pts) // FRAMING_POINTS)], pts[extremes]])
+    return pts
+
+
+def world_points(posed: list[Posed], sink: DiagnosticSink):
+    """Points whose hull holds (meshes: nearly) every drawn solid, in world coordinates."""
+    import numpy as np
+
     chunks = []
     for p in posed:
-        if isinstance(p.geometry.shape, ir.Grid):  # amino draws grids to +-dimension
-            pts = triangles(p.geometry, sink)[0]
-        else:
-            pts = solid_points(p.geometry, sink, 16)
+        pts = _framing_points(p.geometry, sink)
         if len(pts):
             w = np.asarray(p.world)
             chunks.append(pts @ w[:3, :3].T + w[:3, 3])
