@@ -14,8 +14,12 @@ def terminal_bar(total: int, desc: str, unit: str) -> Callable[[int], None]:
         return lambda n: None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY, file=sys.stderr)
+    return bar_updater(tqdm(total=total, desc=desc, unit=unit, leave=False, delay=DELAY,
+                            file=sys.stderr))
 
+
+def bar_updater(bar) -> Callable[[int], None]:
+    """update(n) for a tqdm bar: advance by n, never past its total; n < 0 closes it."""
     def update(n: int) -> None:
         if n < 0:
             bar.close()

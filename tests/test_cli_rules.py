@@ -62,7 +62,7 @@ def test_documented_signed_axes(scene: Path) -> None:
     for argv in (["-U", "Y", "-F", "-Z"], ["-U", "Y", "-F-Z"], ["--mesh-up-axis", "+Y",
                                                                  "--mesh-forward-axis", "-z"]):
         opts = _load_options(build_parser().parse_args([str(scene), *argv]))
-        assert opts.mesh_up.lstrip("+") == "Y" and opts.mesh_forward == "-Z", argv
+        assert (opts.mesh_up, opts.mesh_forward) == ("Y", "-Z"), argv
 
 
 def test_signed_axes_turn_meshes(tmp_path: Path) -> None:
@@ -85,7 +85,7 @@ def test_signed_axes_turn_meshes(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("argv, message", [
-    (["-U", "W"], "-U 'W': not an axis"),
+    (["-U", "W"], "-U/-F: 'W' is not an axis"),
     (["-U", "Y", "-F", "-Y"], "are parallel"),
 ])
 def test_bad_axes_are_usage_errors(scene: Path, argv, message, capsys) -> None:

@@ -265,14 +265,10 @@ def _progress_bar(total: int, progress) -> Callable[[int], None] | None:
         return None
     from tqdm import tqdm
 
-    bar = tqdm(total=total, unit="samples", desc="allowed collisions", leave=False)
+    from robrayc.progress import bar_updater
 
-    def update(n: int) -> None:
-        if n < 0:
-            bar.close()
-        else:
-            bar.update(min(n, max(bar.total - bar.n, 0)))
-    return update
+    return bar_updater(tqdm(total=total, unit="samples", desc="allowed collisions",
+                            leave=False))
 
 
 # --- output ---------------------------------------------------------------------------------

@@ -290,11 +290,10 @@ def _load_options(args: argparse.Namespace, need_meshes: bool = True):
         if not sep or not name:
             raise UsageError(f"--package-path expects NAME=DIR, got {item!r}")
         packages[name] = folder
-    up, forward = _mesh_axis(args.mesh_up_axis, "-U"), _mesh_axis(args.mesh_forward_axis, "-F")
-    if up[-1] == forward[-1]:
-        raise UsageError(f"mesh up axis '{up}' (-U) and forward axis '{forward}' (-F) are "
-                         "parallel")
-    up, forward = check_axes(up, forward)  # canonical spelling: "Y", "-Z"
+    try:  # canonical spelling: "Y", "-Z"
+        up, forward = check_axes(args.mesh_up_axis.strip(), args.mesh_forward_axis.strip())
+    except ValueError as exc:
+        raise UsageError(f"-U/-F: {exc}") from None
     xacro_args = {}
     for item in args.xacro_arg:
         name, sep, value = item.partition(":=")
@@ -305,13 +304,6 @@ def _load_options(args: argparse.Namespace, need_meshes: bool = True):
                        xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up,
                        mesh_forward=forward, collada_up=args.collada_up_axis, root=args.root,
                        need_meshes=need_meshes, input_format=args.input_format)
-
-
-def _mesh_axis(text: str, flag: str) -> str:
-    axis = text.strip().upper()
-    if not re.fullmatch(r"[+-]?[XYZ]", axis):
-        raise UsageError(f"{flag} {text!r}: not an axis (X, Y or Z, optionally signed: {flag} -Z)")
-    return axis
 
 
 def discarded(path: Path | None) -> bool:

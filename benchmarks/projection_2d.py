@@ -1,0 +1,89 @@
+"""A UR5-sized robot (the corpus UR5: 7 links, visual COLLADA meshes of up to 29k triangles and
+STL collision meshes) projected to every 2D format: whole-command medians of the installed
+`robrayc`, against the goal of 1 s (issue 15.3), and the in-process projection time with the
+mesh shadow algorithm against shapely's union of every triangle (the previous method).
+
+    python benchmarks/projection_2d.py [--repeat 5] [--robrayc PATH]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from tests.corpus import URDF_CORPUS, ros_package_path  # noqa: E402
+
+UR5 = URDF_CORPUS / "ros-industrial+universal_robot" / "ur_description" / "urdf" / "ur5_robot.urdf"
+# format -> extra options (pySimiam needs a robot: the whole arm stands in for one)
+FORMATS = {"svg": [], "cs2": [], "cajunbot": [], "simmer": [],
+           "pysimiam": ["--robot-frame", "world_joint"]}
+GOAL = 1.0
+
+
+def whole_command(robrayc: str, fmt: str, extra: list[str], repeat: int, tmp: Path) -> float:
+    out = tmp / f"ur5.{fmt}"
+    args = [robrayc, str(UR5), "--format", fmt, "-o", str(out), "-q", *extra]
+    times = []
+    for _ in range(repeat):
+        t = time.perf_counter()
+        subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
+        times.append(time.perf_counter() - t)
+    return statistics.median(times)
+
+
+def in_process(repeat: int) -> tuple[float, float]:
+    """Median projection time (meshes already read) with the shadow algorithm, then with a
+    union of every triangle."""
+    import shapely
+
+    from robrayc.analysis import projection, shadow
+    from robrayc.diagnostics import DiagnosticSink
+    from robrayc.frontend import load_scene
+
+    scene = load_scene([str(UR5)])
+    opts = projection.ProjectionOptions()
+    projection.project_scene(scene, opts, DiagnosticSink())  # read and cache the meshes
+
+    def timed() -> float:
+        t = time.perf_counter()
+        projection.project_scene(scene, opts, DiagnosticSink())
+        return time.perf_counter() - t
+
+    new = statistics.median(timed() for _ in range(repeat))
+    saved = shadow.triangles_union
+    shadow.triangles_union = lambda tris: shapely.union_all(shapely.polygons(tris))
+    try:
+        old = statistics.median(timed() for _ in range(max(1, repeat // 2)))
+    finally:
+        shadow.triangles_union = saved
+    return new, old
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--robrayc", default=shutil.which("robrayc") or "robrayc")
+    args = p.parse_args()
+    os.environ.setdefault("ROS_PACKAGE_PATH", ros_package_path())
+    with tempfile.TemporaryDirectory() as tmp:
+        print(f"UR5 to each 2D format, whole command, median of {args.repeat} (goal {GOAL} s):")
+        for fmt, extra in FORMATS.items():
+            t = whole_command(args.robrayc, fmt, extra, args.repeat, Path(tmp))
+            print(f"  {fmt:9} {t:6.3f} s  {'ok' if t <= GOAL else 'over'}")
+    new, old = in_process(args.repeat)
+    print(f"projection in process: shadow {new:.3f} s, union of every triangle {old:.3f} s, "
+          f"ratio {new / old:.2f}")
+
+
+if __name__ == "__main__":
+    main()
