@@ -58,6 +58,8 @@ WARNINGS: dict[str, str] = {
     "unknown-warning-option": "a -W option naming no warning",
     "empty-scene": "a scene file without statements (an empty scene)",
     "xml-declaration": "an XML declaration libxml2 refuses (ignored, as urdfdom does)",
+    "exact-checker": "the compiled collision checker is unavailable (no working C compiler): "
+                     "the exact one is used",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

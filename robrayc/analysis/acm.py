@@ -47,6 +47,13 @@ class PairVerdict:
     detail: str = ""  # why, in words (adjacency path, collision share)
     collisions: int = 0  # samples in which the pair collided
     in_scene: bool = False  # already an allow_collision pair of the scene
+    checked: int = 0  # samples the pair was checked in (sampling stops once it is 'sometimes')
+
+    @property
+    def bound(self) -> float | None:
+        """For a pair never seen colliding in n samples: the rule-of-three bound on its
+        collision probability, 3/n (95 % confidence); None otherwise."""
+        return 3.0 / self.checked if self.collisions == 0 and self.checked else None
 
 
 @dataclass(frozen=True)
@@ -141,7 +148,8 @@ def default_configuration(scene: ir.Scene) -> np.ndarray:
 _WORKER: tuple[int, object] | None = None  # (token, checker) of this process
 
 
-def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]]) -> None:
+def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]],
+                 backend: str) -> None:
     global _WORKER
     import signal
 
@@ -153,20 +161,29 @@ def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]]) -> N
         return  # forked from the parent, which built it already
     from robrayc.analysis.collision import CollisionChecker
 
-    _WORKER = (token, CollisionChecker(scene, use_allowed=False, frame_pairs=pairs))
+    _WORKER = (token, CollisionChecker(scene, use_allowed=False, frame_pairs=pairs,
+                                       backend=backend))
 
 
-def _count(configs: np.ndarray) -> np.ndarray:
+def _count(job: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
+    """Collisions per frame pair over a batch, asking only about the active pairs."""
+    configs, active = job
     checker = _WORKER[1]  # type: ignore[index]
+    checker.restrict(active)  # type: ignore[attr-defined]
     return checker.collision_matrix(configs).sum(axis=0)  # type: ignore[attr-defined]
 
 
-def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]]):
+def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]], backend: str):
     import multiprocessing
 
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
-    return ctx.Pool(jobs, initializer=_init_worker, initargs=(token, scene, pairs))
+    return ctx.Pool(jobs, initializer=_init_worker, initargs=(token, scene, pairs, backend))
+
+
+# Batches handed out between two updates of the settled pairs: fixed (not the number of
+# workers), so that the result does not depend on --jobs.
+WAVE = 8
 
 
 # --- generation -----------------------------------------------------------------------------
@@ -177,9 +194,10 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
              progress: bool | Callable[[int], None] = False,
              sink: DiagnosticSink | None = None,
              adjacency: Callable[[ir.Scene, set[str]], dict[tuple[str, str], str]]
-             = adjacent_pairs) -> AcmResult:
+             = adjacent_pairs, backend: str = "auto") -> AcmResult:
     """Classify every pair of collision frames (see the module docstring). `adjacency`
-    gives the adjacent pairs (robrayc.srdf passes MoveIt's rule, on robot links)."""
+    gives the adjacent pairs (robrayc.srdf passes MoveIt's rule, on robot links). `backend`:
+    the collision checker's ("auto": the compiled one when a C compiler works)."""
     from robrayc.analysis.collision import CollisionChecker
 
     global _WORKER
@@ -201,60 +219,115 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
             verdict.setdefault((a, b), ("never", "fixed to each other, apart", 0))
     rest = [p for p in all_pairs if p not in verdict]
 
-    total = 0
     counts = np.zeros(len(rest), dtype=np.int64)
+    checked = np.zeros(len(rest), dtype=np.int64)
+    total = 0
     if rest and samples > 0:
-        checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest)
+        checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest,
+                                   backend=backend)
+        if checker.note:
+            sink.warning(checker.note, name="exact-checker")
         order = {tuple(sorted(p)): k for k, p in enumerate(checker.frame_pairs)}
         cols = np.array([order[p] for p in rest])
-        token = id(checker) ^ os.getpid()
-        _WORKER = (token, checker)
-        jobs = max(1, min(jobs or os.cpu_count() or 1, math.ceil(samples / batch)))
-        bar = _progress_bar(samples, progress)
-        configs = sample_configs(scene, 2 * samples, seed)
-        batches = [configs[i:min(i + batch, samples)] for i in range(0, samples, batch)]
-        first = len(batches)
-        batches += [configs[i:i + batch] for i in range(samples, len(configs), batch)]
-        always_prev: frozenset | None = None
-        pool = _pool(jobs, token, scene, rest) if jobs > 1 else None
+        _WORKER = (id(checker) ^ os.getpid(), checker)
         try:
-            # The samples asked for, then (rarely) more, batch by batch, until "always" settles.
-            for phase in (batches[:first], batches[first:]):
-                results = pool.imap(_count, phase) if pool else map(_count, phase)
-                done = False
-                for chunk, got in zip(phase, results, strict=False):
-                    counts += got[cols]
-                    total += len(chunk)
-                    if bar is not None:
-                        bar(len(chunk))
-                    always = frozenset(
-                        np.flatnonzero(counts >= always_fraction * total).tolist())
-                    done = total >= samples and always == always_prev
-                    always_prev = always
-                    if done:
-                        break
-                if done:
-                    break
+            total = _sample(scene, checker, cols, counts, checked,
+                    _Plan(samples, seed, batch, always_fraction,
+                          max(1, min(jobs or os.cpu_count() or 1, math.ceil(samples / batch))),
+                          backend), progress, rest)
         finally:
-            if pool is not None:
-                pool.terminate()
-                pool.join()
             _WORKER = None
-            if bar is not None:
-                bar(-1)
     for k, pair in enumerate(rest):
-        c = int(counts[k])
-        share = f"{c} of {total} samples ({100 * c / total:.1f}%)" if total else "no samples"
-        if total and c >= always_fraction * total:
-            verdict[pair] = ("always", "colliding in " + share, c)
-        elif total and c == 0:
-            verdict[pair] = ("never", f"colliding in none of {total} samples", 0)
+        c, n = int(counts[k]), int(checked[k])
+        share = f"{c} of {n} samples ({100 * c / n:.1f}%)" if n else "no samples"
+        if n and c >= always_fraction * n:
+            verdict[pair] = ("always", "colliding in " + share, c, n)
+        elif n and c == 0:
+            verdict[pair] = ("never", f"colliding in none of {n} samples (probability < "
+                             f"{3 / n:.2g} at 95% confidence)", 0, n)
         else:
-            verdict[pair] = (None, "colliding in " + share, c)
-    out = tuple(PairVerdict(a, b, *verdict[(a, b)], in_scene=(a, b) in in_scene)
-                for a, b in sorted(all_pairs))
+            verdict[pair] = (None, "colliding in " + share, c, n)
+    out = tuple(_verdict(a, b, verdict[(a, b)], (a, b) in in_scene) for a, b in sorted(all_pairs))
     return AcmResult(out, total, seed, always_fraction,
                      dict(zip(scene.variables, q0.tolist(), strict=True)))
+
+
+class _LazyBatches:
+    """Batches of samples samples .. 2 * samples - 1 of the seeded stream, drawn only when
+    sampling goes past the samples asked for (rare)."""
+
+    def __init__(self, scene: ir.Scene, samples: int, seed: int, batch: int) -> None:
+        self.args = (scene, samples, seed)
+        self.batch = batch
+        self._data: np.ndarray | None = None
+
+    def __len__(self) -> int:
+        return math.ceil(self.args[1] / self.batch)
+
+    def __getitem__(self, k: slice) -> list[np.ndarray]:
+        if self._data is None:
+            scene, samples, seed = self.args
+            self._data = sample_configs(scene, samples, seed, skip=samples)
+        return [self._data[i:i + self.batch]
+                for i in range(0, len(self._data), self.batch)][k]
+
+
+def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:
+    reason, detail, collisions, *n = v
+    return PairVerdict(a, b, reason, detail, collisions, in_scene, n[0] if n else 0)
+
+
+@dataclass(frozen=True)
+class _Plan:
+    samples: int
+    seed: int
+    batch: int
+    always_fraction: float
+    jobs: int
+    backend: str
+
+
+def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
+            checked: np.ndarray, plan: _Plan, progress, rest: list) -> int:
+    """Count collisions of the pairs `rest` (checker columns `cols`) batch by batch, in waves
+    of WAVE batches: the samples asked for, then (rarely) up to as many more until the set of
+    'always' pairs settles. A pair seen colliding, and missing in more samples than 'always'
+    allows even at twice the samples, is 'sometimes' for good: later waves skip it."""
+    samples, batch = plan.samples, plan.batch
+    configs = sample_configs(scene, samples, plan.seed)
+    batches = [configs[i:i + batch] for i in range(0, samples, batch)]
+    extra = _LazyBatches(scene, samples, plan.seed, batch)
+    slack = (1 - plan.always_fraction) * 2 * samples
+    bar = _progress_bar(samples, progress)
+    pool = _pool(plan.jobs, _WORKER[0], scene, rest, plan.backend) if plan.jobs > 1 else None
+    always_prev: frozenset | None = None
+    drawn = 0
+    try:
+        for phase in (batches, extra):
+            for w in range(0, len(phase), WAVE):
+                live = ~((counts > 0) & (checked - counts > slack))
+                active = np.zeros(len(checker.frame_pairs), dtype=bool)
+                active[cols[live]] = True
+                jobs = [(chunk, active) for chunk in phase[w:w + WAVE]]
+                for (chunk, _), got in zip(jobs, pool.imap(_count, jobs) if pool
+                                           else map(_count, jobs), strict=True):
+                    counts[live] += got[cols[live]]
+                    checked[live] += len(chunk)
+                    drawn += len(chunk)
+                    if bar is not None:
+                        bar(len(chunk))
+                    always = frozenset(np.flatnonzero(counts >= plan.always_fraction
+                                                      * checked).tolist())
+                    if drawn >= samples and always == always_prev:
+                        return drawn
+                    always_prev = always
+        return drawn
+    finally:
+        if pool is not None:
+            pool.terminate()
+            pool.join()
+        if bar is not None:
+            bar(-1)
 
 
 def _progress_bar(total: int, progress) -> Callable[[int], None] | None:

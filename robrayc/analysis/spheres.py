@@ -232,5 +232,12 @@ def cover_all(solids: list[Solid], *, size: float | None = None, count: int | No
 
 def contains(cover_: SphereCover, points: np.ndarray, slack: float = 0.0) -> np.ndarray:
     """Which points lie in the union of the spheres (within ``slack``)."""
-    d = points[:, None, :] - cover_.centres[None]
-    return ((d * d).sum(axis=2) <= (cover_.radii[None] + slack) ** 2).any(axis=1)
+    from scipy.spatial import cKDTree
+
+    inside = np.zeros(len(points), dtype=bool)
+    if not len(points):
+        return inside
+    tree = cKDTree(points)
+    for hits in tree.query_ball_point(cover_.centres, cover_.radii + slack):
+        inside[hits] = True
+    return inside

@@ -60,6 +60,10 @@ def _collide_parser() -> argparse.ArgumentParser:
                    help="also print every checked pair's signed distance, closest first")
     p.add_argument("--ignore-allowed", action="store_true",
                    help="check the scene's allow_collision pairs too")
+    p.add_argument("--backend", choices=("exact", "compiled", "auto"), default="exact",
+                   help="checker: exact (numpy/FCL, default), compiled (generated C with "
+                   "certified spheres, built by the system C compiler and cached; the same "
+                   "answers) or auto (compiled when a compiler works)")
     add_load_arguments(p)
     return p
 
@@ -115,13 +119,11 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
     if not args.files:
         raise UsageError("no input scene")
     configuration(args)  # usage errors (unpaired --var, bad --val) before any work
-    from robrayc.analysis.collision import CollisionChecker
-
     try:
         scene = load_from_args(args, sink)
         config = _configuration(args, scene.variables, sink)
         sink.check()
-        checker = CollisionChecker(scene, sink, use_allowed=not args.ignore_allowed)
+        checker = _checker(scene, sink, args)
         sink.check()
     except CompileError:
         return EXIT_NOT_CHECKED
@@ -146,12 +148,30 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
         if args.distance:
             for d in distances:
                 out.write(f"distance {_show(d.a)} {_show(d.b)} {d.distance!r}\n")
+            if any(d.distance == 0.0 and (d.a, d.b) in pairs for d in distances):
+                sys.stderr.write("note: a colliding pair with a mesh reports distance 0 (FCL "
+                                 "gives triangle meshes no penetration depth)\n")
         at = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "the zero configuration"
         n = len(pairs)
         sys.stderr.write(f"{n} colliding pair{'' if n == 1 else 's'} at {at}\n"
                          if n else f"no collisions at {at}\n")
     out.flush()
     return EXIT_COLLISION if pairs else EXIT_OK
+
+
+def _checker(scene, sink: DiagnosticSink, args: argparse.Namespace):
+    from robrayc.analysis.collision import CollisionChecker
+    from robrayc.analysis.collision.compiled import CompilerMissing
+
+    try:
+        checker = CollisionChecker(scene, sink, use_allowed=not args.ignore_allowed,
+                                   backend=args.backend)
+    except CompilerMissing as exc:
+        raise sink.fatal(f"the compiled checker is not available: {exc}",
+                         hint="use --backend exact or auto") from None
+    if checker.note and not args.quiet:
+        sys.stderr.write(f"note: {checker.note}\n")
+    return checker
 
 
 def main(argv: list[str]) -> int:

@@ -178,3 +178,26 @@ def test_generated_c_strict_sanitized_and_both_paths_agree(tmp_path: Path) -> No
         assert check == (1 if (pairs == 1).any() else 2 if (pairs == 2).any() else 0)
     eights = [r[1:] for r in rows if r[0] == "eight"]
     assert [x for r in eights for x in r] == [r[0] for r in singles]
+
+
+@needs_cc
+def test_collide_backends_agree_and_fallback(tmp_path: Path) -> None:
+    require_corpus()
+
+    def collide(backend: str, **env) -> subprocess.CompletedProcess:
+        import os
+
+        return subprocess.run(["python", "-m", "robrayc", "collide", str(DEMO_7DOF), "--var",
+                               "s0", "--val", "1", "--var", "e", "--val", "2", "--backend",
+                               backend], capture_output=True, text=True,
+                              env={**os.environ, **env})
+
+    exact, compiled = collide("exact"), collide("compiled")
+    assert exact.returncode == compiled.returncode == 1
+    assert exact.stdout == compiled.stdout and exact.stdout
+    missing = str(tmp_path / "no-such-cc")
+    auto = collide("auto", CC=missing)
+    assert auto.returncode == 1 and auto.stdout == exact.stdout
+    assert "exact checker used" in auto.stderr
+    refused = collide("compiled", CC=missing)
+    assert refused.returncode == 2 and "compiled checker is not available" in refused.stderr

@@ -110,6 +110,8 @@ class CollisionChecker:
             self._const_keys = self._sparse_constant()
             self.pair_keys = self._wanted_keys  # None: every pair (too many to enumerate)
         self._kernel = None
+        self._active: np.ndarray | None = None  # solid pairs still asked about (None: all)
+        self._columns: np.ndarray | None = None  # the same for frame pairs
         self.backend, self.note = "exact", ""
         if backend not in BACKENDS:
             raise ValueError(f"unknown checker backend {backend!r}")
@@ -255,7 +257,8 @@ class CollisionChecker:
     def _dense_block(self, q: np.ndarray) -> np.ndarray:
         n = q.shape[0]
         n_fp = len(self.pair_keys)
-        hits = np.broadcast_to(self._const_hit, (n, n_fp)).copy()
+        const = self._const_hit if self._columns is None else self._const_hit & self._columns
+        hits = np.broadcast_to(const, (n, n_fp)).copy()
         if not len(self._pi):
             return hits
         if self._kernel is not None:
@@ -270,6 +273,8 @@ class CollisionChecker:
         centres[:, used] = np.einsum("nuij,uj->nui", Gu[:, :, :3, :3], cl) + Gu[:, :, :3, 3]
         d = centres[:, self._pi] - centres[:, self._pj]
         near = (d * d).sum(axis=2) <= (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        if self._active is not None:
+            near &= self._active[None, :]
         cn, cp = np.nonzero(near)
         if not len(cn):
             return hits
@@ -281,10 +286,19 @@ class CollisionChecker:
         hits[cn[hit], fp[hit]] = True
         return hits
 
+    def restrict(self, columns: np.ndarray | None) -> None:
+        """Check only the frame pairs whose collision_matrix column is True (None: all again);
+        the others read False. For samplers that stop asking about settled pairs."""
+        if columns is None or self.mode != "dense":
+            self._active = self._columns = None
+        else:
+            self._columns = np.asarray(columns, dtype=bool)
+            self._active = self._columns[self._pfp]
+
     def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """_dense_block by the compiled kernel: certain answers from C, MAYBE pairs resolved
         by the exact tests."""
-        states = self._kernel.states(q)
+        states = self._kernel.states(q, self._active)
         cn, cp = np.nonzero(states == 1)
         hits[cn, self._pfp[cp]] = True
         cn, cp = np.nonzero(states == 2)
@@ -293,11 +307,12 @@ class CollisionChecker:
         fp = self._pfp[cp]
         undecided = ~hits[cn, fp]
         cn, cp, fp = cn[undecided], cp[undecided], fp[undecided]
-        G = self.group_poses(q)
+        rows, at = np.unique(cn, return_inverse=True)  # poses only where a pair is open
+        G = self.group_poses(q[rows])
         s = self.solids
         a, b = self._pi[cp], self._pj[cp]
-        Ta = G[cn, self.group[a]] @ s.placement[a]
-        Tb = G[cn, self.group[b]] @ s.placement[b]
+        Ta = G[at, self.group[a]] @ s.placement[a]
+        Tb = G[at, self.group[b]] @ s.placement[b]
         hit = self.tester.test(a, b, Ta, Tb, keys=cn * hits.shape[1] + fp)
         hits[cn[hit], fp[hit]] = True
         return hits

@@ -146,9 +146,10 @@ def cache_dir() -> Path:
 
 
 def compiler() -> str | None:
-    """The system C compiler ($CC, else cc, gcc, clang), or None."""
-    for cand in (os.environ.get("CC"), "cc", "gcc", "clang"):
-        if cand and shutil.which(cand):
+    """The system C compiler: $CC when set (as make), else cc, gcc or clang; None if none."""
+    cc = os.environ.get("CC")
+    for cand in (cc,) if cc else ("cc", "gcc", "clang"):
+        if shutil.which(cand):
             return cand
     return None
 
@@ -187,7 +188,7 @@ class Kernel:
         self.n_config = len(checker.variables)
         self.n_pairs = len(checker._pi)
         f = self.lib.rc_solid_states
-        f.argtypes = (ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p)
+        f.argtypes = (ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p)
         f.restype = None
         self._states = f
         g = self.lib.rc_check
@@ -195,11 +196,14 @@ class Kernel:
         g.restype = ctypes.c_int
         self._check = g
 
-    def states(self, q: np.ndarray) -> np.ndarray:
-        """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q."""
+    def states(self, q: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
+        """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q; solid
+        pairs with active False are skipped (FREE)."""
         q = np.ascontiguousarray(q, dtype=np.float64)
         out = np.empty((q.shape[0], max(1, self.n_pairs)), dtype=np.uint8)
-        self._states(q.ctypes.data, q.shape[0], out.ctypes.data)
+        mask = None if active is None else np.ascontiguousarray(active, dtype=np.uint8)
+        self._states(q.ctypes.data, q.shape[0], None if mask is None else mask.ctypes.data,
+                     out.ctypes.data)
         return out[:, :self.n_pairs]
 
     def check(self, q: np.ndarray) -> int:

@@ -1,0 +1,127 @@
+"""Certified sphere covers (robrayc.analysis.spheres): every point of a primitive and every point
+of every mesh triangle lies in the union, checked by dense sampling (volume and surface) and by
+the vertex proof for meshes; the overshoot is what the spheres reach outside the solid."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from robrayc import ir
+from robrayc.analysis.collision import (
+    MESH,
+    Solid,
+    box_distance,
+    round_distance,
+    solid_from_shape,
+)
+from robrayc.analysis.spheres import contains, cover, cover_all, grid_solid
+from tests.corpus import ros_package_path
+from tests.urdf_robots import load, robot_path
+
+SHAPES = {
+    "sphere": ir.Sphere(0.2),
+    "box": ir.Box((1.0, 0.3, 0.02)),
+    "cube": ir.Box((0.4, 0.4, 0.4)),
+    "cylinder": ir.Cylinder(0.5, 0.1),
+    "flat-cylinder": ir.Cylinder(-0.02, 0.4),
+    "cone": ir.Cone(0.6, 0.2, 0.0),
+    "cone-apex-down": ir.Cone(-0.4, 0.0, 0.3),
+    "frustum": ir.Cone(0.6, 0.2, 0.1),
+}
+
+
+def _signed_distance(solid: Solid, p: np.ndarray) -> np.ndarray:
+    """Closed form, in the solid's centred frame (negative inside)."""
+    par = np.asarray(solid.params)
+    if solid.kind == 0:
+        return np.sqrt((p * p).sum(axis=1)) - par[0]
+    if solid.kind == 1:
+        return box_distance(p, par)
+    return round_distance(p, np.broadcast_to(par, p.shape))
+
+
+def _volume_and_surface_points(solid: Solid, rng: np.random.Generator) -> np.ndarray:
+    """Dense points of the solid: rejection samples of its volume, and samples pushed onto
+    its surface (by bisection along rays from the centre)."""
+    half = np.asarray(solid.params, dtype=float)
+    if solid.kind == 0:
+        half = np.full(3, half[0])
+    elif solid.kind != 1:
+        half = np.array([max(half[0], half[1])] * 2 + [half[2]])
+    x = rng.uniform(-1, 1, (60000, 3)) * half
+    inside = x[_signed_distance(solid, x) <= 0]
+    d = rng.normal(size=(20000, 3))
+    d /= np.linalg.norm(d, axis=1)[:, None]
+    lo, hi = np.zeros(len(d)), np.full(len(d), float(np.linalg.norm(half)) * 2)
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        out = _signed_distance(solid, d * mid[:, None]) > 0
+        lo, hi = np.where(out, lo, mid), np.where(out, mid, hi)
+    return np.concatenate([inside, d * lo[:, None]])
+
+
+@pytest.mark.parametrize("size", [0.5, 0.1, 0.04])
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_primitive_covers_contain_every_point(name: str, size: float) -> None:
+    solid = solid_from_shape(SHAPES[name])
+    c = cover(solid, size)
+    pts = _volume_and_surface_points(solid, np.random.default_rng(1))
+    assert contains(c, pts, slack=1e-12).all()
+    # the overshoot: what the spheres reach outside (0 only for a sphere itself)
+    assert (c.overshoot == 0.0) == (name == "sphere")
+    assert 0.0 <= c.overshoot <= 2 * float(np.max(c.radii))
+
+
+def test_smaller_cells_mean_more_spheres_and_less_overshoot() -> None:
+    solid = solid_from_shape(SHAPES["cylinder"])
+    coarse, fine = cover(solid, 0.2), cover(solid, 0.03)
+    assert len(fine) > len(coarse)
+    assert fine.overshoot < coarse.overshoot
+
+
+def test_grid_is_covered_as_its_plate() -> None:
+    solid = grid_solid(ir.Grid((2.0, 1.0), (0.1, 0.1), 0.01))
+    c = cover(solid, 0.2)
+    pts = _volume_and_surface_points(solid, np.random.default_rng(2))
+    assert contains(c, pts).all()
+
+
+def _mesh_points(solid: Solid, rng: np.random.Generator, per: int = 20) -> np.ndarray:
+    tri = solid.vertices[solid.faces]
+    u = rng.random((len(tri), per, 2))
+    flip = u.sum(axis=2) > 1
+    u[flip] = 1 - u[flip]
+    return (tri[:, None, 0] + u[..., :1] * (tri[:, None, 1] - tri[:, None, 0])
+            + u[..., 1:] * (tri[:, None, 2] - tri[:, None, 0])).reshape(-1, 3)
+
+
+@pytest.mark.parametrize("key", ["ur5", "lwa4d"])
+def test_mesh_covers_hold_every_vertex_and_triangle(key: str, monkeypatch) -> None:
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    from robrayc.analysis.collision import CollisionChecker
+
+    checker = CollisionChecker(load([str(robot_path(key))]))
+    meshes = [s for s in checker.solids.items if s.kind == MESH]
+    assert meshes
+    covers, _ = cover_all(meshes, size=0.05)
+    rng = np.random.default_rng(0)
+    for solid, c in zip(meshes, covers, strict=True):
+        local = c.placed(np.linalg.inv(solid.placement))
+        # the vertex proof: every vertex of every triangle in one sphere...
+        assert contains(local, solid.vertices, slack=1e-12).all()
+        # ...and points spread over every triangle too
+        assert contains(local, _mesh_points(solid, rng), slack=1e-12).all()
+
+
+def test_count_mode_keeps_the_total() -> None:
+    solids = [solid_from_shape(SHAPES[n]) for n in ("box", "cylinder", "frustum")]
+    covers, size = cover_all(solids, count=60)
+    assert len(solids) <= sum(len(c) for c in covers) <= 60
+    assert size > 0
+
+
+def test_bad_size_is_refused() -> None:
+    with pytest.raises(ValueError):
+        cover(solid_from_shape(SHAPES["box"]), 0.0)
+
