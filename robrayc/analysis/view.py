@@ -3,7 +3,7 @@ camera (given or framing the whole scene), triangles for each shape, and the col
 
 The picture options (camera, image size, geometry kind, ``--highlight-collisions``,
 ``--config``) are added once, by the pov backend (argparse refuses duplicates); the png, glb,
-html and svg backends read the same ``ctx.options`` attributes through :func:`options_from`.
+html and svg backends build their typed options from them (:class:`PictureOptions`).
 
 numpy is imported inside functions so that loading a backend for ``--help`` stays cheap.
 """
@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from robrayc import ir
-from robrayc.diagnostics import NOWHERE, DiagnosticSink
+from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 640, 480  # the original's --pov-x/--pov-y defaults
 DEFAULT_FOV = 45.0  # degrees, horizontal (POV-Ray's `angle`)
@@ -66,7 +66,10 @@ def add_picture_arguments(group: argparse._ArgumentGroup) -> None:
 
 @dataclass(frozen=True)
 class PictureOptions:
-    configuration: dict[str, float] = field(default_factory=dict)
+    """The options every picture format reads (built once per output by from_args)."""
+
+    configuration: dict[str, float] = field(default_factory=dict)  # --config, then --var
+    config_names: tuple[tuple[str, SourcePos], ...] = ()  # --config's names, where given
     eye: tuple[float, float, float] | None = None
     look: tuple[float, float, float] | None = None
     up: tuple[float, float, float] = DEFAULT_UP
@@ -76,31 +79,41 @@ class PictureOptions:
     geometry: str = "visual"
     highlight: bool = False
 
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> PictureOptions:
+        """The picture options of the command line; bad values are errors (then stop)."""
+        config: dict[str, float] = {}
+        names: tuple[tuple[str, SourcePos], ...] = ()
+        if ns.config is not None:
+            from robrayc.cli.collide import read_config_file
 
-def options_from(ns: argparse.Namespace, scene: ir.Scene, sink: DiagnosticSink) -> PictureOptions:
-    """The picture options of the command line; bad values are errors (then stop)."""
-    config = dict(getattr(ns, "configuration", None) or {})
-    if getattr(ns, "config", None) is not None or config:
-        from robrayc.cli.collide import _configuration
+            given = read_config_file(ns.config, sink)
+            config = {name: value for name, (value, _) in given.items()}
+            names = tuple((name, pos) for name, (_, pos) in given.items())
+        config.update(ns.configuration or {})
+        for name, value in (("--pov-x", ns.pov_x), ("--pov-y", ns.pov_y)):
+            if not 1 <= value <= 16384:
+                sink.error(f"{name} must be between 1 and 16384 pixels, got {value}", NOWHERE)
+        if not (math.isfinite(ns.fov) and 0 < ns.fov < 180):
+            sink.error(f"--fov must be between 0 and 180 degrees, got {ns.fov!r}", NOWHERE)
+        if math.hypot(*ns.cam_up) == 0:
+            sink.error("--cam-up must not be the zero vector", NOWHERE)
+        if ns.cam_eye is not None and ns.cam_eye == ns.cam_look:
+            sink.error("--cam-eye and --cam-look are the same point", NOWHERE)
+        sink.check()
+        return cls(config, names, ns.cam_eye, ns.cam_look, tuple(ns.cam_up), ns.fov, ns.pov_x,
+                   ns.pov_y, ns.geometry, ns.highlight_collisions)
 
-        config = _configuration(ns, scene.variables, sink)
-    width, height = getattr(ns, "pov_x", DEFAULT_WIDTH), getattr(ns, "pov_y", DEFAULT_HEIGHT)
-    fov = getattr(ns, "fov", DEFAULT_FOV)
-    for name, value in (("--pov-x", width), ("--pov-y", height)):
-        if not 1 <= value <= 16384:
-            sink.error(f"{name} must be between 1 and 16384 pixels, got {value}", NOWHERE)
-    if not (math.isfinite(fov) and 0 < fov < 180):
-        sink.error(f"--fov must be between 0 and 180 degrees, got {fov!r}", NOWHERE)
-    up = tuple(getattr(ns, "cam_up", DEFAULT_UP))
-    if math.hypot(*up) == 0:
-        sink.error("--cam-up must not be the zero vector", NOWHERE)
-    eye, look = getattr(ns, "cam_eye", None), getattr(ns, "cam_look", None)
-    if eye is not None and look is not None and eye == look:
-        sink.error("--cam-eye and --cam-look are the same point", NOWHERE)
-    sink.check()
-    return PictureOptions(config, eye, look, up, fov, width, height,  # type: ignore[arg-type]
-                          getattr(ns, "geometry", "visual"),
-                          bool(getattr(ns, "highlight_collisions", False)))
+
+def for_scene(opts: PictureOptions, scene: ir.Scene, sink: DiagnosticSink) -> PictureOptions:
+    """The options, once --config's names are checked against the scene's variables (--var's
+    are checked by the command line for every format)."""
+    if opts.config_names:
+        from robrayc.cli.main import check_variables
+
+        check_variables(dict(opts.config_names), scene.variables, sink)
+        sink.check()
+    return opts
 
 
 # --- posed geometry -----------------------------------------------------------------------------

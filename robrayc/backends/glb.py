@@ -16,6 +16,7 @@ import json
 import struct
 
 from robrayc import __version__, ir
+from robrayc.analysis.view import PictureOptions as Options  # noqa: F401  (typed options)
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "glb"
@@ -110,7 +111,7 @@ def _local_matrix(world: dict, frame: ir.Frame) -> list[float]:
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     from robrayc.analysis import view
 
-    opts = view.options_from(ctx.options, scene, ctx.sink)
+    opts = view.for_scene(ctx.options, scene, ctx.sink)
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     posed = view.posed_geometries(scene, opts, view.highlighted_frames(pairs))
     world = view.frame_transforms(scene, opts.configuration)

@@ -12,6 +12,7 @@ import json
 import re
 
 from robrayc import __version__, ir
+from robrayc.analysis.view import PictureOptions as Options  # noqa: F401  (typed options)
 from robrayc.backends import EmitContext, OutputFile
 
 NAME = "html"
@@ -103,7 +104,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     from robrayc.resources import resource_path
     from robrayc.xmltext import escape
 
-    opts = view.options_from(ctx.options, scene, ctx.sink)
+    opts = view.for_scene(ctx.options, scene, ctx.sink)
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     cam = view.camera_for(view.posed_geometries(scene, opts, set()), opts, ctx.sink)
     geoms, meshes = _geometries(scene, view.highlighted_frames(pairs), ctx.sink)

@@ -11,10 +11,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import ir
+from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "png"
 HELP = "PNG picture rendered by POV-Ray (the picture options are listed under pov output)"
@@ -28,25 +31,36 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="png: anti-aliased edges (slower)")
 
 
+@dataclass(frozen=True)
+class Options:
+    picture: PictureOptions
+    includes: tuple[str, ...] = ()  # --pov-include, absolute (POV-Ray runs elsewhere)
+    antialias: bool = False
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(PictureOptions.from_args(ns, sink),
+                   tuple(os.path.abspath(p) for p in ns.pov_include), ns.antialias)
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     from robrayc.analysis import povray, view
 
     povray_bin = shutil.which("povray")
     if povray_bin is None:
         raise ctx.sink.fatal("PNG output needs POV-Ray, which is not installed", hint=INSTALL_HINT)
-    opts = view.options_from(ctx.options, scene, ctx.sink)
+    opts = view.for_scene(ctx.options.picture, scene, ctx.sink)
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     posed = view.posed_geometries(scene, opts, view.highlighted_frames(pairs))
     cam = view.camera_for(posed, opts, ctx.sink)
-    includes = tuple(os.path.abspath(p) for p in getattr(ctx.options, "pov_include", None) or ())
-    text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, includes)
+    text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, ctx.options.includes)
     ctx.sink.check()
     with tempfile.TemporaryDirectory(prefix="robrayc-png-") as tmp:
         pov, png = Path(tmp) / "scene.pov", Path(tmp) / "scene.png"
         pov.write_text(text, encoding="utf-8")
         args = [povray_bin, f"+I{pov}", f"+O{png}", f"+W{cam.width}", f"+H{cam.height}",
                 "-D", "+FN", "+Q9", "-GS", "-GR"]
-        if getattr(ctx.options, "antialias", False):
+        if ctx.options.antialias:
             args += ["+A0.3", "+AM2", "+R2"]
         show = sys.stderr.isatty() and not ctx.sink.quiet
         status, log = _run(args + (["+V"] if show else ["-V"]), tmp, show)

@@ -9,9 +9,12 @@ The picture options shared by the 3D formats are added here, once (see analysis/
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from robrayc import ir
+from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "pov"
 HELP = ("POV-Ray scene (render with povray); the picture options below also apply to the "
@@ -26,17 +29,26 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="pov/png: #include FILE at the end of the POV-Ray scene")
 
 
+@dataclass(frozen=True)
+class Options:
+    picture: PictureOptions
+    includes: tuple[str, ...] = ()
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        for inc in ns.pov_include:
+            if '"' in inc or "\n" in inc:
+                sink.error(f"--pov-include {inc!r}: a POV-Ray file name cannot hold a double "
+                           "quote or a line break")
+        return cls(PictureOptions.from_args(ns, sink), tuple(ns.pov_include))
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     from robrayc.analysis import povray, view
 
-    opts = view.options_from(ctx.options, scene, ctx.sink)
+    opts = view.for_scene(ctx.options.picture, scene, ctx.sink)
     pairs = view.colliding_pairs(scene, opts, ctx.sink)
     posed = view.posed_geometries(scene, opts, view.highlighted_frames(pairs))
     cam = view.camera_for(posed, opts, ctx.sink)
-    includes = tuple(getattr(ctx.options, "pov_include", None) or ())
-    for inc in includes:
-        if '"' in inc or "\n" in inc:
-            raise ctx.sink.fatal(f"--pov-include {inc!r}: a POV-Ray file name cannot hold a "
-                                 "double quote or a line break")
-    text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, includes)
+    text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, ctx.options.includes)
     return [OutputFile(ctx.output, text.encode())]

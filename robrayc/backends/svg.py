@@ -15,10 +15,12 @@ from __future__ import annotations
 
 import argparse
 import math
+from dataclasses import dataclass, replace
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
     Projection,
+    ProjectionOptions,
     Robot,
     comment_text,
     fmt,
@@ -28,8 +30,9 @@ from robrayc.analysis.projection import (
     rings,
     source_names,
 )
-from robrayc.analysis.view import HIGHLIGHT_HEX, VIEW_AXES, pair_label
+from robrayc.analysis.view import HIGHLIGHT_HEX, VIEW_AXES, PictureOptions, pair_label
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.xmltext import escape
 
 NAME = "svg"
@@ -94,30 +97,41 @@ def _bounds(proj: Projection) -> tuple[float, float, float, float]:
     return minx, miny, maxx, maxy
 
 
-def _project(scene: ir.Scene, ctx: EmitContext) -> tuple[Projection, list[tuple[str, str]]]:
-    """The projection in the asked view, at the picture configuration (--var, --config), and
-    the colliding pairs with --highlight-collisions."""
-    from dataclasses import replace
+@dataclass(frozen=True)
+class Options:
+    projection: ProjectionOptions  # at the picture configuration (--var, --config)
+    picture: PictureOptions
+    scale: float | None = None  # px per metre
+    grid: float | None = None  # metres
+    view: str = "top"
 
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        if ns.svg_scale is not None and not (math.isfinite(ns.svg_scale) and ns.svg_scale > 0):
+            sink.error(f"--svg-scale must be a positive number, got {ns.svg_scale!r}")
+        if ns.svg_grid is not None and not (math.isfinite(ns.svg_grid) and ns.svg_grid >= 0):
+            sink.error(f"--svg-grid must be 0 or a positive number, got {ns.svg_grid!r}")
+        picture = PictureOptions.from_args(ns, sink)
+        projection = replace(options_from(ns, sink), configuration=picture.configuration)
+        return cls(projection, picture, ns.svg_scale, ns.svg_grid, ns.view)
+
+
+def _project(scene: ir.Scene, ctx: EmitContext) -> tuple[Projection, list[tuple[str, str]]]:
+    """The projection in the asked view, and the colliding pairs with
+    --highlight-collisions."""
     from robrayc.analysis import view
 
-    pictures = view.options_from(ctx.options, scene, ctx.sink)
-    opts = replace(options_from(ctx.options, ctx.sink), configuration=pictures.configuration)
-    turned = view.viewed_scene(scene, getattr(ctx.options, "view", "top"))
-    proj = project_scene(turned, opts, ctx.sink)
+    opts: Options = ctx.options
+    picture = view.for_scene(opts.picture, scene, ctx.sink)
+    proj = project_scene(view.viewed_scene(scene, opts.view), opts.projection, ctx.sink)
     ctx.sink.check()
-    return proj, view.colliding_pairs(scene, pictures, ctx.sink)
+    return proj, view.colliding_pairs(scene, picture, ctx.sink)
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     proj, pairs = _project(scene, ctx)
     lit = {name for pair in pairs for name in pair}
-    scale = getattr(ctx.options, "svg_scale", None)
-    grid = getattr(ctx.options, "svg_grid", None)
-    if scale is not None and not (math.isfinite(scale) and scale > 0):
-        raise ctx.sink.fatal(f"--svg-scale must be a positive number, got {scale!r}")
-    if grid is not None and not (math.isfinite(grid) and grid >= 0):
-        raise ctx.sink.fatal(f"--svg-grid must be 0 or a positive number, got {grid!r}")
+    scale, grid = ctx.options.scale, ctx.options.grid
     minx, miny, maxx, maxy = _bounds(proj)
     span = max(maxx - minx, maxy - miny)
     if scale is None:
@@ -160,7 +174,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         out += _robot(r, scale, px, lit)
     out += _scale_bar(width, height, scale, span)
     out += _legend_svg(legend, width - LEGEND_PX + 10, MARGIN_PX,
-                       getattr(ctx.options, "view", "top"))
+                       ctx.options.view)
     out.append("</svg>")
     return [OutputFile(ctx.output, ("\n".join(out) + "\n").encode())]
 
