@@ -82,3 +82,18 @@ def test_same_frames_and_matrices_as_the_original(tmp_path):
     for name in a:
         for m, n in zip(sorted(a[name]), sorted(b[name]), strict=True):
             assert m == pytest.approx(n, abs=1e-6), name  # the original rounds to float32
+
+
+def test_config_file_errors_are_located(tmp_path):
+    config = tmp_path / "pose.cfg"
+    config.write_text("# pose\nslide = 0.2\nslyde = 0.1\nslide = x\n")
+    out = tmp_path / "b.pov"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--config", str(config))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{config}:4:9: error: 'x' is not a number" in r.stderr
+    assert not out.exists()
+    config.write_text("slide = 0.2\nslyde = 0.1\n")
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--config", str(config))
+    assert r.returncode == 1
+    assert f"{config}:2:1: error: unknown configuration variable 'slyde'" in r.stderr
+    assert "slide" in r.stderr.split("unknown configuration variable 'slyde'")[1]  # did you mean
