@@ -16,6 +16,7 @@ import argparse
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, NoOptions, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string, c_string_or_null
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
 from robrayc.templating import render
 
@@ -50,7 +51,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not name.isidentifier() or not name.isascii():
         raise ctx.sink.fatal(f"scene name '{name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
-    model = _model(scene, name)
+    model = _model(scene, name, ctx.sink)
     header_file = header_path(ctx.output) if ctx.output is not None else None
     model["guard"] = c_identifier(header_file.name if header_file else name + ".h").upper() + "_"
     header = render("c_standalone.h.j2", model)
@@ -65,7 +66,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 # --- tables -----------------------------------------------------------------------------------
 
 
-def _model(scene: ir.Scene, name: str) -> dict:
+def _model(scene: ir.Scene, name: str, sink: DiagnosticSink) -> dict:
     variables = {v: i for i, v in enumerate(scene.variables)}
     index = {f.name: i for i, f in enumerate(scene.frames)}
     return {
@@ -78,7 +79,8 @@ def _model(scene: ir.Scene, name: str) -> dict:
         "root": c_string_or_null(scene.root),
         "frames": [_frame(f, index, variables) for f in scene.frames],
         "configs": _configs(scene, variables),
-        "geometries": [_geometry(g, index[f.name]) for f, g in ir.walk_geometries(scene)],
+        "geometries": [_geometry(g, index[f.name], sink)
+                       for f, g in ir.walk_geometries(scene)],
         "allowed": [(index[a.a], index[a.b], c_comment(f"{a.a} {a.b}")) for a in scene.allowed],
         "fk_parts": _parts(_fk_blocks(scene, variables)),
     }
@@ -144,15 +146,32 @@ _SIZES = {
 }
 
 
-def _geometry(g: ir.Geometry, frame: int) -> dict:
+_IDENTITY_3 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
+
+
+def _mesh_transform(s: ir.Mesh, g: ir.Geometry, sink: DiagnosticSink) -> tuple[float, ...]:
+    """Row-major 3x3 taking the file's points as stored into the frame: the mesh's axis
+    conventions, COLLADA up axis and unit, and per-axis scale (fixed at load time)."""
+    from robrayc.meshes import MeshError, mesh_error_message, placement
+
+    try:
+        rot, scale = placement(s)
+    except (MeshError, ValueError) as exc:
+        raise sink.fatal(mesh_error_message(s, exc), g.pos) from None
+    return tuple(float(x) + 0.0 for x in (rot * scale).reshape(-1))
+
+
+def _geometry(g: ir.Geometry, frame: int, sink: DiagnosticSink) -> dict:
     s = g.shape
     size, mesh = ir.handler(_SIZES, s)(s)
     size = tuple(size) + (0.0,) * (5 - len(size))
+    transform = _mesh_transform(s, g, sink) if isinstance(s, ir.Mesh) else _IDENTITY_3
     return {
         "frame": frame, "shape": ir.handler(_SHAPES, s), "size": c_doubles(size), "mesh": mesh,
         "color": c_doubles(g.color), "alpha": c_double(g.alpha),
         "specular": c_doubles(g.specular), "scale": c_double(g.scale),
         "visual": int(g.visual), "collision": int(g.collision), "no_shadow": int(g.no_shadow),
+        "transform": c_doubles(transform),
     }
 
 

@@ -11,7 +11,10 @@ takes the name LINK: URDF -> robray/JSON -> URDF gives back the same links and j
   other paths are written relative to the URDF); a cone becomes an STL mesh written beside the
   URDF (STEM-cone-N.stl, or in `--urdf-mesh-dir`); a grid has no URDF form and is skipped
   with a warning. The geometry's scalar `scale` multiplies primitive sizes and goes into a
-  mesh's `scale`.
+  mesh's `scale`. The axes -U/-F gave a mesh that declares none go into its `<origin>`
+  rotation (and its per-axis scale into `scale`); what a file declares (a COLLADA <up_axis>
+  and <unit>) stays the reader's to apply, as the COLLADA spec and robrayc's import do
+  (yourdfpy/trimesh, rviz and Gazebo ignore <up_axis>: --collada-up-axis=ignore is their world).
 - Visual geometry becomes `<visual>` with a robot-level material of its colour and alpha,
   collision geometry `<collision>`; geometry that is both is written as both.
 - Joints: revolute with position limits, continuous without; prismatic; fixed. amino's joint
@@ -91,6 +94,7 @@ class _Exporter:
         self.materials: dict[str, tuple[float, float, float, float]] = {}  # robot-level
         self.extra_files: list[OutputFile] = []
         self.cones: dict[tuple, str] = {}
+        self.placements: dict[ir.Mesh, tuple[ir.Quat, ir.Vec3]] = {}
         out = ctx.output
         self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
         self.stem = out.stem if out is not None else "robot"
@@ -215,6 +219,9 @@ class _Exporter:
         if isinstance(s, ir.Cylinder):
             d = qrotate(q, (0.0, 0.0, s.height * k / 2))
             v = (v[0] + d[0], v[1] + d[1], v[2] + d[2])
+        elif isinstance(s, ir.Mesh):
+            turn = self.placement(s, g)[0]
+            q = q if turn == ir.IDENTITY_Q else qmul(q, turn)
         self.origin(node, q, v)
         geom = etree.SubElement(node, "geometry")
         tag, fill = entry
@@ -258,9 +265,23 @@ class _Exporter:
         if k != 1.0:
             el.set("scale", _v((k, k, k)))
 
+    def placement(self, s: ir.Mesh, g: ir.Geometry) -> tuple[ir.Quat, ir.Vec3]:
+        """The turn and per-axis scale a reader of the file as stored must apply."""
+        if s not in self.placements:
+            from robrayc.kinematics import matrix_to_quat
+            from robrayc.meshes import MeshError, mesh_error_message, placement
+
+            try:
+                rot, scale = placement(s, declared=False)
+            except (MeshError, ValueError) as exc:
+                raise self.sink.fatal(mesh_error_message(s, exc), g.pos) from None
+            self.placements[s] = (matrix_to_quat(rot.tolist()),
+                                  tuple(float(c) + 0.0 for c in scale))
+        return self.placements[s]
+
     def mesh_xml(self, el, s: ir.Mesh, k: float) -> None:
         el.set("filename", self.mesh_ref(s))
-        scale = tuple(c * k for c in s.scale3)
+        scale = tuple(c * k for c in self.placements[s][1])
         if scale != (1.0, 1.0, 1.0):
             el.set("scale", _v(scale))
 

@@ -34,7 +34,8 @@ _PUBLIC = {
     "AXES": "axes", "axis_rotation": "axes", "check_axes": "axes",
     "MeshData": "model", "MeshError": "model", "RawMesh": "model",
     "convert": "conversion", "read_raw": "cache", "mesh_data": "cache", "load_mesh": "cache",
-    "mesh_error_message": "cache", "bounds": "cache",
+    "mesh_error_message": "cache", "bounds": "cache", "placement": "cache",
+    "file_rotation": "conversion",
 }
 __all__ = sorted(_PUBLIC)
 

@@ -8,7 +8,7 @@ import os
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos
 from robrayc.ir import Mesh
 from robrayc.meshes import dae, fallback, obj, stl
-from robrayc.meshes.conversion import convert
+from robrayc.meshes.conversion import convert, file_rotation
 from robrayc.meshes.model import MeshData, MeshError, RawMesh
 
 _RAW: dict[str, RawMesh] = {}
@@ -67,6 +67,32 @@ def load_mesh(mesh: Mesh, sink: DiagnosticSink, pos: SourcePos) -> MeshData:
     except (MeshError, ValueError) as exc:
         sink.error(mesh_error_message(mesh, exc), pos)
         raise CompileError(sink.items) from None
+
+
+# files that can declare axes or units (the others take -U/-F as they are, unread)
+_DECLARING = (".dae", ".glb", ".gltf")
+
+
+def placement(mesh: Mesh, *, declared: bool = True):
+    """(rotation R, per-axis scale s), numpy: the mesh in its frame is R @ (s * p) for each
+    point p as the file stores it. For formats that reference a mesh file instead of holding
+    its triangles. declared=False leaves what a file declares (a COLLADA <up_axis> and
+    <unit>) to the reader, as URDF readers that follow the COLLADA spec apply it. Reads only
+    files that can declare axes or units; raises MeshError or ValueError."""
+    import numpy as np
+
+    rot, unit = None, 1.0
+    if os.path.splitext(mesh.path)[1].lower() in _DECLARING:
+        raw = read_raw(mesh.path)
+        if raw.up is not None:
+            rot = file_rotation(raw.up, mesh.up, mesh.forward, mesh.collada_up) if declared \
+                else np.eye(3)
+        unit = raw.unit if declared else 1.0
+    if rot is None:
+        rot = file_rotation(None, mesh.up, mesh.forward)
+    # S R = R (R^T S R), and R^T S R is diagonal: R permutes axes (with signs)
+    scale = unit * np.diag(rot.T @ np.diag(np.asarray(mesh.scale3, dtype=float)) @ rot)
+    return rot, scale
 
 
 def mesh_error_message(mesh: Mesh, exc: Exception) -> str:

@@ -36,6 +36,17 @@ def _shading_precision(normals):
     return np.round(normals, 6) + 0.0
 
 
+def file_rotation(declared: str | None, up: str = "Z", forward: str = "Y",
+                  collada_up: str = "honour"):
+    """The rotation (3x3 numpy) a file's coordinates get: from its declared up axis (unless
+    ignored), else from -U/-F."""
+    import numpy as np
+
+    if declared is None:
+        return axis_rotation(up, forward)
+    return np.eye(3) if collada_up == "ignore" else declared_rotation(declared)
+
+
 def convert(raw: RawMesh, scale3=(1.0, 1.0, 1.0), up: str = "Z", forward: str = "Y",
             collada_up: str = "honour") -> MeshData:
     """Apply axes, unit and per-axis scale; index unique (position, normal) pairs."""
@@ -43,12 +54,7 @@ def convert(raw: RawMesh, scale3=(1.0, 1.0, 1.0), up: str = "Z", forward: str = 
 
     if len(raw.corner_pos) == 0:
         raise MeshError("no triangles")
-    if raw.up is None:
-        rot = axis_rotation(up, forward)
-    elif collada_up == "ignore":
-        rot = np.eye(3)
-    else:
-        rot = declared_rotation(raw.up)
+    rot = file_rotation(raw.up, up, forward, collada_up)
     scale = np.asarray(scale3, dtype=np.float64)
     lin = (scale[:, None] * rot) * raw.unit  # v' = S R (unit v)
     positions, pos_inv = _unique_rows(raw.positions)

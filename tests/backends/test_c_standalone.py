@@ -94,7 +94,8 @@ class Geometry(ctypes.Structure):
                 ("mesh", ctypes.c_char_p), ("color", ctypes.c_double * 3),
                 ("alpha", ctypes.c_double), ("specular", ctypes.c_double * 3),
                 ("scale", ctypes.c_double), ("visual", ctypes.c_int),
-                ("collision", ctypes.c_int), ("no_shadow", ctypes.c_int)]
+                ("collision", ctypes.c_int), ("no_shadow", ctypes.c_int),
+                ("mesh_transform", ctypes.c_double * 9)]
 
 
 class Scene:
