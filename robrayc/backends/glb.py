@@ -18,6 +18,7 @@ import struct
 from robrayc import __version__, ir
 from robrayc.analysis.view import PictureOptions as Options  # noqa: F401  (typed options)
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.kinematics import parent_index
 
 NAME = "glb"
 HELP = "binary glTF of the posed scene (one node per frame; picture options under pov output)"
@@ -97,12 +98,12 @@ def _primitive(b: _Builder, p, sink) -> dict | None:
     return prim
 
 
-def _local_matrix(world: dict, frame: ir.Frame) -> list[float]:
+def _local_matrix(scene: ir.Scene, world: dict, frame: ir.Frame) -> list[float]:
     """The frame's transform in its parent, column-major (glTF), from the world transforms."""
     import numpy as np
 
     m = world[frame.name]
-    if frame.parent is not None:
+    if parent_index(scene, frame) >= 0:
         m = np.linalg.solve(world[frame.parent], m)
         m[3] = (0.0, 0.0, 0.0, 1.0)
     return [float(x) for x in np.asarray(m).T.reshape(-1)]
@@ -122,7 +123,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     nodes, meshes = [], []
     for f in scene.frames:
         node: dict = {"name": f.name}
-        matrix = _local_matrix(world, f)
+        matrix = _local_matrix(scene, world, f)
         if matrix != IDENTITY:  # the validator asks for no default matrices
             node["matrix"] = matrix
         prims = [q for q in (_primitive(b, p, ctx.sink) for p in by_frame.get(f.name, ())) if q]
@@ -130,14 +131,18 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
             node["mesh"] = len(meshes)
             meshes.append({"name": f.name, "primitives": prims})
         nodes.append(node)
+    roots = []
     for i, f in enumerate(scene.frames):
-        if f.parent is not None:
-            nodes[scene.index(f.parent)].setdefault("children", []).append(i)
+        p = parent_index(scene, f)
+        if p < 0:
+            roots.append(i)
+        else:
+            nodes[p].setdefault("children", []).append(i)
     gltf: dict = {"asset": {"version": "2.0", "generator": f"robrayc {__version__}"},
-                  "scene": 0,
-                  "scenes": [{"name": "robrayc", "nodes": [i for i, f in enumerate(scene.frames)
-                                                           if f.parent is None]}],
-                  "nodes": nodes}
+                  "scene": 0, "scenes": [{"name": "robrayc"}]}
+    if nodes:  # glTF allows no empty arrays
+        gltf["nodes"] = nodes
+        gltf["scenes"][0]["nodes"] = roots
     if pairs:
         gltf["scenes"][0]["extras"] = {"colliding_pairs": [list(p) for p in pairs]}
     if meshes:

@@ -120,14 +120,17 @@ def _validator() -> str:
 
 def test_khronos_validator_finds_no_errors_or_warnings(tmp_path):
     validator = _validator()
-    out = tmp_path / "b.glb"
-    r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--highlight-collisions",
-                "--var", "slide", "--val", "0.5")
-    assert r.returncode == 0, r.stderr
-    done = subprocess.run(["node", "-e", VALIDATE, validator, str(out)], capture_output=True,
-                          text=True, check=True)
-    issues = json.loads(done.stdout)
-    assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]
+    empty = tmp_path / "empty.robray"
+    empty.write_text("")
+    for scene in (write_boxes(tmp_path), empty):
+        out = tmp_path / "b.glb"
+        r = robrayc(str(scene), "-o", str(out), "--highlight-collisions", "-q",
+                    *(("--var", "slide", "--val", "0.5") if scene != empty else ()))
+        assert r.returncode == 0, r.stderr
+        done = subprocess.run(["node", "-e", VALIDATE, validator, str(out)],
+                              capture_output=True, text=True, check=True)
+        issues = json.loads(done.stdout)
+        assert issues["numErrors"] == 0 and issues["numWarnings"] == 0, issues["messages"]
 
 
 def test_hostile_frame_names_survive_byte_for_byte(tmp_path):
