@@ -402,6 +402,7 @@ def viewed_scene(scene: ir.Scene, view: str) -> ir.Scene:
     while scene.has_frame(name):
         name += "_"
     turn = ir.Frame(name, quaternion=matrix_to_quat(VIEWS[view]))
-    frames = (turn,) + tuple(replace(f, parent=name) if f.parent is None else f
-                             for f in scene.frames)
+    frames = (turn,) + tuple(  # top-level: no parent, or the --root frame outside the scene
+        replace(f, parent=name) if f.parent is None or not scene.has_frame(f.parent) else f
+        for f in scene.frames)
     return replace(scene, frames=frames)
