@@ -164,3 +164,18 @@ def test_geometry_collision_draws_the_collision_geometry(tmp_path):
         shots[kind] = pixels(out)
     assert dominant(shots["visual"], 0)[75, 100] and not dominant(shots["visual"], 2).any()
     assert dominant(shots["collision"], 2)[75, 100] and not dominant(shots["collision"], 0).any()
+
+
+@pytest.mark.parametrize("alpha", [1.0, 0.3])
+def test_alpha_lets_what_is_behind_show_through(tmp_path, alpha):
+    scene = tmp_path / "a.robray"
+    scene.write_text(
+        "frame back { geometry { shape box; dimension [0.5, 0.5, 0.5]; color [1, 0, 0]; } }\n"
+        "frame front { translation [1, 0, 0];\n"
+        f"  geometry {{ shape box; dimension [0.1, 1, 1]; color [0, 0, 1]; alpha {alpha}; }} }}\n")
+    out = tmp_path / "a.png"
+    r = robrayc(str(scene), "-o", str(out), *FIXED, "--pov-x", "200", "--pov-y", "150")
+    assert r.returncode == 0, r.stderr
+    r_, g, b = (int(c) for c in pixels(out)[75, 100])
+    assert b > g + 60
+    assert (r_ > g + 60) == (alpha < 1)  # the red box shows through only when translucent
