@@ -100,9 +100,17 @@ def _run(args: list[str], cwd: str, show: bool) -> tuple[int, bytes]:
 
 
 def _first_error(log: bytes) -> str:
+    """POV-Ray's first error, its wrapped lines joined (up to the blank line after it)."""
     lines = log.decode("utf-8", "replace").splitlines()
-    errors = [ln.strip() for ln in lines if "error" in ln.lower() and ln.strip()]
-    return (errors[0] if errors else (lines[-1].strip() if lines else "no output"))[:500]
+    for i, line in enumerate(lines):
+        if "error" in line.lower() and line.strip():
+            text = [line.strip()]
+            for more in lines[i + 1:]:
+                if not more.strip():
+                    break
+                text.append(more.strip())
+            return re.sub(r"File '[^']*scene\.pov' ", "the generated scene, ", " ".join(text))[:500]
+    return (lines[-1].strip() if lines else "no output")[:500]
 
 
 def _legend(data: bytes, labels: list[str], ctx: EmitContext) -> bytes:

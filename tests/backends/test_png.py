@@ -179,3 +179,12 @@ def test_alpha_lets_what_is_behind_show_through(tmp_path, alpha):
     r_, g, b = (int(c) for c in pixels(out)[75, 100])
     assert b > g + 60
     assert (r_ > g + 60) == (alpha < 1)  # the red box shows through only when translucent
+
+
+def test_povray_failure_is_reported_with_its_message(tmp_path):
+    missing = tmp_path / "missing.inc"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(tmp_path / "x.png"), "--pov-include",
+                str(missing))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "error: POV-Ray failed" in r.stderr and "missing.inc" in r.stderr
+    assert not (tmp_path / "x.png").exists()
