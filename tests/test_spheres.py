@@ -125,3 +125,48 @@ def test_bad_size_is_refused() -> None:
     with pytest.raises(ValueError):
         cover(solid_from_shape(SHAPES["box"]), 0.0)
 
+
+
+@pytest.mark.parametrize("key", ["ur5"])
+def test_sphere_urdf_contains_the_robot_through_yourdfpy(key: str, tmp_path, monkeypatch) -> None:
+    """`robrayc spheres robot.urdf -o x.urdf`, read back by yourdfpy (independent kinematics):
+    at random configurations every mesh vertex of the original robot, posed by robrayc, is in
+    one of the spheres posed by yourdfpy; the YAML holds the same spheres."""
+    import yaml
+    import yourdfpy
+
+    from robrayc.analysis.collision import CollisionChecker
+    from robrayc.cli.main import main
+
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    path = robot_path(key)
+    out, yml = tmp_path / "spheres.urdf", tmp_path / "spheres.yml"
+    assert main(["spheres", str(path), "-o", str(out), "-q"]) == 0
+    assert main(["spheres", str(path), "-o", str(yml), "-q"]) == 0
+    robot = yourdfpy.URDF.load(str(out), load_meshes=False, build_scene_graph=True,
+                               build_collision_scene_graph=False, load_collision_meshes=False)
+    doc = yaml.safe_load(yml.read_text())["collision_spheres"]
+    in_urdf = {link.name: [(c.origin[:3, 3].tolist(), c.geometry.sphere.radius)
+                           for c in link.collisions] for link in robot.robot.links}
+    for link, items in doc.items():
+        assert [(s["center"], s["radius"]) for s in items] == in_urdf[link]
+    scene = load([str(path)])
+    checker = CollisionChecker(scene)
+    rng = np.random.default_rng(4)
+    for _ in range(3):
+        q = rng.uniform(-np.pi, np.pi, len(scene.variables))
+        robot.update_cfg(dict(zip(scene.variables, q.tolist(), strict=True)))
+        centres, radii = [], []
+        for link, items in in_urdf.items():
+            T = robot.get_transform(link, robot.base_link)
+            for c, r in items:
+                centres.append(T[:3, :3] @ np.asarray(c) + T[:3, 3])
+                radii.append(r)
+        from robrayc.analysis.spheres import SphereCover
+
+        union = SphereCover(np.array(centres), np.array(radii), 0.0)
+        W = checker._solid_poses(q[None])[0]
+        for k, solid in enumerate(checker.solids.items):
+            if solid.kind == MESH:
+                v = solid.vertices @ W[k][:3, :3].T + W[k][:3, 3]
+                assert contains(union, v, slack=1e-9).all()

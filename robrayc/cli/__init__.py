@@ -7,4 +7,5 @@ SUBCOMMANDS: dict[str, str] = {
     "lsp": "robrayc.cli.lsp:main",
     "collide": "robrayc.cli.collide:main",
     "allowed-collisions": "robrayc.cli.collide:acm_main",
+    "spheres": "robrayc.cli.spheres:main",
 }
