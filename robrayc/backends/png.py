@@ -104,12 +104,14 @@ def _first_error(log: bytes) -> str:
     lines = log.decode("utf-8", "replace").splitlines()
     for i, line in enumerate(lines):
         if "error" in line.lower() and line.strip():
-            text = [line.strip()]
+            text, previous = line.strip(), line
             for more in lines[i + 1:]:
                 if not more.strip():
                     break
-                text.append(more.strip())
-            return re.sub(r"File '[^']*scene\.pov' ", "the generated scene, ", " ".join(text))[:500]
+                # POV-Ray cuts its messages at 80 columns, mid-word: rejoin those
+                text += ("" if len(previous) >= 79 else " ") + more.strip()
+                previous = more
+            return re.sub(r"File '[^']*scene\.pov' ", "the generated scene, ", text)[:500]
     return (lines[-1].strip() if lines else "no output")[:500]
 
 
