@@ -28,7 +28,22 @@ SLOW_MODULES = {
     "tests/backends/test_png.py",  # POV-Ray renders
     "tests/fuzz/test_fuzz_robray.py",
     "tests/fuzz/test_atheris.py",
+    "tests/test_pathological.py",  # 10,000-deep, 100,000-long inputs
+    "tests/editors/test_lsp.py",  # a language server process per test
 }
+# Single long tests (node id prefixes: every parameter of them), measured with --durations.
+SLOW_TESTS = (
+    "tests/test_roundtrip.py::test_generated_scenes_round_trip",
+    "tests/backends/test_sdf.py::test_corpus_robot_loads_in_libsdformat",
+    "tests/backends/test_mjcf.py::test_corpus_robot_loads_in_mujoco",
+    "tests/backends/test_urdf.py::test_urdf_through_robray_or_json_back_to_urdf",
+    "tests/backends/test_glb.py::test_ur5_world_bounds_match_fk",
+    "tests/backends/test_pov.py::test_povray_renders",
+    "tests/test_acm.py::test_7dof_finds_what_a_brute_force_sampler_finds",
+    "tests/test_meshes.py::test_mesh_robot_compiles_with_werror",
+    "tests/test_collision.py::test_against_amino_fcl_checker",
+    "tests/test_watch.py::test_watch_recompiles_on_input_include_and_mesh",
+)
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects
@@ -36,5 +51,5 @@ def pytest_collection_modifyitems(config, items) -> None:
     root = config.rootpath
     for item in items:
         path = item.path.relative_to(root).as_posix() if item.path.is_relative_to(root) else ""
-        if path in SLOW_MODULES:
+        if path in SLOW_MODULES or item.nodeid.startswith(SLOW_TESTS):
             item.add_marker(pytest.mark.slow)
