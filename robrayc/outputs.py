@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
-import shutil
 import signal
 import stat
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,7 +127,7 @@ def _write_files(files: list[tuple[Path, bytes]], sink: DiagnosticSink,
                 raise OSError
             path = resolve_target(path)  # checked just above: not special
             parent = path.parent if str(path.parent) else Path(".")
-            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+            fd, tmp = _new_temporary(parent, path.name)
             pending.append((tmp, path))
             with os.fdopen(fd, "wb") as fh:
                 fh.write(data)
@@ -187,13 +184,25 @@ def _commit(pending: list[tuple[str, Path]]) -> None:
                     pass
 
 
+def _new_temporary(parent: Path, name: str) -> tuple[int, str]:
+    """What tempfile.mkstemp gives (a new file of mode 0600 beside the target, opened
+    exclusively, its absolute name), without importing tempfile and shutil on every run."""
+    for _ in range(100):
+        tmp = os.path.abspath(parent / f".{name}.{os.urandom(6).hex()}.tmp")
+        try:
+            return os.open(tmp, os.O_RDWR | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600), tmp
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no free temporary name beside '{parent / name}'")
+
+
 def _backup(path: Path) -> str | None:
     """A hard link to the existing `path` beside it (None: no file, or no hard links)."""
     if not path.is_file() or path.is_symlink():
         return None
     parent = path.parent if str(path.parent) else Path(".")
     for _ in range(10):
-        name = str(parent / f".{path.name}.{secrets.token_hex(6)}.old")
+        name = str(parent / f".{path.name}.{os.urandom(6).hex()}.old")
         try:
             os.link(path, name)
             return name
@@ -239,6 +248,9 @@ def _write_directory(path: Path, files: dict[str, bytes], sink: DiagnosticSink) 
     if path.exists() and not path.is_dir():
         sink.error(f"cannot write directory '{path}': a file is in the way", SourcePos(str(path)))
         return False
+    import shutil
+    import tempfile
+
     try:
         tmp = Path(tempfile.mkdtemp(prefix=f".{path.name}.", dir=parent))
     except OSError as exc:
