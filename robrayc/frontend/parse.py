@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
+from itertools import chain
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.resources import resource_path
@@ -29,7 +30,7 @@ _TERMINAL_TEXT = {
     "FRAME": "'frame'", "OBJECT": "'object'", "DEF": "'def'", "CLASS": "'class'",
     "INCLUDE": "'include'", "ALLOW_COLLISION": "'allow_collision'",
 }
-_KEEP, _SPLICE = 1, 2
+_LITERAL = "LITERAL"  # the master regex's group of literal terminals
 _NEWLINE = re.compile("\n")
 
 
@@ -121,117 +122,96 @@ def _tables():
     from robrayc.frontend import _tables as t
 
     # Ignored text (blanks, comments) before a token is skipped by the same match: one regex
-    # call per token. Positions are offsets; lines and columns come later, when needed.
+    # match per token. The regular terminals are named groups; the literal ones (punctuation)
+    # share one group, their text naming them: fewer alternatives for the regex engine to try.
     ignored = "|".join(rx for name, rx in t.TERMINALS if name in t.IGNORE)
-    master = re.compile(f"(?:{ignored})*(?:"
-                        + "|".join(f"(?P<{name}>{rx})" for name, rx in t.TERMINALS
-                                   if name not in t.IGNORE) + ")?")
-    rules = [(origin, length, _reducer(length, data, expand1, plan),
-              # a unit rule (`?a: b` with one kept child) only changes the parser state
-              bool(expand1 and length == 1 and plan[0] == _KEEP))
-             for origin, length, data, expand1, plan in t.RULES]
-    return master, t.KEYWORDS, rules, t.STATES, t.END
+    patterns = [f"(?P<{name}>{rx})" for name, rx in t.TERMINALS
+                if name not in t.IGNORE and name not in t.LITERALS.values()]
+    literal = "|".join(re.escape(text) for text in t.LITERALS)  # longest first
+    master = re.compile(f"(?:{ignored})*+(?:" + "|".join(patterns)
+                        + f"|(?P<{_LITERAL}>{literal}))?")
+    rules = [(origin, length, reduce, unit)
+             for (origin, length, unit), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
+    return master, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES, t.END
 
 
-def _reducer(length: int, data: str | None, expand1: bool, plan: tuple[int, ...]):
-    """A function popping a rule's `length` values and returning what lark's tree builder
-    would: a Node, its only child (`?rule`), or a list to splice (`_rule`). Generated per rule
-    so the parse loop does no per-child interpretation."""
-    body = ["def reduce(values):"]
-    if length:
-        body += [f"    v = values[-{length}:]", f"    del values[-{length}:]"]
-    steps = [(i, p) for i, p in enumerate(plan) if p]
-    if steps and steps[0] == (0, _SPLICE):
-        body.append("    ch = v[0]")  # left recursion: extend the list in place (no copy)
-        steps = steps[1:]
-    elif all(p == _KEEP for _, p in steps):
-        body.append("    ch = [" + ", ".join(f"v[{i}]" for i, _ in steps) + "]")
-        steps = []
-    else:
-        body.append("    ch = []")
-    for i, p in steps:
-        body.append(f"    ch.{'append' if p == _KEEP else 'extend'}(v[{i}])")
-    if data is None:
-        body.append("    return ch")
-    elif expand1:
-        body.append(f"    return ch[0] if len(ch) == 1 else Node({data!r}, ch)")
-    else:
-        body.append(f"    return Node({data!r}, ch)")
-    scope = {"Node": Node}
-    exec("\n".join(body), scope)  # noqa: S102 - code built from the generated tables only
-    return scope["reduce"]
+_GOTO_MEMO: dict[tuple[int, str, str], int] = {}
 
 
-_UNIT_MEMO: dict[tuple[int, int, str], int] = {}
+def _goto(states: list, rules: list, below: int, origin: str, kind: str) -> int:
+    """The state after reducing to `origin` above state `below` with lookahead `kind`, and
+    then every unit reduction that lookahead asks for."""
+    state = states[below][origin]
+    while True:
+        action = states[state].get(kind)
+        if action is None or action >= 0 or not rules[~action][3]:
+            return state
+        state = states[below][rules[~action][0]]
 
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    unit_memo = _UNIT_MEMO
-    master, keywords, rules, states, end_state = _tables()
-    match = master.match
+    master, keywords, literals, kept, rules, states, end_state = _tables()
+    goto_memo = _GOTO_MEMO
     stack = [0]
-    state = 0
+    row = states[0]
     values: list = []
-    pos, n = 0, len(text)
+    n = len(text)
     lines = Lines(text)
-    while True:
-        m = match(text, pos) if pos < n else None
-        if m is not None:
+    # The pattern matches at every offset (possibly nothing), so the matches are contiguous;
+    # None after the last one stands for the end of the input.
+    for m in chain(master.finditer(text), (None,)):
+        if m is None:
+            kind, tok, start, end = "$END", None, n, n
+        else:
             kind = m.lastgroup
             if kind is None:  # blanks and comments, then nothing a terminal matches (or the end)
                 pos = m.end()
                 if pos < n:
                     raise SyntaxProblem(pos, *lines.position(pos))
                 continue
-            value = m.group(kind)
-            start = m.start(kind)
-            pos = m.end()
-            if kind == "NAME":
-                keyword = keywords.get(value)
-                if keyword is not None and keyword in states[state]:
+            start, end = m.span(kind)
+            if kind == _LITERAL:
+                kind = literals[text[start:end]]
+            elif kind == "NAME":
+                keyword = keywords.get(text[start:end])
+                if keyword is not None and keyword in row:
                     kind = keyword
-            tok = Tok(kind, value, start, pos, lines)
-        else:
-            kind = "$END"
-            tok = Tok("$END", "", pos, pos, lines)
+            # Punctuation and keywords never reach the tree: no token object for them.
+            tok = Tok(kind, text[start:end], start, end, lines) if kind in kept else None
         while True:
-            action = states[state].get(kind)
+            action = row.get(kind)
             if action is None:
-                if kind == "$END" and state == end_state:
+                if kind == "$END" and stack[-1] == end_state:
                     return values[-1]
-                expected = frozenset(s for s in states[state] if s.isupper() or s == "$END")
-                raise SyntaxProblem(tok.start_pos, tok.line, tok.column, tok, expected)
+                expected = frozenset(s for s in row if s.isupper() or s == "$END")
+                raise SyntaxProblem(start, *lines.position(start),
+                                    tok or Tok(kind, text[start:end], start, end, lines),
+                                    expected)
             if action >= 0:
-                state = action
-                stack.append(state)
+                stack.append(action)
                 values.append(tok)
+                row = states[action]
                 break
-            origin, length, reduce, unit = rules[-1 - action]
-            if unit:
-                # `?a: b`: the value passes through, only the state changes. Chains of them
-                # (a number climbs atom -> unary -> power -> product -> sum -> expr) depend
-                # only on the state below and the lookahead: memoised.
+            origin, length, reduce, unit = rules[~action]
+            if unit:  # `?a: b`: the value passes through, only the state changes
                 below = stack[-2]
-                key = (below, state, kind)
-                target = unit_memo.get(key)
-                if target is None:
-                    target = states[below][origin]
-                    while True:
-                        nxt = states[target].get(kind)
-                        if nxt is None or nxt >= 0 or not rules[-1 - nxt][3]:
-                            break
-                        target = states[below][rules[-1 - nxt][0]]
-                    unit_memo[key] = target
-                state = target
-                stack[-1] = state
-                continue
-            if length:
-                del stack[-length:]
-            result = reduce(values)
-            state = states[stack[-1]][origin]
+                del stack[-1]
+            else:
+                if length:
+                    del stack[-length:]
+                values.append(reduce(values))
+                below = stack[-1]
+            # The goto, and the unit reductions it leads to (a number climbs atom -> unary ->
+            # power -> product -> sum -> expr), depend only on the state below, the rule and
+            # the lookahead: memoised.
+            key = (below, origin, kind)
+            state = goto_memo.get(key)
+            if state is None:
+                state = goto_memo[key] = _goto(states, rules, below, origin, kind)
             stack.append(state)
-            values.append(result)
+            row = states[state]
+    raise AssertionError("unreachable: the end of the input is always accepted or refused")
 
 
 def tokens(text: str, start: int = 0):
