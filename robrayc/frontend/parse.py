@@ -219,7 +219,7 @@ def tokens(text: str, start: int = 0):
     comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
     no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
     server, which reads incomplete text; compiles never call this."""
-    master = _tables()[0]
+    master, literals = _tables()[0], _tables()[2]
     lines = Lines(text)
     pos, n = start, len(text)
     while pos < n:
@@ -230,7 +230,8 @@ def tokens(text: str, start: int = 0):
                 yield Tok("$BAD", "", m.end(), m.end(), lines)
             return
         pos = m.end()
-        yield Tok(kind, m.group(kind), m.start(kind), pos, lines)
+        value = m.group(kind)
+        yield Tok(literals[value] if kind == _LITERAL else kind, value, m.start(kind), pos, lines)
 
 
 def _describe_token(tok: Tok) -> str:
