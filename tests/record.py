@@ -3,6 +3,7 @@ compare what it recorded with the IR exactly (names byte for byte, doubles bit f
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -12,13 +13,18 @@ HERE = Path(__file__).resolve().parent / "c"
 CFLAGS = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-O0"]
 
 
-def compile_and_run(c_file: Path, name: str, workdir: Path, root: str | None = None) -> list[str]:
+def compile_and_run(c_file: Path, name: str, workdir: Path, root: str | None = None,
+                    vertices: bool = False) -> list[str]:
+    """The recorded lines; with `vertices`, also a `vertices FRAME x y z ...` line after each
+    mesh geometry (its float vertices as the C holds them)."""
     exe = workdir / f"record_{name}"
     subprocess.run(["gcc", *CFLAGS, f"-I{HERE / 'include'}", f"-DSCENE_FN=aa_rx_dl_sg__{name}",
                     "-o", str(exe), str(HERE / "record.c"), str(c_file)],
                    check=True, capture_output=True, text=True)
     args = [str(exe)] + ([root] if root is not None else [])
-    return subprocess.run(args, check=True, capture_output=True, text=True).stdout.splitlines()
+    env = {**os.environ, "RECORD_VERTICES": "1"} if vertices else None
+    return subprocess.run(args, check=True, capture_output=True, text=True,
+                          env=env).stdout.splitlines()
 
 
 def hexname(name: str | None) -> str:

@@ -10,8 +10,8 @@
 
 struct aa_rx_sg { int frames; };
 struct aa_rx_geom_opt { double color[3], alpha, specular[3], scale; int visual, collision, no_shadow; };
-struct aa_rx_mesh { size_t n_vertices, n_normals, n_indices; double sum; };
-struct aa_rx_geom { char line[512]; struct aa_rx_geom_opt opt; };
+struct aa_rx_mesh { size_t n_vertices, n_normals, n_indices; double sum; const float *vertices; };
+struct aa_rx_geom { char line[512]; struct aa_rx_geom_opt opt; const struct aa_rx_mesh *mesh; };
 
 static void name(const char *s)
 {
@@ -130,6 +130,7 @@ struct aa_rx_geom *aa_rx_geom_mesh(struct aa_rx_geom_opt *opt, struct aa_rx_mesh
     struct aa_rx_geom *g = geom(opt);
     snprintf(g->line, sizeof g->line, "mesh %zu %zu %zu %.17g", m->n_vertices, m->n_normals,
              m->n_indices, m->sum);
+    g->mesh = m;
     return g;
 }
 void aa_rx_geom_attach(struct aa_rx_sg *sg, const char *f, struct aa_rx_geom *g)
@@ -140,6 +141,11 @@ void aa_rx_geom_attach(struct aa_rx_sg *sg, const char *f, struct aa_rx_geom *g)
     printf(" %s", g->line);
     nums(o->color, 3); num(o->alpha); nums(o->specular, 3); num(o->scale);
     printf(" %d %d %d\n", o->visual, o->collision, o->no_shadow);
+    if (g->mesh != NULL && getenv("RECORD_VERTICES") != NULL) { /* a mesh's own vertices */
+        printf("vertices"); name(f);
+        for (size_t i = 0; i < 3 * g->mesh->n_vertices; i++) printf(" %.9g", g->mesh->vertices[i]);
+        putchar('\n');
+    }
     free(g);
 }
 
@@ -147,7 +153,7 @@ struct aa_rx_mesh *aa_rx_mesh_create(void) { return calloc(1, sizeof(struct aa_r
 void aa_rx_mesh_destroy(struct aa_rx_mesh *m) { free(m); }
 void aa_rx_mesh_set_vertices(struct aa_rx_mesh *m, size_t n, const float *x, int copy)
 {
-    (void)copy; m->n_vertices = n;
+    (void)copy; m->n_vertices = n; m->vertices = x; /* the generated arrays are static */
     for (size_t i = 0; i < 3 * n; i++) m->sum += x[i];
 }
 void aa_rx_mesh_set_normals(struct aa_rx_mesh *m, size_t n, const float *x, int copy)
