@@ -56,7 +56,9 @@ def compare(urdf: Path, srdf_path: Path, share: Path, samples: int) -> dict:
     _, ours = srdf.classify(scene, samples=samples, seed=0, sink=sink)
     seconds = time.perf_counter() - start
     _, shipped = srdf.read(srdf_path.read_bytes(), str(srdf_path), sink)
-    links = set(srdf.plan_links(scene).names.values())
+    plan = srdf.plan_links(scene)
+    links = set(plan.names.values())
+    shaped = set(srdf.collision_links(scene, plan))
     colliding = srdf.lint(scene, shipped, sink, samples=samples, seed=1)
     adj_ours = {(d.link1, d.link2) for d in ours if d.reason == "Adjacent"}
     adj_theirs = {(d.link1, d.link2) for d in shipped if d.reason == "Adjacent"}
@@ -70,6 +72,11 @@ def compare(urdf: Path, srdf_path: Path, share: Path, samples: int) -> dict:
         "adjacent_equal": adj_ours == adj_theirs if reasons else adj_ours <= all_theirs,
         "adjacent_only_ours": sorted(adj_ours - adj_theirs),
         "adjacent_only_shipped": sorted(adj_theirs - adj_ours),
+        # shipped SRDFs were often made from a fuller URDF: pairs naming a link without
+        # collision geometry here cannot be adjacent by MoveIt's rule on this URDF
+        "adjacent_only_shipped_with_geometry": sorted(
+            (a, b) for a, b in adj_theirs - adj_ours if a in shaped and b in shaped),
+        "adjacent_not_disabled_in_shipped": sorted(adj_ours - all_theirs),
         "disabled_ours": len(all_ours), "disabled_shipped": len(all_theirs),
         "disabled_both": len(all_ours & all_theirs),
         "shipped_unknown_links": sorted({n for p in all_theirs for n in p} - links),
@@ -89,6 +96,19 @@ def cached(urdf: Path, srdf_path: Path, share: Path, samples: int) -> dict:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1))
     return result
+
+
+def _adjacent_column(r: dict) -> str:
+    """equal / subset (no reasons shipped) / n/a (nothing disabled), else +ours/-shipped
+    (-shipped counting only links with collision geometry here, when that differs)."""
+    if r["disabled_shipped"] == 0:
+        return "n/a"
+    if r["adjacent_equal"]:
+        return "equal" if r["shipped_reasons"] else "subset"
+    if not r["shipped_reasons"]:
+        return f"-{len(r['adjacent_not_disabled_in_shipped'])}"
+    theirs, geo = len(r["adjacent_only_shipped"]), len(r["adjacent_only_shipped_with_geometry"])
+    return f"+{len(r['adjacent_only_ours'])}/-{theirs}" + (f"({geo})" if geo != theirs else "")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -114,9 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name:28} not compared: {type(exc).__name__}: {exc}"[:150])
             continue
         results[name] = r
-        ok = "equal" if r["shipped_reasons"] else "subset"
-        adj = ok if r["adjacent_equal"] else (
-            f"+{len(r['adjacent_only_ours'])}/-{len(r['adjacent_only_shipped'])}")
+        adj = _adjacent_column(r)
         print(f"{name:28} {r['links']:5} {adj:>9} {r['disabled_ours']:5} "
               f"{r['disabled_shipped']:7} {r['disabled_both']:5} "
               f"{len(r['shipped_disabled_but_colliding']):9} "

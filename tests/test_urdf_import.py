@@ -303,6 +303,19 @@ def test_mimic_multipliers(tmp_path):
                                    want[:3, :3], atol=1e-12)
 
 
+def test_mimic_of_an_unknown_joint_is_ignored_with_a_warning(tmp_path):
+    """As urdfdom (check_urdf) and yourdfpy: a published robot (example-robot-data's
+    alex_psyonic_hands) mimics joint names that do not exist."""
+    body = """<link name="a"/><link name="b"/>
+<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+ <limit lower="-1" upper="1" effort="1" velocity="1"/><mimic joint="nope"/></joint>"""
+    sink = DiagnosticSink()
+    scene = load([write(tmp_path, body)], sink=sink)
+    assert scene.frame("j").variable == "j"
+    assert [d.name for d in sink.items] == ["urdf-mimic"]
+    assert "mimics unknown joint 'nope'; mimic ignored" in sink.items[0].message
+
+
 def test_unbounded_limits_read_back_as_none(tmp_path):
     body = f"""<link name="a"/><link name="b"/>
 <joint name="p" type="prismatic"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>

@@ -334,8 +334,10 @@ class _Loader(XmlSource):
             # follow the chain: j = m1 k + o1, k = m2 q + o2  ->  j = m1 m2 q + m1 o2 + o1
             m_total, o_total, master, seen = mult, off, by_name.get(target), {j.name}
             if master is None:
-                self.sink.error(f"joint '{j.name}' mimics unknown joint '{target}'", mpos,
-                                suggest(target, by_name))
+                # urdfdom and yourdfpy load such robots (published ones exist): the joint
+                # keeps its own variable
+                self.sink.warning(f"joint '{j.name}' mimics unknown joint '{target}'; mimic "
+                                  "ignored", mpos, suggest(target, by_name), name="urdf-mimic")
                 continue
             while master.mimic is not None and master.kind != "fixed":
                 if master.name in seen:
