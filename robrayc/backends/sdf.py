@@ -1,8 +1,12 @@
 """SDFormat export (`-o robot.sdf`, `--format sdf`): one `<model>` (SDFormat 1.9).
 
-- Every frame is a link named after it and a joint of the same name joining it to its parent
-  link (`world` for top-level frames: amino fixes them to the world), so no frame is merged
-  away (sdformat's own URDF conversion lumps fixed joints into their parent link).
+- Links as robrayc.links plans them for every writer: the robot's links under their URDF names,
+  shape and inertia frames folded back into their link (poses on the visual, collision and
+  inertial), every other frame a link of its own named after it. Each link has the joint
+  placing it, named after its frame (FRAME_joint where a link has that name: SDFormat names
+  links and joints apart); top-level links are jointed to `world` (amino fixes them to the
+  world), through the URDF's root link when it is not the world. No fixed joint is lumped away
+  (sdformat's own URDF conversion lumps them into their parent link).
 - Link poses are written relative to the parent link (`relative_to`) as exact quaternions
   (`rotation_format="quat_xyzw"`); amino's joint offset is folded into the pose (SDF joints
   have no offset). Revolute joints with position limits are `revolute`, without `continuous`;
@@ -73,22 +77,45 @@ class _Writer:
             etree.SubElement(root, "world", name=name)
             return root
         model = etree.SubElement(root, "model", name=name)
-        seen: set[str] = set()
-        self.names = entity_names(self.scene)
-        for f in self.scene.frames:
-            parent = (self.names[f.parent][0] if f.parent is not None
-                      and self.scene.has_frame(f.parent) else None)
-            model.append(self.link(f, parent))
-            model.append(self.joint(f, parent))
-            if f.is_joint and f.variable in seen:
-                self.lose("shared configuration variables", f.pos)
-            seen.add(f.variable or "")
+        self.structure(model)
         for pair in self.scene.allowed:
             self.lose("allowed collision pairs", pair.pos)
         for (what, done), (n, pos) in self.lost.items():
             self.ctx.sink.warning(f"SDF cannot express {what} ({n}x); {done}", pos,
                                   name="format-loss")
         return root
+
+    def structure(self, model) -> None:
+        """Links as robrayc.links plans them (shape and inertia frames folded in), each with
+        the joint placing it; the root link, unless it is the world, fixed to the world."""
+        from robrayc.links import plan_links
+
+        scene = self.scene
+        plan = plan_links(scene)
+        parts: dict[str | None, list[ir.Frame]] = {}
+        for f in scene.frames:
+            if f.name in plan.folded:
+                holder = f.parent if f.parent is not None and scene.has_frame(f.parent) else None
+                parts.setdefault(holder, []).append(f)
+        taken = set(plan.names.values()) | {"world", "__model__"}
+        joints = {f.name: ir.unique_name(f.name if f.name not in taken else f"{f.name}_joint",
+                                         taken, "_") for f in plan.links}
+        top = "world"
+        if plan.root != "world" and (scene.root_link is not None or parts.get(None)):
+            top = plan.root
+            model.append(self.link(None, plan.root, None, parts.get(None, [])))
+            model.append(self.joint_xml(None, ir.unique_name(f"{plan.root}_joint", taken, "_"),
+                                        "world", plan.root))
+        seen: set[str] = set()
+        for f in plan.links:
+            parent = plan.names[f.parent] if f.parent is not None and scene.has_frame(
+                f.parent) else top
+            link = plan.names[f.name]
+            model.append(self.link(f, link, parent, parts.get(f.name, [])))
+            model.append(self.joint_xml(f, joints[f.name], parent, link))
+            if f.is_joint and f.variable in seen:
+                self.lose("shared configuration variables", f.pos)
+            seen.add(f.variable or "")
 
     def pose(self, parent, q: ir.Quat, v: ir.Vec3, relative_to: str | None = None) -> None:
         from lxml import etree
@@ -100,38 +127,52 @@ class _Writer:
             el.set("relative_to", relative_to)
         el.text = _v((*v, *q))
 
-    def link(self, f: ir.Frame, parent: str | None):
+    def link(self, f: ir.Frame | None, name: str, parent: str | None, parts: list[ir.Frame]):
+        """A link: frame `f` (None: the root link) and the part frames folded into it."""
         from lxml import etree
 
         from robrayc.kinematics import local_pose
 
-        el = etree.Element("link", name=self.names[f.name][0])
-        q, v = local_pose(f, 0.0)  # amino's offset folded in
-        self.pose(el, q, v, parent if parent is not None else "__model__")
-        if f.inertial is not None:
-            i = self.inertia(f)
-            node = etree.SubElement(el, "inertial")
-            etree.SubElement(node, "mass").text = _f(f.inertial.mass)
-            tensor = etree.SubElement(node, "inertia")
-            for key, k in (("ixx", 0), ("ixy", 3), ("ixz", 6), ("iyy", 4), ("iyz", 7),
-                           ("izz", 8)):
-                etree.SubElement(tensor, key).text = _f(i[k])
-        if f.tags:
-            self.lose("isa tags", f.pos)
+        el = etree.Element("link", name=name)
+        if f is not None:
+            q, v = local_pose(f, 0.0)  # amino's offset folded in
+            self.pose(el, q, v, "__model__" if parent == "world" else parent)
+            if f.tags:
+                self.lose("isa tags", f.pos)
+        here = ([(f, ir.IDENTITY_Q, ir.ZERO_V)] if f is not None else []) + [
+            (p, p.quaternion, p.translation) for p in parts]
+        for frame, q, v in here:
+            if frame.inertial is not None:
+                self.inertial(el, frame, q, v)
         shapes: dict[str, list] = {"visual": [], "collision": []}
-        for g in f.geometries:
-            if not g.visual and not g.collision:
-                self.lose("geometry that is neither visual nor collision", g.pos)
-            if g.tags:
-                self.lose("isa tags", g.pos)
-            for kind in ("visual", "collision"):
-                if getattr(g, kind):
-                    node = self.shape(kind, f"{f.name}-{kind}-{len(shapes[kind]) + 1}", g)
-                    if node is not None:
-                        shapes[kind].append(node)
+        for frame, q, v in here:
+            for g in frame.geometries:
+                self.shapes_of(g, name, (q, v), shapes)
         for node in shapes["visual"] + shapes["collision"]:
             el.append(node)
         return el
+
+    def inertial(self, el, f: ir.Frame, q: ir.Quat, v: ir.Vec3) -> None:
+        from lxml import etree
+
+        i = self.inertia(f)
+        node = etree.SubElement(el, "inertial")
+        self.pose(node, q, v)
+        etree.SubElement(node, "mass").text = _f(f.inertial.mass)
+        tensor = etree.SubElement(node, "inertia")
+        for key, k in (("ixx", 0), ("ixy", 3), ("ixz", 6), ("iyy", 4), ("iyz", 7), ("izz", 8)):
+            etree.SubElement(tensor, key).text = _f(i[k])
+
+    def shapes_of(self, g: ir.Geometry, link: str, pose, shapes: dict[str, list]) -> None:
+        if not g.visual and not g.collision:
+            self.lose("geometry that is neither visual nor collision", g.pos)
+        if g.tags:
+            self.lose("isa tags", g.pos)
+        for kind in ("visual", "collision"):
+            if getattr(g, kind):
+                node = self.shape(kind, f"{link}-{kind}-{len(shapes[kind]) + 1}", g, pose)
+                if node is not None:
+                    shapes[kind].append(node)
 
     def inertia(self, f: ir.Frame) -> tuple[float, ...]:
         from robrayc.inertia import balanced, is_physical, warning_text
@@ -141,18 +182,17 @@ class _Writer:
         self.ctx.sink.warning(warning_text(f, "libsdformat"), f.pos, name="format-loss")
         return balanced(f.inertial)
 
-    def joint(self, f: ir.Frame, parent: str | None):
+    def joint_xml(self, f: ir.Frame | None, name: str, parent: str, child: str):
         from lxml import etree
 
-        lim = f.limits
-        kind = f.kind
+        lim = f.limits if f is not None else ir.NO_LIMITS
+        kind = f.kind if f is not None else "fixed"
         if kind == "revolute" and lim.position is None:
             kind = "continuous"
-        link, joint = self.names[f.name]
-        el = etree.Element("joint", name=joint, type=kind)
-        etree.SubElement(el, "parent").text = parent if parent is not None else "world"
-        etree.SubElement(el, "child").text = link
-        if not f.is_joint:
+        el = etree.Element("joint", name=name, type=kind)
+        etree.SubElement(el, "parent").text = parent
+        etree.SubElement(el, "child").text = child
+        if f is None or not f.is_joint:
             if not lim.is_empty():
                 self.lose("limits on fixed frames", f.pos)
             return el
@@ -162,18 +202,20 @@ class _Writer:
         if lim.position is not None:
             etree.SubElement(limit, "lower").text = _f(lim.position[0])
             etree.SubElement(limit, "upper").text = _f(lim.position[1])
-        for key, tag in (("effort", "effort"), ("velocity", "velocity")):
+        for key in ("effort", "velocity"):
             rng = getattr(lim, key)
             if rng is not None:
                 if rng[0] != -rng[1]:
                     self.lose(f"asymmetric {key} limits", f.pos)
-                etree.SubElement(limit, tag).text = _f(max(abs(rng[0]), abs(rng[1])))
+                etree.SubElement(limit, key).text = _f(max(abs(rng[0]), abs(rng[1])))
         if lim.acceleration is not None:
             self.lose("acceleration limits", f.pos)
         return el
 
-    def shape(self, kind: str, name: str, g: ir.Geometry):
+    def shape(self, kind: str, name: str, g: ir.Geometry, pose):
         from lxml import etree
+
+        from robrayc.kinematics import compose
 
         handler = _SHAPES.get(type(g.shape))
         if handler is None:
@@ -183,7 +225,7 @@ class _Writer:
         shift = handler(self, g.shape, g, geometry)
         if shift is None:
             return None
-        self.pose(node, ir.IDENTITY_Q, (0.0, 0.0, shift))
+        self.pose(node, *compose(pose, (ir.IDENTITY_Q, (0.0, 0.0, shift))))
         node.append(geometry)
         if kind == "visual":
             self.material(node, g)
@@ -273,17 +315,6 @@ class _Writer:
         etree.SubElement(mesh, "uri").text = uri
         if scale != (1.0, 1.0, 1.0):
             etree.SubElement(mesh, "scale").text = _v(scale)
-
-
-def entity_names(scene: ir.Scene) -> dict[str, tuple[str, str]]:
-    """frame -> (link name, joint name). SDFormat wants links, joints and frames of a model
-    to have distinct names: links take the frame names, joints the frame name where free
-    (else NAME_joint, NAME_joint2, ...)."""
-    taken = {f.name for f in scene.frames} | {"world", "__model__"}
-    out: dict[str, tuple[str, str]] = {}
-    for f in scene.frames:
-        out[f.name] = (f.name, ir.unique_name(f"{f.name}_joint", taken, ""))
-    return out
 
 
 _SHAPES = {

@@ -20,6 +20,7 @@ from robrayc import ir
 from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
+from robrayc.links import plan_links
 from tests.corpus import IN_CI, amino_corpus_files, corpus_id, require_corpus
 from tests.urdf_robots import (
     ROBOTS,
@@ -127,29 +128,48 @@ def poses_at(model: Model, values: dict[str, float]) -> dict[str, np.ndarray]:
     return out
 
 
+def link_contents(scene: ir.Scene) -> dict[str, list[ir.Frame]]:
+    """link name -> the frames robrayc.links folds into it (its own frame first)."""
+    plan = plan_links(scene)
+    out: dict[str, list[ir.Frame]] = {plan.names[f.name]: [f] for f in plan.links}
+    for f in scene.frames:
+        if f.name in plan.folded:
+            out.setdefault(plan.names[f.name], []).append(f)
+    return out
+
+
 def check_scene(scene: ir.Scene, model: Model, seed: str) -> None:
     assert model.world == (not scene.frames)
-    assert set(model.links) == {f.name for f in scene.frames}
+    if not scene.frames:
+        return
+    plan = plan_links(scene)
+    own = {plan.names[f.name]: f for f in plan.links}
+    contents = link_contents(scene)
+    if scene.root_link not in (None, "world"):  # the URDF's root link, fixed to the world
+        contents.setdefault(plan.root, [])
+    assert set(model.links) == set(contents)
     joint_of = {j[2]: name for name, j in model.joints.items()}
     rng = random.Random(seed)
     for trial in range(3):
         cfg = {v: (rng.uniform(-2, 2) if trial else 0.0) for v in scene.variables}
-        values = {joint_of[f.name]: cfg[f.variable] for f in scene.frames if f.is_joint}
+        values = {joint_of[link]: cfg[f.variable] for link, f in own.items() if f.is_joint}
         ours = fk(scene, cfg)
         theirs = poses_at(model, values) if trial else model.links
-        for f in scene.frames:
-            np.testing.assert_allclose(theirs[f.name], ours[f.name], atol=1e-9, err_msg=f.name)
-    for f in scene.frames:
-        kind, _, _, _, lim = model.joints[joint_of[f.name]]
-        assert kind == ("continuous" if f.kind == "revolute" and f.limits.position is None
-                        else f.kind)
-        if f.limits.position is not None:
-            assert lim[:2] == f.limits.position
-        assert model.mass.get(f.name, 1.0) == (f.inertial.mass if f.inertial else 1.0)
-        shapes = [s for s in model.shapes if s[0] == f.name]
-        want = sum(g.visual + g.collision for g in f.geometries
+        for link, f in own.items():
+            np.testing.assert_allclose(theirs[link], ours[f.name], atol=1e-9, err_msg=link)
+    for link, frames in contents.items():
+        f = own.get(link)
+        if f is not None:
+            kind, _, _, _, lim = model.joints[joint_of[link]]
+            assert kind == ("continuous" if f.kind == "revolute" and f.limits.position is None
+                            else f.kind)
+            if f.limits.position is not None:
+                assert lim[:2] == f.limits.position
+        masses = [p.inertial.mass for p in frames if p.inertial is not None]
+        assert model.mass[link] == (masses[0] if masses else 1.0)  # SDF's default: 1
+        want = sum(g.visual + g.collision for p in frames for g in p.geometries
                    if not isinstance(g.shape, ir.Grid))
-        assert len(shapes) == want, f.name
+        assert len([s for s in model.shapes if s[0] == link]) == want, link
 
 
 @pytest.mark.parametrize("robot", ROBOTS, ids=lambda r: r.key)
@@ -162,9 +182,15 @@ def test_corpus_robot_loads_in_libsdformat_and_keeps_what_its_converter_keeps(
     scene = load([path])
     check_scene(scene, ours, robot.key)
     ref = yourdfpy_robot(path)
-    for name, j in ref.joint_map.items():
+    by_child = {j[2]: (name, j) for name, j in ours.joints.items()}
+    for name, j in ref.joint_map.items():  # URDF's joint and link names, its limits
+        if j.child not in by_child:  # a link folded away: a shape frame's own "link"
+            continue
+        mine, (_, parent, _, _, lim) = by_child[j.child]
+        # a joint named like a link is renamed: SDF names links and joints apart
+        assert mine == name or (mine == f"{name}_joint" and name in ref.link_map)
+        assert parent in (j.parent, "world")
         if j.type in ("revolute", "prismatic") and j.mimic is None:
-            lim = ours.joints[f"{name}_joint"][4]
             assert lim[:2] == (j.limit.lower or 0.0, j.limit.upper or 0.0)
     # sdformat's own conversion of the URDF: its links sit where ours do (1e-8: it turns
     # UR5's 1.570796325 rad into pi/2), and it keeps no shape or mass that ours does not
@@ -172,14 +198,13 @@ def test_corpus_robot_loads_in_libsdformat_and_keeps_what_its_converter_keeps(
     if conv is None:  # sdformat cannot convert it; robrayc's SDF of it loads
         assert robot.key in CONVERTER_FAILS
         return
-    ours_of = {j.child: n for n, j in ref.joint_map.items()}
     for link, pose in conv.links.items():
-        mine = ours.links[ours_of[link]] if link in ours_of else np.eye(4)
-        np.testing.assert_allclose(mine, pose, atol=1e-8, err_msg=link)
+        np.testing.assert_allclose(ours.links[link], pose, atol=1e-8, err_msg=link)
     assert len(ours.shapes) + robot.missing_meshes >= len(conv.shapes)  # missing: dropped
     declared = sum(lk.inertial.mass for lk in ref.link_map.values() if lk.inertial)
-    assert sum(m for n, m in ours.mass.items() if scene.frame(n).inertial) == \
-        pytest.approx(declared, rel=1e-12)
+    held = [link for link, frames in link_contents(scene).items()
+            if any(p.inertial for p in frames)]
+    assert sum(ours.mass[link] for link in held) == pytest.approx(declared, rel=1e-12)
 
 
 @pytest.mark.parametrize("path", amino_corpus_files(), ids=corpus_id)
@@ -218,4 +243,5 @@ def test_every_shape_offsets_and_located_warnings(tmp_path, sdf_check, capsys):
     scene = load_scene([str(src)])
     model = run_check(sdf_check, out)
     assert model.joints["arm_joint_joint"][2] == "arm_joint"  # names kept apart
+    assert model.joints["arm_joint_2"][2] == "arm"
     check_scene(scene, model, "shapes")
