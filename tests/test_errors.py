@@ -21,7 +21,7 @@ CASES: list[tuple[str, bytes | str, str, int, int, int, tuple[str, ...]]] = [
     ("nul-byte", b"frame a { \x00 }", r"unexpected character '\\x00'", 1, 11, 1, ()),
     ("garbage-char", "frame a { $ }", r"unexpected character '\$'", 1, 11, 1, ()),
     ("invalid-utf8", b"frame a { }\n\xff\xfe", r"invalid UTF-8 byte 0xff", 2, 1, 1, ()),
-    ("unexpected-eof", "frame a {", r"unexpected end of file", 1, 10, 1, ()),
+    ("unexpected-eof", "frame a {", r"expected '\}' at end of input", 1, 10, 1, ()),
     ("unknown-statement", 'scenegraph { file "x.urdf"; }', r"unknown statement 'scenegraph'",
      1, 1, 1, ()),
     ("misspelt-keyword", "fram a { }", r"unknown statement 'fram'", 1, 1, 1, ()),

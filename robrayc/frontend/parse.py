@@ -269,12 +269,18 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
         last = text.rstrip()
         line = last.count("\n") + 1
         col = len(last) - (last.rfind("\n") + 1) + 1
-        hint = "a '{' block is still open" if "RBRACE" in expected else None
-        sink.error(f"unexpected end of file, expected {_expected(expected)}",
-                   SourcePos(file, line, col, line, col + 1), hint)
+        pos = SourcePos(file, line, col, line, col + 1)
+        if "RBRACE" in expected:  # as gcc: the missing brace, and where its block opened
+            sink.error("expected '}' at end of input", pos, notes=_unclosed(text, tok, file))
+        else:
+            sink.error(f"unexpected end of file, expected {_expected(expected)}", pos)
         return
     pos = tok.pos(file)
-    if text.startswith("/*", tok.start_pos):
+    if tok.type in _STATEMENT_KEYWORDS and tok.type not in expected and "RBRACE" in expected:
+        # a statement where a block's contents go on: that block was not closed
+        sink.error(f"expected '}}' before {_describe_token(tok)}", pos,
+                   notes=_unclosed(text, tok, file))
+    elif text.startswith("/*", tok.start_pos):
         sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
     elif "DEF" in expected and tok.type == "RBRACE":
         sink.error("unexpected '}'", pos, "no block is open here")
@@ -287,6 +293,21 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
                    "every attribute, def and allow_collision ends with ';'")
     else:
         sink.error(f"unexpected {_describe_token(tok)}, expected {_expected(expected)}", pos)
+
+
+_STATEMENT_KEYWORDS = frozenset(word.upper() for word in STATEMENT_WORDS)
+
+
+def _unclosed(text: str, tok: Tok, file: str) -> tuple[tuple[SourcePos, str], ...]:
+    """A note at the innermost '{' still open before `tok` (found again by the lexer: only
+    an error pays for it)."""
+    opened: list[Tok] = []
+    for t in tokens(text[:tok.start_pos]):
+        if t.type == "LBRACE":
+            opened.append(t)
+        elif t.type == "RBRACE" and opened:
+            opened.pop()
+    return ((opened[-1].pos(file), "to match this '{'"),) if opened else ()
 
 
 def decode(data: bytes, file: str, sink: DiagnosticSink) -> str | None:

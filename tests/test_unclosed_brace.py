@@ -1,0 +1,47 @@
+"""An unclosed '{' is reported as the missing '}', with a note where the block opened (as
+gcc: "expected '}' at end of input" / "note: to match this '{'")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from robrayc.cli.main import main
+
+CASES = [
+    # a class left open, then the next statement
+    ("class c {\n  color [1, 0, 0];\n\nframe a {\n  parent b;\n}\n",
+     "4:1: error: expected '}' before 'frame'", "1:9: note: to match this '{'"),
+    # the last frame left open
+    ("frame a { }\nframe b {\n  translation [0, 0, 1];\n",
+     "3:25: error: expected '}' at end of input", "2:9: note: to match this '{'"),
+    # a nested block closed, the outer one not: the note names the outer one
+    ("frame a {\n  geometry { shape box; dimension [1, 1, 1]; }\n  frame b { }\n",
+     "3:14: error: expected '}' at end of input", "1:9: note: to match this '{'"),
+    # braces inside comments and strings do not count
+    ('frame a { /* } */\n  frame "}" { }\n',
+     "2:16: error: expected '}' at end of input", "1:9: note: to match this '{'"),
+]
+
+
+@pytest.mark.parametrize("source, error, note", CASES)
+def test_unclosed_brace(tmp_path: Path, capsys, source: str, error: str, note: str) -> None:
+    scene = tmp_path / "s.robray"
+    scene.write_text(source)
+    assert main([str(scene), "-o", str(tmp_path / "s.c")]) == 1
+    lines = capsys.readouterr().err.splitlines()
+    errors = [line for line in lines if ": error: " in line]
+    notes = [line for line in lines if ": note: " in line]
+    assert errors == [f"{scene}:{error}"]
+    assert notes == [f"{scene}:{note}"]
+    assert not (tmp_path / "s.c").exists()
+
+
+def test_missing_semicolon_is_still_a_missing_semicolon(tmp_path: Path, capsys) -> None:
+    scene = tmp_path / "s.robray"
+    scene.write_text("frame a {\n  parent b\n  frame c { }\n}\n")
+    assert main([str(scene), "-o", str(tmp_path / "s.c")]) == 1
+    err = capsys.readouterr().err
+    assert f"{scene}:3:3: error: expected ';' before 'frame'" in err
+    assert "note" not in err
