@@ -206,17 +206,8 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
     full = CollisionChecker(scene, sink, use_allowed=False)
     all_pairs = [tuple(sorted(p)) for p in full.frame_pairs]
     in_scene = {(p.a, p.b) if p.a < p.b else (p.b, p.a) for p in scene.allowed}
-    verdict: dict[tuple[str, str], tuple[str | None, str, int]] = {}
-
-    for pair, why in adjacency(scene, set(full.collision_frames)).items():
-        verdict[pair] = ("adjacent", why, 0)
     q0 = default_configuration(scene)
-    for pair in full.colliding_pairs(q0):
-        verdict.setdefault(pair, ("default", "colliding at the default configuration", 0))
-    body = dict(zip((f.name for f in scene.frames), _bodies(scene)[0], strict=True))
-    for a, b in all_pairs:  # one rigid body, not colliding at the default: never, for good
-        if body[a] == body[b]:
-            verdict.setdefault((a, b), ("never", "fixed to each other, apart", 0))
+    verdict = _static_verdicts(scene, full, all_pairs, q0, adjacency)
     rest = [p for p in all_pairs if p not in verdict]
 
     counts = np.zeros(len(rest), dtype=np.int64)
@@ -250,6 +241,22 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
     out = tuple(_verdict(a, b, verdict[(a, b)], (a, b) in in_scene) for a, b in sorted(all_pairs))
     return AcmResult(out, total, seed, always_fraction,
                      dict(zip(scene.variables, q0.tolist(), strict=True)))
+
+
+def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
+                     adjacency) -> dict[tuple[str, str], tuple]:
+    """Verdicts known without sampling: adjacent, colliding at the default configuration,
+    and pairs of one rigid body apart at the default (never, for good)."""
+    verdict: dict[tuple[str, str], tuple] = {}
+    for pair, why in adjacency(scene, set(full.collision_frames)).items():
+        verdict[pair] = ("adjacent", why, 0)
+    for pair in full.colliding_pairs(q0):
+        verdict.setdefault(pair, ("default", "colliding at the default configuration", 0))
+    body = dict(zip((f.name for f in scene.frames), _bodies(scene)[0], strict=True))
+    for a, b in all_pairs:
+        if body[a] == body[b]:
+            verdict.setdefault((a, b), ("never", "fixed to each other, apart", 0))
+    return verdict
 
 
 class _LazyBatches:
