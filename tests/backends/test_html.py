@@ -95,24 +95,50 @@ def test_renders_moves_the_right_link_and_names_frames(browser, tmp_path):
     assert not _errors(browser)
 
 
-def test_fk_in_the_page_is_robraycs(browser, tmp_path):
-    src = corpus_file(SEVEN_DOF)
-    page = tmp_path / "7dof.html"
-    assert robrayc(str(src), "-o", str(page)).returncode == 0
-    _open(browser, page)
-    scene = load_scene([str(src)])
-    rng = np.random.default_rng(7)
+def _check_fk(browser, scene, seed: int) -> None:
+    rng = np.random.default_rng(seed)
     for _ in range(5):
         q = rng.uniform(-3, 3, len(scene.variables))
         got = browser.execute_script("return window.robraycViewer.fk(arguments[0])", q.tolist())
         want = fk(scene, dict(zip(scene.variables, q.tolist(), strict=True)))
         for f, m in zip(scene.frames, got, strict=True):
             assert np.allclose(np.array(m).reshape(4, 4), want[f.name], atol=1e-12, rtol=0)
-    limits = browser.execute_script(
+
+
+def _limits(browser) -> list:
+    return browser.execute_script(
         "return [...document.querySelectorAll('#sliders input')].map("
         "i => [i.dataset.variable, Number(i.min), Number(i.max)])")
+
+
+def test_fk_in_the_page_is_robraycs(browser, tmp_path):
+    src = corpus_file(SEVEN_DOF)
+    page = tmp_path / "7dof.html"
+    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    _open(browser, page)
+    scene = load_scene([str(src)])
+    _check_fk(browser, scene, 7)
+    limits = _limits(browser)
     assert [name for name, _, _ in limits] == list(scene.variables)
     assert all(lo == -math.pi and hi == math.pi for _, lo, hi in limits)  # 7dof: no limits
+
+
+def test_fk_prismatic_offsets_and_fixed_chains(browser, tmp_path):
+    src = tmp_path / "p.robray"
+    src.write_text(
+        "frame base { rpy [0.1, 0.2, 0.3]; translation [1, 2, 3]; }\n"
+        "frame slide { parent base; type prismatic; axis [0, 0.6, 0.8]; offset 0.25;\n"
+        "  limit_position [-0.5, 1.5]; rpy [0, 1.5707963267948966, 0]; }\n"
+        "frame fixed1 { parent slide; translation [0.3, 0, 0]; rpy [1, 0, 0]; }\n"
+        "frame turn { parent fixed1; type revolute; axis [1, 0, 0]; offset -0.5;\n"
+        "  translation [0, 0.1, 0]; }\n"
+        "frame tip { parent turn; translation [0, 0, 0.2];\n"
+        "  geometry { shape box; dimension [0.1, 0.1, 0.1]; } }\n")
+    page = tmp_path / "p.html"
+    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    _open(browser, page)
+    _check_fk(browser, load_scene([str(src)]), 11)
+    assert _limits(browser) == [["slide", -0.5, 1.5], ["turn", -math.pi, math.pi]]
 
 
 def test_geometry_toggle_and_collision_legend(browser, tmp_path):
