@@ -188,3 +188,54 @@ def test_povray_failure_is_reported_with_its_message(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "error: POV-Ray failed" in r.stderr and "missing.inc" in r.stderr
     assert not (tmp_path / "x.png").exists()
+
+
+def _pinhole(points, eye, look, up, fov_deg: float, width: int, height: int):
+    """Pixel (column, row) of world points for a camera with square pixels and a horizontal
+    field of view (POV-Ray's `angle`, `right x*W/H`, `sky`)."""
+    import numpy as np
+
+    eye, look, up = (np.asarray(v, dtype=float) for v in (eye, look, up))
+    d = (look - eye) / np.linalg.norm(look - eye)
+    right = np.cross(d, up)
+    right /= np.linalg.norm(right)
+    upv = np.cross(right, d)
+    rel = points - eye
+    z = rel @ d
+    f = width / 2 / np.tan(np.radians(fov_deg) / 2)
+    return width / 2 + (rel @ right) / z * f, height / 2 - (rel @ upv) / z * f
+
+
+def test_ur5_meshes_cover_the_pixels_fk_puts_them_on(tmp_path, monkeypatch):
+    """The drawn pixels' bounding box equals the projection of every visual mesh vertex, posed
+    by robrayc's FK, through an independent pinhole camera (within 2 pixels)."""
+    import numpy as np
+
+    from robrayc.diagnostics import DiagnosticSink
+    from robrayc.frontend import load_scene
+    from robrayc.kinematics import fk
+    from robrayc.meshes import load_mesh
+    from tests.corpus import ros_package_path
+
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    src = corpus_file(UR5)
+    config = {"shoulder_lift_joint": -1.0, "elbow_joint": 0.8, "wrist_1_joint": -0.5}
+    eye, look, up, fov, w, h = (2.0, 1.2, 1.0), (0.2, 0.0, 0.35), (0, 0, 1), 40.0, 320, 240
+    out = tmp_path / "ur5.png"
+    args = [a for k, v in config.items() for a in ("--var", k, "--val", repr(v))]
+    r = robrayc(str(src), "-o", str(out), *args, "--cam-eye", " ".join(map(str, eye)),
+                "--cam-look", " ".join(map(str, look)), "--fov", str(fov), "--pov-x", str(w),
+                "--pov-y", str(h))
+    assert r.returncode == 0, r.stderr
+    sink = DiagnosticSink()
+    scene = load_scene([str(src)], None, sink)
+    world = fk(scene, config)
+    pts = np.vstack([load_mesh(g.shape, sink, g.pos).vertices * g.scale
+                     @ world[f.name][:3, :3].T + world[f.name][:3, 3]
+                     for f in scene.frames for g in f.geometries if g.visual])
+    cols, rows = _pinhole(pts, eye, look, up, fov, w, h)
+    drawn = (pixels(out) < 245).any(axis=2)
+    ys, xs = drawn.nonzero()
+    assert 0 < cols.min() and cols.max() < w and 0 < rows.min() and rows.max() < h
+    assert abs(xs.min() - cols.min()) < 2 and abs(xs.max() + 1 - cols.max()) < 2
+    assert abs(ys.min() - rows.min()) < 2 and abs(ys.max() + 1 - rows.max()) < 2
