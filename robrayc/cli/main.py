@@ -341,48 +341,20 @@ def _outputs(args: argparse.Namespace) -> list[tuple[str, Path | None]]:
 def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None = None) -> int:
     """One compile. `watched` (--watch) receives the lists of files the run reads."""
     from robrayc import depfile
-    from robrayc.backends import BACKENDS, EmitContext, build_options, load
     from robrayc.diagnostics import NOWHERE
     from robrayc.frontend import LoadContext, load_with_context
-    from robrayc.outputs import check_target, signals_deferred, write_directory, write_files
+    from robrayc.outputs import write_files
 
     args = parse_arguments(argv)
-    if args.help:
-        build_parser().print_help()
-        return EXIT_OK
-    if args.version:
-        print(f"robrayc {__version__}")
-        return EXIT_OK
-    if args.cmake_dir:
-        from robrayc.resources import resource_dir
-
-        print(resource_dir("cmake"))
-        return EXIT_OK
+    done = _informational(args)
+    if done is not None:
+        return done
     if not args.files:
         raise UsageError("no input scene")
     apply_warning_options(args, sink)
     args.configuration = configuration(args)
     outputs = _outputs(args)
-    for fmt, _ in outputs:
-        if fmt not in BACKENDS:
-            raise UsageError(f"output format {fmt!r} is not available")
-    dep_path = None
-    if depfile.wanted(args):
-        try:
-            main_output = outputs[0][1] if outputs else None
-            if discarded(main_output) and args.dep_file is None and not args.dep_only:
-                raise UsageError("-MD with -o /dev/null needs -MF FILE to name the "
-                                 "dependency file")
-            dep_path = depfile.destination(args, main_output)
-        except depfile.DepfileError as exc:
-            raise UsageError(str(exc)) from None
-        if dep_path is not None:
-            check_target(dep_path, sink)
-    for fmt, path in outputs:  # fail before any work if an output cannot be written
-        if path is not None and not discarded(path) and not getattr(load(fmt), "DIRECTORY",
-                                                                      False):
-            check_target(path, sink)
-    sink.check()
+    dep_path = _check_outputs(args, outputs, sink)
 
     listing_only = ((args.list_frames or args.list_vars or args.tree) and not outputs
                     and not depfile.wanted(args))
@@ -401,6 +373,69 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
             sys.stdout.buffer.write(dep)
             return EXIT_OK
         return EXIT_OK if write_files([(dep_path, dep)], sink, args.if_changed) else EXIT_ERROR
+
+    files, directories, stdout_chunks = _emit_outputs(scene, outputs, args, sink)
+    if depfile.wanted(args):  # after emitting: the rule names every file this run writes
+        written = [str(p) for p, _ in files + directories]
+        targets = written or depfile.default_target(args, [])
+        dep = depfile.text(args, scene.sources, targets, sink)
+        if dep_path is None:
+            stdout_chunks.append(dep)
+        else:
+            files.append((dep_path, dep))
+    return _write_outputs(files, directories, stdout_chunks, args, sink)
+
+
+def _informational(args: argparse.Namespace) -> int | None:
+    """--help, --version, --cmake-dir: print and end (their status); None for a compile."""
+    if args.help:
+        build_parser().print_help()
+        return EXIT_OK
+    if args.version:
+        print(f"robrayc {__version__}")
+        return EXIT_OK
+    if args.cmake_dir:
+        from robrayc.resources import resource_dir
+
+        print(resource_dir("cmake"))
+        return EXIT_OK
+    return None
+
+
+def _check_outputs(args: argparse.Namespace, outputs: list, sink: DiagnosticSink
+                   ) -> Path | None:
+    """Fail before any work if a format is missing or an output cannot be written; the
+    dependency file's path (None: none, or standard output)."""
+    from robrayc import depfile
+    from robrayc.backends import BACKENDS, load
+    from robrayc.outputs import check_target
+
+    for fmt, _ in outputs:
+        if fmt not in BACKENDS:
+            raise UsageError(f"output format {fmt!r} is not available")
+    dep_path = None
+    if depfile.wanted(args):
+        try:
+            main_output = outputs[0][1] if outputs else None
+            if discarded(main_output) and args.dep_file is None and not args.dep_only:
+                raise UsageError("-MD with -o /dev/null needs -MF FILE to name the "
+                                 "dependency file")
+            dep_path = depfile.destination(args, main_output)
+        except depfile.DepfileError as exc:
+            raise UsageError(str(exc)) from None
+        if dep_path is not None:
+            check_target(dep_path, sink)
+    for fmt, path in outputs:
+        if path is not None and not discarded(path) and not getattr(load(fmt), "DIRECTORY",
+                                                                      False):
+            check_target(path, sink)
+    sink.check()
+    return dep_path
+
+
+def _emit_outputs(scene, outputs: list, args: argparse.Namespace, sink: DiagnosticSink):
+    """Every output's bytes: (files, directories, standard-output chunks), nothing written."""
+    from robrayc.backends import EmitContext, build_options, load
 
     files: list[tuple[Path, bytes]] = []
     directories: list[tuple[Path, dict[str, bytes]]] = []
@@ -423,14 +458,13 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
             else:
                 files.append((out.path, out.data))
     sink.check()
-    if depfile.wanted(args):  # after emitting: the rule names every file this run writes
-        written = [str(p) for p, _ in files + directories]
-        targets = written or depfile.default_target(args, [])
-        dep = depfile.text(args, scene.sources, targets, sink)
-        if dep_path is None:
-            stdout_chunks.append(dep)
-        else:
-            files.append((dep_path, dep))
+    return files, directories, stdout_chunks
+
+
+def _write_outputs(files: list, directories: list, stdout_chunks: list[bytes],
+                   args: argparse.Namespace, sink: DiagnosticSink) -> int:
+    from robrayc.outputs import signals_deferred, write_directory, write_files
+
     with signals_deferred():  # an interrupt lands before all renames or after all of them
         if files and not write_files(files, sink, if_changed=args.if_changed):
             return EXIT_ERROR
