@@ -186,6 +186,7 @@ class RobrayServer(LanguageServer):
         pos = d.pos if d.pos.line > 0 else SourcePos(file, 1, 1, 1, 1)
         return lsp.Diagnostic(range=self.range(pos), severity=_severity(d.severity),
                               source="robrayc", message=message,
+                              code=f"-W{d.name}" if d.name else None,  # as clangd names them
                               related_information=related or None)
 
     # --- positions --------------------------------------------------------------------------

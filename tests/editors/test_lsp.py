@@ -192,6 +192,7 @@ def test_warning_and_incremental_change(client, workspace):
     diags = client.wait_diagnostics(uri)
     assert [d["severity"] for d in diags] == [2], diags  # a warning
     assert "unknown frame 'arm-bse'" in diags[0]["message"]
+    assert diags[0]["code"] == "-Wunknown-frame"  # the warning's name, as clangd gives it
 
 
 def test_syntax_error_in_included_file_is_reported_there_and_at_include(client, workspace):
