@@ -157,7 +157,7 @@ def write(robot: str, entries: Iterable[Disabled], comments: Iterable[str] = ())
 
 def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabled]]:
     """(robot name, disable_collisions entries) of an SRDF, parsed as safely as a URDF."""
-    from robrayc.frontend.urdf import parse_xml
+    from robrayc.frontend.xmlsafe import parse_xml
 
     root = parse_xml(data, file, sink, "SRDF")
     if root is None:

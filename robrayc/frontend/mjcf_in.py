@@ -105,7 +105,7 @@ class _Loader(XmlSource, GeomReader):
 
     def expand_includes(self, el, depth: int = 0, chain: tuple[str, ...] = ()) -> None:
         """Replace each <include file> by the children of that file's <mujoco> root."""
-        from robrayc.frontend.urdf import parse_xml
+        from robrayc.frontend.xmlsafe import parse_xml
 
         for child in list(el):
             if not isinstance(child.tag, str):
@@ -428,7 +428,8 @@ def _minimal_rotation(z: ir.Vec3) -> ir.Quat:
 
 def load(path: Path, ctx: LoadContext) -> Partial:
     """Load one MJCF file."""
-    from robrayc.frontend.urdf import parse_xml, resolve_input
+    from robrayc.frontend.urdf import resolve_input
+    from robrayc.frontend.xmlsafe import parse_xml
 
     real = resolve_input(path, ctx)
     if real is None:
