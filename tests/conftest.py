@@ -12,6 +12,7 @@ import pytest
 
 SLOW_MODULES = {
     "tests/test_conformance.py",  # the original aarxc (a Lisp image) and amino, per scene
+    "tests/test_conformance_urdf_identity.py",
     "tests/test_compile_corpus.py",  # every corpus file through gcc and amino
     "tests/test_standalone_c.py",  # gcc per scene
     "tests/backends/test_c_standalone.py",
@@ -43,6 +44,8 @@ SLOW_TESTS = (
     "tests/test_meshes.py::test_mesh_robot_compiles_with_werror",
     "tests/test_collision.py::test_against_amino_fcl_checker",
     "tests/test_watch.py::test_watch_recompiles_on_input_include_and_mesh",
+    "tests/test_identity.py::test_round_trip_keeps_names_tree_and_link_poses",
+    "tests/test_srdf.py::test_corpus_srdf_names_only_links",
 )
 
 

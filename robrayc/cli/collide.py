@@ -2,7 +2,7 @@
 
     robrayc collide FILE... [--var NAME --val VALUE]... [--config FILE] [--json] [--distance]
     robrayc allowed-collisions FILE... [-o FILE] [--format robray|srdf|json] [--samples N]
-                                       [--seed N] [--jobs N]
+                                       [--seed N] [--jobs N] [--check-srdf SRDF]
 
 ``collide`` reports the frame pairs whose collision geometry intersects at one configuration
 (variables not given are 0). Its exit status gates a build: 0 nothing collides, 1 something
@@ -12,7 +12,9 @@ does, 2 nothing was checked (a usage error, or errors in the inputs, shown as di
 ``allowed-collisions`` classifies every pair of collision frames (adjacent, colliding at the
 default configuration, always colliding, never colliding in random samples: see
 ``robrayc.analysis.acm``) and writes ``allow_collision`` statements (with each reason as a
-comment), an SRDF, or JSON. Exit 0 on success, 1 on errors in the inputs, 2 on usage errors.
+comment), an SRDF naming robot links (``robrayc.srdf``), or JSON. Exit 0 on success, 1 on
+errors in the inputs, 2 on usage errors. ``--check-srdf`` lints an existing SRDF instead:
+exit 1 when a pair it disables collides in the samples.
 """
 
 from __future__ import annotations
