@@ -27,11 +27,12 @@ from __future__ import annotations
 
 import argparse
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_name
-from robrayc.diagnostics import SourcePos
+from robrayc.diagnostics import DiagnosticSink, SourcePos
 
 NAME = "mjcf"
 HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
@@ -43,6 +44,15 @@ BOUND_INERTIA = 1e-15
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--mjcf-model", metavar="NAME",
                        help="MJCF: model name (default: -n NAME, else the output's stem)")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    model: str | None = None  # --mjcf-model NAME
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(model=ns.mjcf_model)
 
 
 def _f(x: float) -> str:
@@ -313,7 +323,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 
     writer = _Writer(scene, ctx)
     try:
-        root = writer.run(model_name(ctx, getattr(ctx.options, "mjcf_model", None), "model"))
+        root = writer.run(model_name(ctx, ctx.options.model, "model", scene.robot_name))
         text = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
     except ValueError as exc:  # lxml: a name holding characters XML cannot carry
         raise ctx.sink.fatal(f"cannot write MJCF: {exc}") from None
