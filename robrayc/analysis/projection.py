@@ -251,9 +251,11 @@ class Projection:
 
 # --- the projection -----------------------------------------------------------------------------
 def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink,
-                  needs_robot: str | None = None) -> Projection:
+                  needs_robot: str | None = None,
+                  roles: tuple[str, ...] | None = None) -> Projection:
     """Project every geometry of `scene` at `opts.configuration` (see the module docstring).
-    `needs_robot`: the error when the scene has no robot, raised before any projecting."""
+    `needs_robot`: the error when the scene has no robot, raised before any projecting;
+    `roles`: project only geometry of these roles (robot parts have role "robot")."""
     poses = absolute_poses(scene, opts.configuration)
 
     def tag_role(tags: tuple[str, ...]) -> str | None:
@@ -296,6 +298,8 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
                 role = "wall" if g.collision else "decorative" if g.visual else "ignore"
                 if role == "ignore":
                     continue
+            if roles is not None and role not in roles:  # a footprint nobody reads
+                continue
             poly, zlo, zhi = geometry_footprint(g, poses[f.name], opts, sink)
             if poly is None:
                 continue
@@ -451,9 +455,10 @@ def source_names(scene: ir.Scene) -> str:
     return comment_text(text) or "(no files)"
 
 
-def project_for(scene: ir.Scene, ctx, needs_robot: str | None = None) -> Projection:
+def project_for(scene: ir.Scene, ctx, needs_robot: str | None = None,
+                roles: tuple[str, ...] | None = None) -> Projection:
     """The projection with a 2D backend's options (ctx.options.projection, built by
-    options_from); errors stop the compilation."""
-    proj = project_scene(scene, ctx.options.projection, ctx.sink, needs_robot)
+    options_from); errors stop the compilation. See project_scene for the rest."""
+    proj = project_scene(scene, ctx.options.projection, ctx.sink, needs_robot, roles)
     ctx.sink.check()
     return proj

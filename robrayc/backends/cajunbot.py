@@ -98,7 +98,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     sink = ctx.sink
     version = ctx.options.version
     start = _start(ctx.options.start, sink)
-    proj = project_for(scene, ctx)
+    # Obstacles only: the autonomous box is sized from 3D geometry, decoration is not written.
+    proj = project_for(scene, ctx, roles=OBSTACLE_ROLES)
     segments = proj.options.segments
     files: list[OutputFile] = []
     objects: list[_Object] = []
