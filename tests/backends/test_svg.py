@@ -3,12 +3,17 @@ side views, read back from the SVG's own coordinates."""
 
 from __future__ import annotations
 
+import math
 import re
 import xml.etree.ElementTree as ET
+from pathlib import Path
 
 import pytest
 
+from robrayc.analysis.projection import ProjectionOptions
+from robrayc.cli.main import main
 from tests.backends.pictures import robrayc, write_boxes
+from tests.backends.twod import MAZE, compile_scene, projection_of
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 TWO_BOXES = (
@@ -96,3 +101,41 @@ def test_highlight_colours_colliding_footprints_and_names_the_pairs(tmp_path):
              for g in root.iter("{http://www.w3.org/2000/svg}g") if g.get("class") ==
              "legend-pair"]
     assert pairs == ["blue_box <-> slider"]
+
+
+# --- the 2D projection's SVG (tests/backends/twod.py scenes) ---------------------------------
+def test_svg_preview(case, tmp_path: Path) -> None:
+    name, path, args = case
+    out = tmp_path / f"{name}.svg"
+    assert compile_scene(path, [*args, "--svg-scale", "500", "-o", str(out)]) == 0
+    ns = {"s": "http://www.w3.org/2000/svg"}
+    root = ET.parse(out).getroot()
+    proj = projection_of(path, args)
+    paths = [p for p in root.iter("{http://www.w3.org/2000/svg}path")
+             if p.get("class") != "robot"]
+    assert [p.get("class") for p in paths] == \
+        [f.role for f in sorted(proj.footprints, key=lambda f: f.z_high)]
+    for p, f in zip(paths, sorted(proj.footprints, key=lambda f: f.z_high), strict=True):
+        nums = [float(v) for v in re.findall(r"-?[\d.]+(?:e-?\d+)?", p.get("d"))]
+        xs, ys = nums[0::2], nums[1::2]
+        minx, miny, maxx, maxy = f.polygon.bounds
+        assert (max(xs) - min(xs)) / 500 == pytest.approx(maxx - minx, abs=2e-6)
+        assert (max(ys) - min(ys)) / 500 == pytest.approx(maxy - miny, abs=2e-6)
+        assert p.get("fill") == "#" + "".join(f"{round(c * 255):02x}"
+                                              for c in f.geometry.color)
+    groups = root.findall(".//s:g[@class='robot-group']", ns)
+    assert len(groups) == len(proj.robots)
+    sensors = root.findall(".//s:g[@class]", ns)
+    assert sum("sensor" in g.get("class").split() for g in sensors) == \
+        sum(len(r.sensors) for r in proj.robots)
+    assert root.find(".//s:g[@class='scale-bar']", ns) is not None
+
+
+def test_unknown_role_error_through_the_cli(tmp_path: Path, capsys) -> None:
+    assert main([str(MAZE), "--role", "tape=stripe", "-o", str(tmp_path / "m.svg")]) == 1
+    err = capsys.readouterr().err
+    assert "error: unknown role 'stripe' in --role tape=stripe" in err
+
+
+def test_projection_options_default() -> None:
+    assert ProjectionOptions().band == (-math.inf, math.inf)
