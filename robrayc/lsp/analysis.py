@@ -212,7 +212,7 @@ def resolve_include(name: str, includer: Path, options: LoadOptions) -> Path | N
     return _resolve(name, includer, LoadContext(options, DiagnosticSink()).include_path())
 
 
-_STATEMENT_KEYWORD = re.compile(r"(?:frame|object|class|def)\s*$")
+_STATEMENT_KEYWORD = re.compile(r"\b(?:frame|object|class|def)\s*$")
 
 
 def statement_span(fi: FileSymbols, d: Definition) -> SourcePos:
