@@ -4,10 +4,11 @@ and a 0.5 m unit) hanging from --root, checked in world space wherever a format 
 
 The expected vertices are worked out here by hand from the files and the frames; each backend's
 output is read by an independent reader where one exists (gcc and the recording amino stand-in
-for C, gcc and ctypes for the standalone C, yourdfpy for URDF, the SVG's own paths, CajunBot's
-world-coordinate vertex files) or by robrayc's loader for its own formats (JSON, robray). The
-test iterates over the backend registry: a backend registered tomorrow fails here until it gets
-a world check or a stated reason why its output holds no geometry to check.
+for C, gcc and ctypes for the standalone C, yourdfpy for URDF, trimesh for glTF, the SVG's own
+paths, CajunBot's world-coordinate vertex files) or by robrayc's loader for its own formats
+(JSON, robray). The test iterates over the backend registry: a backend registered tomorrow
+fails here until it gets a world check or a stated reason why its output holds no geometry to
+check.
 """
 
 from __future__ import annotations
@@ -182,6 +183,20 @@ def _world_reloaded(scene: Path, out: Path) -> dict[str, np.ndarray]:
     return {k: v[:, :3] for k, v in found.items()}
 
 
+def _world_glb(scene: Path, out: Path) -> dict[str, np.ndarray]:
+    """glTF through trimesh's reader: each mesh node's vertices placed by the node graph."""
+    import trimesh
+
+    gltf = trimesh.load(str(out))
+    found = {}
+    for node in gltf.graph.nodes_geometry:
+        transform, geometry = gltf.graph[node]
+        if node in ("arm", "cap"):
+            points = gltf.geometry[geometry].vertices
+            found[node] = (np.c_[points, np.ones(len(points))] @ transform.T)[:, :3]
+    return found
+
+
 def _world_cajunbot(scene: Path, out: Path) -> dict[str, np.ndarray]:
     """CajunBot mesh objects: world-coordinate vertex files, named in the object file."""
     found = {}
@@ -229,6 +244,7 @@ CHECKS = {
     "robray": (_world_reloaded, 1e-9),
     "cajunbot": (_world_cajunbot, 1e-4),
     "svg": (_world_svg, 2e-3),
+    "glb": (_world_glb, 1e-5),
 }
 # backends whose output holds no world geometry to compare here, and why
 NOT_CHECKED = {
@@ -239,7 +255,6 @@ NOT_CHECKED = {
     "pov": "POV-Ray scene text; png renders it",
     "png": "a rendered picture",
     "html": "a page drawing the scene",
-    "glb": "binary glTF for viewers (Y-up); checked by tests/backends/test_glb.py",
     "mjcf": "MuJoCo model; checked against MuJoCo in tests/backends/test_mjcf.py",
     "sdf": "SDFormat; checked by libsdformat in tests/backends/test_sdf.py",
     "c-checker": "a generated collision checker; its answers are checked against collide",
