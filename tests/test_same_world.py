@@ -4,11 +4,11 @@ and a 0.5 m unit) hanging from --root, checked in world space wherever a format 
 
 The expected vertices are worked out here by hand from the files and the frames; each backend's
 output is read by an independent reader where one exists (gcc and the recording amino stand-in
-for C, gcc and ctypes for the standalone C, yourdfpy for URDF, trimesh for glTF, the SVG's own
-paths, CajunBot's world-coordinate vertex files) or by robrayc's loader for its own formats
-(JSON, robray). The test iterates over the backend registry: a backend registered tomorrow
-fails here until it gets a world check or a stated reason why its output holds no geometry to
-check.
+for C, gcc and ctypes for the standalone C, yourdfpy for URDF, MuJoCo for MJCF, trimesh for
+glTF, the SVG's own paths, CajunBot's world-coordinate vertex files) or by robrayc's loader for
+its own formats (JSON, robray). The test iterates over the backend registry: a backend
+registered tomorrow fails here until it gets a world check or a stated reason why its output
+holds no geometry to check.
 """
 
 from __future__ import annotations
@@ -197,6 +197,26 @@ def _world_glb(scene: Path, out: Path) -> dict[str, np.ndarray]:
     return found
 
 
+def _world_mjcf(scene: Path, out: Path) -> dict[str, np.ndarray]:
+    """MuJoCo itself: each mesh geom's vertices (MuJoCo re-centres meshes and compensates in the
+    geom's pose) placed by mj_forward."""
+    import mujoco
+
+    model = mujoco.MjModel.from_xml_path(str(out))
+    data = mujoco.MjData(model)
+    mujoco.mj_forward(model, data)
+    found = {}
+    for g in range(model.ngeom):
+        if model.geom_type[g] != mujoco.mjtGeom.mjGEOM_MESH:
+            continue
+        mesh = model.geom_dataid[g]
+        start, n = model.mesh_vertadr[mesh], model.mesh_vertnum[mesh]
+        points = model.mesh_vert[start:start + n] @ data.geom_xmat[g].reshape(3, 3).T
+        body = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, model.geom_bodyid[g])
+        found[body] = points + data.geom_xpos[g]
+    return found
+
+
 def _world_cajunbot(scene: Path, out: Path) -> dict[str, np.ndarray]:
     """CajunBot mesh objects: world-coordinate vertex files, named in the object file."""
     found = {}
@@ -245,6 +265,7 @@ CHECKS = {
     "cajunbot": (_world_cajunbot, 1e-4),
     "svg": (_world_svg, 2e-3),
     "glb": (_world_glb, 1e-5),
+    "mjcf": (_world_mjcf, 1e-5),
 }
 # backends whose output holds no world geometry to compare here, and why
 NOT_CHECKED = {
@@ -255,8 +276,8 @@ NOT_CHECKED = {
     "pov": "POV-Ray scene text; png renders it",
     "png": "a rendered picture",
     "html": "a page drawing the scene",
-    "mjcf": "MuJoCo model; checked against MuJoCo in tests/backends/test_mjcf.py",
-    "sdf": "SDFormat; checked by libsdformat in tests/backends/test_sdf.py",
+    "sdf": "SDFormat references mesh files as stored and cannot apply -U/-F (it warns); "
+           "libsdformat checks the rest in tests/backends/test_sdf.py",
     "c-checker": "a generated collision checker; its answers are checked against collide",
 }
 
