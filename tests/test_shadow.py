@@ -142,9 +142,10 @@ def test_long_projection_shows_progress_on_a_terminal(tmp_path: Path, monkeypatc
     assert "projecting" not in quiet.getvalue()
 
 
-def test_cajunbot_projects_only_what_it_writes(tmp_path: Path, monkeypatch) -> None:
-    """CajunBot writes obstacles only: decorative geometry is not projected (a UR5's visual
-    meshes were most of the time)."""
+@pytest.mark.parametrize("fmt", ["cajunbot", "simmer"])
+def test_simulators_project_only_what_they_write(tmp_path: Path, monkeypatch, fmt) -> None:
+    """CajunBot and SimMeR write obstacles only: decorative geometry is not projected (a UR5's
+    visual meshes were most of the time)."""
     scene = tmp_path / "s.robray"
     scene.write_text("frame wall { geometry { shape box; dimension [1, 1, 1]; } }\n"
                      "frame deco { geometry { collision 0; shape box; dimension [1, 1, 1]; } }\n")
@@ -156,7 +157,7 @@ def test_cajunbot_projects_only_what_it_writes(tmp_path: Path, monkeypatch) -> N
         return real(g, *args, **kwargs)
 
     monkeypatch.setattr(projection, "geometry_footprint", counting)
-    assert main([str(scene), "-o", str(tmp_path / "s.objects.xml"), "-q"]) == 0
+    assert main([str(scene), "--format", fmt, "-o", str(tmp_path / "out"), "-q"]) == 0
     assert seen == ["wall"]
     seen.clear()
     assert main([str(scene), "-o", str(tmp_path / "s.svg"), "-q"]) == 0

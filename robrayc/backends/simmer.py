@@ -124,7 +124,11 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if ctx.output is None:
         raise sink.fatal("format simmer writes a directory: give -o DIR")
     settings = _settings(ctx)
-    proj = project_for(scene, ctx)
+    # Walls, blocks and the robot fill the grid; decoration is projected only when there is
+    # nothing else to place the grid by (_grid).
+    proj = project_for(scene, ctx, roles=SOLID_ROLES)
+    if not _solid(proj):
+        proj = project_for(scene, ctx)
     robot = proj.robots[0] if proj.robots else None
     if robot is None:
         where, hint = no_robot_help(scene)
@@ -204,9 +208,12 @@ def _settings(ctx: EmitContext) -> dict:
     return s
 
 
+SOLID_ROLES = ("wall", "block", "robot")
+
+
 def _solid(proj: Projection) -> list[Footprint]:
     """What the grid must hold: walls, blocks and the robot."""
-    return proj.by_role("wall", "block") + [p for r in proj.robots for p in r.parts]
+    return proj.by_role(*SOLID_ROLES) + [p for r in proj.robots for p in r.parts]
 
 
 def _grid(proj: Projection, s: dict, sink) -> tuple[tuple[float, float], tuple[int, int]]:
