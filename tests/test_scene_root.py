@@ -126,3 +126,19 @@ def test_listing_never_reads_meshes(tmp_path: Path, capsys) -> None:
     err = capsys.readouterr().err
     assert "gone.stl" in err and "nopkg" in err
     assert main([str(urdf), "--list-frames", "-o", str(tmp_path / "r.c")]) == 1
+
+
+def test_compile_without_meshes_loads_no_mesh_reader_nor_symbol_records(tmp_path: Path) -> None:
+    """Mesh modules load only for what reads triangles, and the language server's records only
+    for the language server: a plain compile pays for neither."""
+    scene = tmp_path / "a.robray"
+    scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
+    probe = ("import sys; from robrayc.cli.main import main; "
+             f"s = main([{str(scene)!r}, '-o', {str(tmp_path / 'a.c')!r}]); "
+             "print(s, ' '.join(sorted(sys.modules)))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[0] == "0"
+    loaded = set(out[1:])
+    assert not {"robrayc.frontend.symbols", "robrayc.meshes.cache", "robrayc.meshes.dae",
+                "robrayc.meshes.stl", "robrayc.meshes.obj", "numpy"} & loaded
