@@ -385,6 +385,8 @@ def geometry_block(rnd: random.Random, s: _State) -> list[str]:
         parts.append(geometry_option(rnd, s, key))
     if s.classes and rnd.random() < 0.5:
         parts.append(["isa", rnd.choice(s.classes), ";"])
+    if rnd.random() < 0.15:
+        parts.append(["material", s.names.ident(rnd, "paint"), ";"])
     return ["geometry", "{", *_shuffled(rnd, parts), "}"]
 
 
@@ -451,6 +453,12 @@ def frame_attrs(rnd: random.Random, s: _State, top_level: bool) -> list[list[str
         parts.append(["inertia", *rnd.choice(_INERTIAS), ";"])
     if s.classes and rnd.random() < 0.25:
         parts.append(["isa", rnd.choice(s.classes), ";"])
+    if rnd.random() < 0.2:  # robot identity (extension attributes)
+        parts.append(["link", f'"link {s.names.n}"' if rnd.random() < 0.5
+                      else s.names.ident(rnd, "link"), ";"])
+        if rnd.random() < 0.5:
+            parts.append(["link_role", rnd.choice(("link", "visual", "collision", "inertial")),
+                          ";"])
     for _ in range(rnd.choice((0, 0, 1, 1, 2))):
         parts.append(geometry_block(rnd, s))
     if rnd.random() < 0.25:
