@@ -117,6 +117,11 @@ class _Writer:
             model.append(self.joint_xml(None, ir.unique_name(f"{plan.root}_joint", taken, "_"),
                                         "world", plan.root))
         seen: set[str] = set()
+        for f in scene.frames:
+            name = plan.names[f.name]
+            if name != name.strip():  # libsdformat strips the text of <parent>, <child>
+                self.ctx.sink.error(f"SDF cannot hold the link name '{name}': leading or "
+                                    "trailing white space is lost in <parent>/<child>", f.pos)
         for f in plan.links:
             parent = plan.names[f.parent] if f.parent is not None and scene.has_frame(
                 f.parent) else top

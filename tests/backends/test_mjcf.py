@@ -174,3 +174,21 @@ def test_every_shape_offsets_shared_variables_and_warnings(tmp_path, capsys):
     data.qpos[:] = [0.7, 0.5]
     mujoco.mj_forward(model, data)
     assert abs(abs(data.efc_pos[rows[0]]) - 0.2) < 1e-12
+
+
+def test_hostile_names_survive_mujoco(tmp_path):
+    """Names XML can hold come back from MuJoCo byte for byte: bodies, joints (variables),
+    contact exclusions."""
+    from tests.test_hostile_names import CONTROL, HOSTILE, expected_frames, robray_scene
+
+    names = {k: v for k, v in HOSTILE.items() if k not in CONTROL}
+    src = tmp_path / "h.robray"
+    src.write_bytes(robray_scene(names).encode())
+    out = tmp_path / "h.mjcf"
+    assert main([str(src), "-o", str(out), "-q"]) == 0
+    model = mujoco.MjModel.from_xml_path(str(out))
+    bodies = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_BODY, b) for b in range(1, model.nbody)}
+    assert bodies == expected_frames(names)
+    joints = {mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j) for j in range(model.njnt)}
+    assert joints == {f"v{n}" for n in names.values()}
+    assert model.nexclude == len(names) - 1

@@ -245,3 +245,24 @@ def test_every_shape_offsets_and_located_warnings(tmp_path, sdf_check, capsys):
     assert model.joints["arm_joint_joint"][2] == "arm_joint"  # names kept apart
     assert model.joints["arm_joint_2"][2] == "arm"
     check_scene(scene, model, "shapes")
+
+
+def test_hostile_names_survive_libsdformat(tmp_path, sdf_check):
+    """Names XML can hold come back from libsdformat byte for byte (links; joints FRAME_joint)."""
+    from tests.test_hostile_names import CONTROL, HOSTILE, expected_frames, robray_scene
+
+    names = {k: v for k, v in HOSTILE.items() if k not in CONTROL | {"spaces"}}
+    src = tmp_path / "h.robray"
+    src.write_bytes(robray_scene(names).encode())
+    out = tmp_path / "h.sdf"
+    assert main([str(src), "-o", str(out), "-q"]) == 0
+    # leading/trailing white space: libsdformat strips <parent>/<child> text; an error
+    spaced = tmp_path / "s.robray"
+    spaced.write_bytes(robray_scene({"spaces": HOSTILE["spaces"]}).encode())
+    assert main([str(spaced), "-o", str(tmp_path / "s.sdf"), "-q"]) == 1
+    assert not (tmp_path / "s.sdf").exists()
+    r = subprocess.run([str(sdf_check), str(out)], capture_output=True)
+    assert r.returncode == 0, r.stderr[-2000:]
+    links = {line[5:].rsplit(b" ", 7)[0].decode() for line in r.stdout.split(b"\n")
+             if line.startswith(b"link ")}
+    assert links == expected_frames(names)
