@@ -276,8 +276,8 @@ NOT_CHECKED = {
     "pov": "POV-Ray scene text; png renders it",
     "png": "a rendered picture",
     "html": "a page drawing the scene",
-    "sdf": "SDFormat references mesh files as stored and cannot apply -U/-F (it warns); "
-           "libsdformat checks the rest in tests/backends/test_sdf.py",
+    "sdf": "libsdformat is read through C++ (tests/backends/sdf/sdf_check.cc); the mesh pose "
+           "and scale are written as URDF's, which yourdfpy checks here",
     "c-checker": "a generated collision checker; its answers are checked against collide",
 }
 

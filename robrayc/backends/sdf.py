@@ -13,7 +13,8 @@
   prismatic `prismatic`; the axis is in the child link's frame, as amino's.
 - Limits: position lower/upper; effort and velocity as SDF's single bounds.
 - Shapes: box, sphere, cylinder (centred by SDF: shifted by half its height), meshes by URI
-  (package:// kept, other paths relative to the SDF) with the scale; a cone becomes an STL
+  (package:// kept, other paths relative to the SDF) with the scale (the -U/-F turn of a file
+  declaring no axes in the pose, as URDF's writer does); a cone becomes an STL
   file beside the SDF (STEM-cone-N.stl). Visual geometry is `<visual>` with a material
   (diffuse and ambient from the colour, specular), alpha as `<transparency>`, no-shadow as
   `<cast_shadows>false`; collision geometry is `<collision>`.
@@ -240,7 +241,9 @@ class _Writer:
         shift = handler(self, g.shape, g, geometry)
         if shift is None:
             return None
-        self.pose(node, *compose(pose, (ir.IDENTITY_Q, (0.0, 0.0, shift))))
+        # a float: the shape's shift along its +Z; a pose: where the shape sits in the frame
+        local = (ir.IDENTITY_Q, (0.0, 0.0, shift)) if isinstance(shift, float) else shift
+        self.pose(node, *compose(pose, local))
         node.append(geometry)
         if kind == "visual":
             self.material(node, g)
@@ -305,18 +308,24 @@ class _Writer:
         self.mesh_xml(geometry, file, (g.scale,) * 3)
         return 0.0
 
-    def _mesh(self, s: ir.Mesh, g: ir.Geometry, geometry) -> float:
-        if (s.up, s.forward) != ("Z", "Y"):
-            self.lose("mesh axes other than Z up, Y forward (-U/-F)", g.pos, "mesh referenced "
-                      "as the file has it")
+    def _mesh(self, s: ir.Mesh, g: ir.Geometry, geometry):
+        """The file referenced as it is; the -U/-F turn of a file that declares no axes goes
+        into the pose, the per-axis scale into <scale> (as the URDF writer does)."""
+        from robrayc.kinematics import matrix_to_quat
+        from robrayc.meshes import MeshError, mesh_error_message, placement
+
+        try:
+            rot, scale = placement(s, declared=False)
+        except (MeshError, ValueError) as exc:
+            raise self.ctx.sink.fatal(mesh_error_message(s, exc), g.pos) from None
         if s.source.startswith("package://"):
             uri = s.source
         elif self.out_dir is None:
             uri = s.path
         else:
             uri = os.path.relpath(s.path, self.out_dir)
-        self.mesh_xml(geometry, uri, tuple(g.scale * c for c in s.scale3))
-        return 0.0
+        self.mesh_xml(geometry, uri, tuple(g.scale * float(c) + 0.0 for c in scale))
+        return (matrix_to_quat(rot.tolist()), ir.ZERO_V)
 
     def _grid(self, s: ir.Grid, g: ir.Geometry, geometry) -> None:
         self.lose("grid geometry", g.pos)
