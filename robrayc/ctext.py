@@ -3,15 +3,15 @@ and meshes as float and index array initialisers."""
 
 from __future__ import annotations
 
-import math
 import os
 import re
-from typing import TYPE_CHECKING
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from robrayc.ir import Mesh
 
 _SAFE = frozenset(range(0x20, 0x7F)) - {ord('"'), ord("\\"), ord("?")}
+_PLAIN = re.compile(r'[ !#->@-\[\]-~]*')  # printable ASCII but '"', '?' and backslash
 
 
 def c_string(name: str) -> str:
@@ -20,6 +20,8 @@ def c_string(name: str) -> str:
     Bytes outside printable ASCII, quotes, backslashes and `?` (trigraphs) become 3-digit
     octal escapes, which never absorb a following digit.
     """
+    if _PLAIN.fullmatch(name):  # the common case: printable ASCII, nothing to escape
+        return f'"{name}"'
     out = ['"']
     for byte in name.encode("utf-8", "surrogateescape"):
         out.append(chr(byte) if byte in _SAFE else f"\\{byte:03o}")
@@ -33,12 +35,12 @@ def c_string_or_null(name: str | None) -> str:
 
 def c_double(x: float) -> str:
     """Shortest round-trip text for a double, valid C (repr never depends on the locale)."""
-    x = float(x)
-    if math.isnan(x):
+    text = repr(float(x))
+    if text[-1] in "0123456789":  # finite (the repr of a finite double ends in a digit)
+        return text
+    if text == "nan":
         return "NAN"
-    if math.isinf(x):
-        return "INFINITY" if x > 0 else "(-INFINITY)"
-    return repr(x)
+    return "INFINITY" if text == "inf" else "(-INFINITY)"
 
 
 def c_float(x: float) -> str:
@@ -49,7 +51,7 @@ def c_float(x: float) -> str:
 
 
 def c_doubles(values) -> str:
-    return ", ".join(c_double(v) for v in values)
+    return ", ".join(map(c_double, values))
 
 
 def c_comment(text: str) -> str:

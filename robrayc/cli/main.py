@@ -7,6 +7,7 @@ an unexpected exception is reported as an internal error with exit status 3.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import importlib
 import os
@@ -56,7 +57,35 @@ AARXC_ONLY = {
 }
 
 
+class _Formatter(argparse.HelpFormatter):
+    """argparse's formatter, the terminal width looked up once: argparse builds a formatter
+    per add_argument, and its default asks shutil (imported for it) for the width each time."""
+
+    def __init__(self, prog: str, **kwargs) -> None:
+        kwargs.setdefault("width", _help_width())
+        super().__init__(prog, **kwargs)
+
+
+@functools.cache
+def _help_width() -> int:
+    """shutil.get_terminal_size().columns - 2, as argparse, without importing shutil."""
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns <= 0:
+        try:
+            columns = os.get_terminal_size(sys.__stdout__.fileno()).columns
+        except (AttributeError, ValueError, OSError):
+            columns = 80
+    return columns - 2
+
+
 class _Parser(argparse.ArgumentParser):
+    def __init__(self, *args, **kwargs) -> None:
+        kwargs.setdefault("formatter_class", _Formatter)
+        super().__init__(*args, **kwargs)
+
     def error(self, message: str):  # argparse would exit; we want our own status and text
         if message.startswith("unrecognized arguments: "):
             for word in message.removeprefix("unrecognized arguments: ").split():

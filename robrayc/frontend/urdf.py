@@ -178,9 +178,8 @@ class _Loader(XmlSource):
         return self.partial
 
     def _refuse_extensions(self) -> bool:
-        for el in self.root.iter():
-            if not isinstance(el.tag, str):
-                continue
+        # only elements in a namespace can be either (XPath selects them in C)
+        for el in self.root.xpath("descendant-or-self::*[namespace-uri() != '']"):
             ns = el.tag[1:].split("}", 1)[0] if el.tag.startswith("{") else ""
             if ns == XINCLUDE_NS:
                 self.sink.error("XInclude is not allowed in a URDF", self.pos(el))
@@ -253,11 +252,11 @@ class _Loader(XmlSource):
             return
         ax = _child(el, "axis")
         axis = self.floats(ax, "xyz", 3, (1.0, 0.0, 0.0), "axis xyz") or (1.0, 0.0, 0.0)
-        at = self.pos(ax, "xyz")
-        j.axis = checked_axis(axis, f"joint '{j.name}'",
-                              lambda message, hint=None: self.sink.error(message, at, hint),
+        j.axis = checked_axis(axis, f"joint '{j.name}'",  # positions only for a message
                               lambda message, hint=None:
-                              self.sink.warning(message, at, hint, name="unnormalized"),
+                              self.sink.error(message, self.pos(ax, "xyz"), hint),
+                              lambda message, hint=None: self.sink.warning(
+                                  message, self.pos(ax, "xyz"), hint, name="unnormalized"),
                               normalise=True) or axis
         lim = _child(el, "limit")
         limits: dict[str, tuple[float, float]] = {}
@@ -453,7 +452,6 @@ class _Loader(XmlSource):
         s = shapes[0]
         tag = _local(s.tag)
         spos = self.pos(s)
-        geom = replace(geom, pos=spos)
         q, v = self.origin(el)
         shape: ir.Shape | None = None
         if tag == "box":
@@ -473,6 +471,7 @@ class _Loader(XmlSource):
                 d = qrotate(q, (0.0, 0.0, -h / 2))
                 v = (v[0] + d[0] + 0.0, v[1] + d[1] + 0.0, v[2] + d[2] + 0.0)
         elif tag == "mesh":
+            geom = replace(geom, pos=spos)  # a missing mesh's stand-in keeps this position
             shape = self._mesh(s, geom, kind, missing)
             if shape is None:
                 return
@@ -491,7 +490,7 @@ class _Loader(XmlSource):
             if any(d < 0 for d in dims):
                 self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
                 return
-        geom = replace(geom, shape=shape)
+        geom = replace(geom, shape=shape, pos=spos)
         # The original's rule (urdf.lisp node-origin): a shape shares its link's frame when its
         # placement, a cylinder's -length/2 shift included, is exactly the identity.
         holder = self._place(link, kind, q, v, self.link_frame[link] is None, self.pos(el))
@@ -610,16 +609,16 @@ def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
 
 
 def _child(el, name: str):
-    if el is None:
-        return None
-    for c in el:
-        if isinstance(c.tag, str) and c.tag == name:
-            return c
+    """The first child element named `name` (a comment's tag is a function: never equal)."""
+    if el is not None:
+        for c in el:
+            if c.tag == name:
+                return c
     return None
 
 
 def _children(el, name: str) -> list:
-    return [c for c in el if isinstance(c.tag, str) and c.tag == name]
+    return [c for c in el if c.tag == name]
 
 
 def resolve_input(path: Path, ctx: LoadContext) -> Path | None:

@@ -22,6 +22,7 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
     bare = _COMMENT.sub(b"", data)
     m = _ROOT_START.search(bare)
     prolog = bare[: m.start()] if m else bare
+    del bare  # a copy of the whole file: not kept while the tree is built
     if b"<!DOCTYPE" in prolog or b"<!doctype" in prolog:
         if b"<!ENTITY" in prolog:
             sink.error(f"{what} declares XML entities; refused (entity expansion is disabled "
@@ -31,9 +32,10 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
             sink.error(f"{what} names an external DTD; refused (no DTD or network access)",
                        SourcePos(file, _line_of(data, b"<!DOCTYPE"), 1))
             return None
+    # Blank text between elements is dropped (these formats hold everything in attributes).
     parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False,
                              dtd_validation=False, huge_tree=False, remove_comments=True,
-                             remove_pis=True)
+                             remove_pis=True, remove_blank_text=True)
     try:
         root = _lenient_parse(data, parser, file, sink, what)
     except etree.XMLSyntaxError as exc:
@@ -53,11 +55,10 @@ def parse_xml(data: bytes, file: str, sink: DiagnosticSink, what: str = "URDF"):
         sink.error(f"{what} names an external DTD; refused",
                    SourcePos(file, max(_line_of(data, b"<!DOCTYPE"), 1), 1))
         return None
-    for el in root.iter():
-        if not isinstance(el.tag, str):  # an unexpanded entity reference
-            sink.error(f"{what} uses an XML entity reference; refused",
-                       SourcePos(file, el.sourceline or 0, 1))
-            return None
+    for el in root.iter(etree.Entity):  # an unexpanded entity reference (lxml filters in C)
+        sink.error(f"{what} uses an XML entity reference; refused",
+                   SourcePos(file, el.sourceline or 0, 1))
+        return None
     return root
 
 

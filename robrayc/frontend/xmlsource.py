@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import cache
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos
 
@@ -12,6 +13,11 @@ from robrayc.diagnostics import DiagnosticSink, SourcePos
 def local(tag) -> str:
     """An element's name without its namespace."""
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
+
+
+@cache
+def _attribute_pattern(attr: str) -> re.Pattern:
+    return re.compile(r"\b" + re.escape(attr) + r"\s*=\s*[\"']")
 
 
 class XmlSource:
@@ -33,8 +39,7 @@ class XmlSource:
         if attr is not None:  # the attribute may sit on a later line of a long start tag
             for k in range(line - 1, min(line + 8, len(self.lines))):
                 t = self.lines[k]
-                m = re.search(r"\b" + re.escape(attr) + r"\s*=\s*[\"']", t[col:] if k == line - 1
-                              else t)
+                m = _attribute_pattern(attr).search(t[col:] if k == line - 1 else t)
                 if m:
                     start = m.start() + (col if k == line - 1 else 0)
                     return SourcePos(self.file, k + 1, start + 1, k + 1, start + 1 + len(attr))
@@ -47,15 +52,15 @@ class XmlSource:
         """The numbers of an attribute (any count), or None after an error."""
         text = el.get(attr) if text is None else text
         try:
-            values = tuple(float(p) for p in text.split())
+            values = tuple(map(float, text.split()))
         except ValueError:
             self.sink.error(f"{what or attr}: '{text}' is not a list of numbers",
                             self.pos(el, attr))
             return None
-        if not all(math.isfinite(v) for v in values):
+        if not all(map(math.isfinite, values)):
             self.sink.error(f"{what or attr}: '{text}' is not finite", self.pos(el, attr))
             return None
-        return tuple(v + 0.0 for v in values)
+        return tuple(v + 0.0 for v in values) if 0.0 in values else values  # no -0.0
 
     def floats(self, el, attr: str, n: int, default: tuple[float, ...] | None = None,
                what: str | None = None) -> tuple[float, ...] | None:
