@@ -20,7 +20,10 @@ _EXPONENT = re.compile(r"[dDsS]")
 
 def number_value(text: str) -> float:
     """A robray literal as an exact double (`1d-3`, `2.5D2`, `1s2` use other exponent letters)."""
-    return float(_EXPONENT.sub("e", text))
+    try:
+        return float(text)  # the common spelling (a NUMBER token is never inf, nan or 1_0)
+    except ValueError:
+        return float(_EXPONENT.sub("e", text))
 
 
 def first_token(node: Node | Tok) -> Tok | None:
@@ -64,6 +67,11 @@ _BINARY = {"add", "sub", "mul", "div", "pow"}
 
 def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
     """Evaluate `expr`; on failure report the problem and raise FoldError."""
+    kind = expr.data
+    if kind == "number":  # most values are a literal or a name: no walk
+        return number_value(expr.children[0].value)
+    if kind == "ident":
+        return _lookup(expr, env, file, sink)
     # Post-order walk: (node, visited) pairs; results on a value stack.
     stack: list[tuple[Node, bool]] = [(expr, False)]
     values: list[float] = []

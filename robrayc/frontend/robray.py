@@ -358,7 +358,7 @@ class _Unit:
         an infinite pose, size or mass would reach the C as INFINITY."""
         if not name.startswith("limit_"):
             values = value if isinstance(value, tuple) else (value,)
-            if any(math.isinf(v) for v in values):
+            if not all(map(math.isfinite, values)):  # folding leaves no NaN: an infinity
                 self.sink.error(f"'{name}' must be finite", where(),
                                 "the largest double is about 1.8e308")
                 raise FoldError
