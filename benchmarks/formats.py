@@ -31,11 +31,9 @@ import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO / ".." / "shared" / "corpus" / "urdf"
-ROOTS = ("RethinkRobotics+baxter_common", "ros-industrial+universal_robot",
-         "fetchrobotics+fetch_ros", "ipa320+schunk_robots", "ipa320+schunk_modular_robotics",
-         "ros+urdf_tutorial", "ros-planning+moveit_resources")
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from urdf_compile import CORPUS, REPO, ROOTS  # noqa: E402  (the same corpus)
+
 ROBOTS = {
     "ur5": "ros-industrial+universal_robot/ur_description/urdf/ur5_robot.urdf",
     "lwa4d": "ipa320+schunk_robots/schunk_lwa4d/urdf/robot_lwa4d.urdf",

@@ -23,3 +23,14 @@ def quoteattr(text: str) -> str:
     """A double-quoted attribute value; tabs and newlines kept as character references."""
     text = escape(text).replace('"', "&quot;")
     return '"' + text.replace("\n", "&#10;").replace("\r", "&#13;").replace("\t", "&#9;") + '"'
+
+
+def number(x: float) -> str:
+    """A number as robot description formats write it: the shortest text that reads back as
+    the same double, -0.0 as 0.0."""
+    return repr(float(x) + 0.0)
+
+
+def numbers(values) -> str:
+    """Numbers separated by spaces (URDF, MJCF and SDF vectors)."""
+    return " ".join(number(x) for x in values)

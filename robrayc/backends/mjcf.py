@@ -33,6 +33,8 @@ from pathlib import Path
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_name
 from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.xmltext import number as _f
+from robrayc.xmltext import numbers as _v
 
 NAME = "mjcf"
 HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
@@ -53,14 +55,6 @@ class Options:
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
         return cls(model=ns.mjcf_model)
-
-
-def _f(x: float) -> str:
-    return repr(float(x) + 0.0)
-
-
-def _v(values) -> str:
-    return " ".join(_f(x) for x in values)
 
 
 class _Writer:

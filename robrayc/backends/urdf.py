@@ -41,6 +41,8 @@ from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
 from robrayc.links import plan_links
 from robrayc.stl import cone_stl
+from robrayc.xmltext import number as _f
+from robrayc.xmltext import numbers as _v
 
 NAME = "urdf"
 HELP = "URDF robot description (meshes referenced, cones written as STL; --srdf for pairs)"
@@ -67,14 +69,6 @@ class Options:
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
         return cls(srdf=ns.srdf, robot=ns.urdf_robot, mesh_dir=ns.urdf_mesh_dir)
-
-
-def _f(x: float) -> str:
-    return repr(float(x) + 0.0)
-
-
-def _v(values) -> str:
-    return " ".join(_f(x) for x in values)
 
 
 @dataclass
