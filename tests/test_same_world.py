@@ -5,10 +5,10 @@ and a 0.5 m unit) hanging from --root, checked in world space wherever a format 
 The expected vertices are worked out here by hand from the files and the frames; each backend's
 output is read by an independent reader where one exists (gcc and the recording amino stand-in
 for C, gcc and ctypes for the standalone C, yourdfpy for URDF, libsdformat for SDF, MuJoCo for
-MJCF, trimesh for glTF, the SVG's own paths, CajunBot's world-coordinate vertex files) or by
-robrayc's loader for its own formats (JSON, robray). The test iterates over the backend
-registry: a backend registered tomorrow fails here until it gets a world check or a stated
-reason why its output holds no geometry to check.
+MJCF, trimesh for glTF, the SVG's paths, pySimiam's obstacles, cs2's wall lines, CajunBot's
+world-coordinate vertex files) or by robrayc's loader for its own formats (JSON, robray).
+The test iterates over the backend registry: a backend registered tomorrow fails here until it
+gets a world check or a stated reason why its output holds no geometry to check.
 """
 
 from __future__ import annotations
@@ -35,7 +35,9 @@ SCENE = """frame base { parent world; translation [1, 2, 0.5]; rpy [0, 0, 0.5]; 
 frame arm { parent base; type revolute; axis [0, 0, 1]; translation [0.3, 0, 0];
     geometry { mesh "tet.obj"; scale [2, 3, 4]; } }
 frame cap { parent world; translation [-1, 0, 0.2]; geometry { mesh "tet.dae"; } }
-frame ref { parent world; translation [-4, 5, 0]; geometry { shape box; dimension [1, 1, 1]; } }
+frame ref { parent world; translation [-4, 5, 0];
+    geometry { isa robot; shape box; dimension [1, 1, 1]; } }
+class robot { }
 """
 
 
@@ -275,6 +277,43 @@ def _world_svg(scene: Path, out: Path) -> dict[str, np.ndarray]:
     return found
 
 
+def _extent(points) -> np.ndarray:
+    points = np.asarray(points, dtype=float)
+    return np.array([points.min(axis=0), points.max(axis=0)])
+
+
+def _world_pysimiam(scene: Path, out: Path) -> dict[str, np.ndarray]:
+    """pySimiam obstacles: polygon points placed by the obstacle's pose (x, y, theta)."""
+    from lxml import etree
+
+    found = {}
+    root = etree.parse(str(out)).getroot()
+    for comment in root.iter(etree.Comment):
+        obstacle = comment.getnext()
+        name = comment.text.strip().removeprefix("wall ")
+        if obstacle is None or obstacle.tag != "obstacle" or name not in ("arm", "cap"):
+            continue
+        pose = obstacle.find("pose")
+        x, y, theta = (float(pose.get(k)) for k in ("x", "y", "theta"))
+        pts = np.array([[float(p.get("x")), float(p.get("y"))] for p in obstacle.iter("point")])
+        turn = np.array([[math.cos(theta), -math.sin(theta)], [math.sin(theta), math.cos(theta)]])
+        found[name] = _extent(pts @ turn.T + [x, y])
+    return found
+
+
+def _world_cs2(scene: Path, out: Path) -> dict[str, np.ndarray]:
+    """A cs2 board: each wall's lines in centimetres, board y being the scene's -y."""
+    found: dict[str, list] = {}
+    wall = None
+    for line in out.read_text().splitlines():
+        if line.startswith("# wall "):
+            wall = line[len("# wall "):]
+        elif line.startswith("line ") and wall in ("arm", "cap"):
+            x0, y0, x1, y1 = (float(v) / 100 for v in line.split()[1:5])
+            found.setdefault(wall, []).extend([(x0, -y0), (x1, -y1)])
+    return {k: _extent(v) for k, v in found.items()}
+
+
 # backend -> (reader, tolerance in metres); readers return world vertices by frame
 CHECKS = {
     "c": (_world_c, 1e-5),
@@ -284,6 +323,8 @@ CHECKS = {
     "robray": (_world_reloaded, 1e-9),
     "cajunbot": (_world_cajunbot, 1e-4),
     "svg": (_world_svg, 2e-3),
+    "pysimiam": (_world_pysimiam, 1e-9),
+    "cs2": (_world_cs2, 1e-9),
     "glb": (_world_glb, 1e-5),
     "mjcf": (_world_mjcf, 1e-5),
     "sdf": (_world_sdf, 1e-9),  # with the sdf_check fixture (libsdformat)
@@ -291,8 +332,6 @@ CHECKS = {
 # backends whose output holds no world geometry to compare here, and why
 NOT_CHECKED = {
     "dot": "the frame tree only, no geometry",
-    "cs2": "walls as line segments of a board; the 2D projection is the one SVG shows",
-    "pysimiam": "polygons of the 2D projection the SVG check covers, in pySimiam's world file",
     "simmer": "the 2D projection the SVG check covers, in SimMeR's maze units",
     "pov": "POV-Ray scene text; png renders it",
     "png": "a rendered picture",
