@@ -532,9 +532,11 @@ def test_config_errors() -> None:
 # --- the real amino checker as an oracle ----------------------------------------------------
 
 
-def test_against_amino_fcl_checker(tmp_path: Path) -> None:
+@pytest.mark.parametrize("backend", ["exact", "compiled"])
+def test_against_amino_fcl_checker(tmp_path: Path, backend: str) -> None:
     """amino's own FCL checker (check_scene --collide) on the 7dof demo at seeded random
-    configurations: the same pairs, except those with the cone (amino skips cones)."""
+    configurations: the same pairs, except those with the cone (amino skips cones); the
+    compiled checker (generated C, certified spheres) too."""
     require_corpus()
     from tests import amino_real
 
@@ -544,7 +546,7 @@ def test_against_amino_fcl_checker(tmp_path: Path) -> None:
     assert compiled.ok, compiled.output
     binary = amino_real.check_binary(out_c, "sevendof")
     scene = load_scene([str(DEMO_7DOF)])
-    checker = CollisionChecker(scene)
+    checker = CollisionChecker(scene, backend=backend)
     configs = [{}] + amino_real.random_configs(scene.variables, range(25))
     for config in configs:
         theirs = amino_real.run_check(binary, config, collide=True)

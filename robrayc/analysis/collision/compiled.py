@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 DEFAULT_SPHERE_FRACTION = 0.08
 # Radii grow by this x the scene's reach to absorb float32 rounding of poses and centres.
 _MARGIN = 4e-6
-CFLAGS = ("-std=c99", "-O2", "-fPIC", "-shared")
+CFLAGS = ("-std=c99", "-O3", "-fPIC", "-shared")
 FREE, COLLIDES, MAYBE = 0, 1, 2
 
 
@@ -80,21 +80,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    spheres, solids, first = [], [], 0
-    fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    for k, item in enumerate(s.items):
-        c = covers[k]
-        centre = item.placement[:3, 3]
-        radii = [_f32_up(r + margin) for r in c.radii.tolist()]
-        spheres += [_floats([*p, r]) for p, r in zip(c.centres.tolist(), radii, strict=True)]
-        bound = _f32_up(max(float(np.linalg.norm(p - centre)) + r
-                            for p, r in zip(c.centres, radii, strict=True)) + margin)
-        exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
-        half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
-        solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
-                      f"{first}, {len(c)}, {{ {_floats([*centre, bound])} }}, "
-                      f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}")
-        first += len(c)
+    solids, clusters, spheres = _solid_tables(checker, covers, margin, size)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     return {
@@ -108,7 +94,8 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
                     f"{{ {_doubles(axis.tolist())} }}, {{ {_doubles(_pose12(const))} }}"
                     for pg, const, kind, axis, var, off in motions],
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
-        "n_spheres": first, "n_spheres_decl": max(1, first), "spheres": spheres,
+        "n_spheres": len(spheres), "n_spheres_decl": max(1, len(spheres)), "spheres": spheres,
+        "n_clusters_decl": max(1, len(clusters)), "clusters": clusters,
         "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
@@ -119,6 +106,49 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}",
     }
+
+
+# Spheres per cluster at most (a cluster is tested as one bounding sphere first), and the edge
+# of the cells that group a solid's spheres into clusters, in sphere cells.
+CLUSTER_MAX = 16
+CLUSTER_CELLS = 4
+
+
+def _bound(centres: np.ndarray, radii: list[float], margin: float) -> list[float]:
+    """A float32 sphere holding the spheres (centre: their bounding box's centre)."""
+    c = (centres.min(axis=0) + centres.max(axis=0)) / 2
+    r = max(float(np.linalg.norm(p - c)) + q for p, q in zip(centres, radii, strict=True))
+    return [*c.tolist(), _f32_up(r + margin)]
+
+
+def _solid_tables(checker: CollisionChecker, covers: list, margin: float, size: float
+                  ) -> tuple[list[str], list[str], list[str]]:
+    """C initialisers of the solids, their sphere clusters and the spheres (group frames):
+    spheres grouped by cells of CLUSTER_CELLS sphere cells, at most CLUSTER_MAX a cluster."""
+    s = checker.solids
+    fixed = set(np.flatnonzero(checker.group == 0).tolist())
+    solids, clusters, spheres = [], [], []
+    for k, item in enumerate(s.items):
+        c = covers[k]
+        radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
+        cell = np.floor(c.centres / (CLUSTER_CELLS * size)).astype(np.int64)
+        order = np.lexsort(cell.T[::-1])
+        _, starts = np.unique(cell[order], axis=0, return_index=True)
+        first_cluster = len(clusters)
+        for group in np.split(order, np.sort(starts)[1:]):
+            for at in range(0, len(group), CLUSTER_MAX):
+                part = group[at:at + CLUSTER_MAX]
+                bound = _bound(c.centres[part], radii[part].tolist(), margin)
+                clusters.append(f"{len(spheres)}, {len(part)}, {{ {_floats(bound)} }}")
+                spheres += [_floats([*c.centres[i], radii[i]]) for i in part.tolist()]
+        exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
+        half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
+        bound = _bound(c.centres, radii.tolist(), margin)
+        solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
+                      f"{first_cluster}, {len(clusters) - first_cluster}, "
+                      f"{{ {_floats(bound)} }}, {{ {_doubles(_pose12(item.placement))} }}, "
+                      f"{{ {_doubles(half)} }}")
+    return solids, clusters, spheres
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
