@@ -233,3 +233,24 @@ def test_allowed_collisions_cli(tmp_path: Path, capsys) -> None:
     assert main(["allowed-collisions", str(DEMO_7DOF), "--samples", "-3"]) == 2
     assert main(["allowed-collisions", str(DEMO_7DOF), "-o", str(tmp_path / "no" / "x")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_collide_distance_of_meshes_is_zero_with_a_note(tmp_path: Path, capsys) -> None:
+    """Overlapping boxes report their depth; an overlapping mesh pair reports 0 and the output
+    says why (FCL has no penetration depth for triangle soups)."""
+    import shutil
+
+    shutil.copy(Path(__file__).parent / "conformance" / "tet.obj", tmp_path / "tet.obj")
+    scene = tmp_path / "meshes.robray"
+    scene.write_text('frame a { geometry { shape mesh; mesh "tet.obj"; } }\n'
+                     'frame b { translation [0.2, 0.2, 0.2];'
+                     ' geometry { shape mesh; mesh "tet.obj"; } }\n'
+                     'frame c { translation [5, 0, 0];'
+                     ' geometry { shape box; dimension [1, 1, 1]; } }\n'
+                     'frame d { translation [5.5, 0, 0];'
+                     ' geometry { shape box; dimension [1, 1, 1]; } }\n')
+    assert main(["collide", str(scene), "--distance"]) == 1
+    out = capsys.readouterr()
+    assert "distance a b 0.0\n" in out.out
+    assert "distance c d -0.5\n" in out.out
+    assert "a colliding pair with a mesh reports distance 0" in out.err
