@@ -115,7 +115,7 @@ def _join_signed_axes(argv: list[str] | None) -> list[str] | None:
 
 def build_parser(formats: tuple[str, ...] | None = None) -> argparse.ArgumentParser:
     """The command's parser with the options of `formats` (None: of every backend)."""
-    from robrayc.backends import BACKENDS, load
+    from robrayc.backends import BACKENDS
 
     p = _Parser(
         prog="robrayc",
@@ -148,21 +148,28 @@ def build_parser(formats: tuple[str, ...] | None = None) -> argparse.ArgumentPar
     from robrayc import depfile
 
     depfile.add_arguments(p)
-    for name in BACKENDS if formats is None else formats:
+    add_backend_arguments(p, tuple(BACKENDS) if formats is None else formats)
+    return p
+
+
+def add_backend_arguments(p: argparse.ArgumentParser, formats: tuple[str, ...]) -> None:
+    from robrayc.backends import load
+
+    for name in formats:
         module = load(name)
         group = p.add_argument_group(f"{name} output", module.HELP)
         module.add_arguments(group)
-    return p
 
 
 def parse_arguments(argv: list[str]) -> argparse.Namespace:
     """argv parsed importing only the backends the outputs select. When argv holds options
     those backends do not know, or asks for help, every backend's are added, as before."""
-    known, rest = build_parser(()).parse_known_args(argv)
+    parser = build_parser(())
+    known, rest = parser.parse_known_args(argv)
     if not rest and not known.help:
-        formats = tuple(dict.fromkeys(fmt for fmt, _ in _outputs(known)))
+        add_backend_arguments(parser, tuple(dict.fromkeys(fmt for fmt, _ in _outputs(known))))
         try:
-            return _Arguments(argv, build_parser(formats).parse_args(argv))
+            return _Arguments(argv, parser.parse_args(argv))
         except UsageError:
             pass  # e.g. another format's option: the full parser accepts it or says why
     return build_parser().parse_args(argv)
