@@ -89,6 +89,18 @@ def model_name(ctx: EmitContext, given: str | None, default: str,
     return ctx.output.stem if ctx.output is not None else default
 
 
+def xml_bytes(build, sink: DiagnosticSink, what: str) -> bytes:
+    """The UTF-8 document of the lxml tree `build()` returns; a name holding characters XML
+    cannot carry (lxml raises ValueError) is an error naming the format."""
+    from lxml import etree
+
+    try:
+        return etree.tostring(build(), pretty_print=True, xml_declaration=True,
+                              encoding="UTF-8")
+    except ValueError as exc:
+        raise sink.fatal(f"cannot write {what}: {exc}") from None
+
+
 def load(name: str) -> ModuleType:
     return importlib.import_module(BACKENDS[name][0])
 

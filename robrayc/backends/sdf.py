@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile, model_name
+from robrayc.backends import EmitContext, OutputFile, model_name, xml_bytes
 from robrayc.diagnostics import DiagnosticSink, SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
@@ -346,12 +346,7 @@ _SHAPES = {
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
-    from lxml import etree
-
     writer = _Writer(scene, ctx)
-    try:
-        root = writer.run(model_name(ctx, ctx.options.model, "model", scene.robot_name))
-        text = etree.tostring(root, pretty_print=True, xml_declaration=True, encoding="UTF-8")
-    except ValueError as exc:  # lxml: a name holding characters XML cannot carry
-        raise ctx.sink.fatal(f"cannot write SDF: {exc}") from None
+    name = model_name(ctx, ctx.options.model, "model", scene.robot_name)
+    text = xml_bytes(lambda: writer.run(name), ctx.sink, "SDF")
     return [OutputFile(ctx.output, text)] + writer.files
