@@ -191,3 +191,12 @@ def test_ros1_unprefixed_tags_are_read_with_a_warning(tmp_path):
     scene = load([path], sink=sink)
     assert scene.frame("a-visual").geometries[0].shape == ir.Sphere(2.0)
     assert any("unprefixed xacro tag <property>" in d.message for d in sink.items)
+
+
+def test_without_the_xacro_package_a_clear_error(tmp_path):
+    path = _write(tmp_path, "a.xacro", "  <link name='a'/>\n")
+    code = ("import sys; sys.modules['xacro'] = None; from robrayc.cli.main import main; "
+            f"sys.exit(main([{str(path)!r}]))")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "needs the xacro package" in r.stderr and "robrayc[formats]" in r.stderr

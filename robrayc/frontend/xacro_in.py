@@ -47,8 +47,14 @@ def load(path: Path, ctx: LoadContext) -> Partial:
 
 def expand(path: Path, ctx: LoadContext) -> str | None:
     """The URDF text xacro makes of `path`; None (errors reported) when it fails."""
-    import xacro
-    from xacro import substitution_args
+    try:
+        import xacro
+        from xacro import substitution_args
+    except ImportError:
+        ctx.sink.error("reading xacro needs the xacro package, which is not installed",
+                       SourcePos(str(path)), "pip install 'robrayc[formats]' (or: pip install "
+                       "xacro), or expand it first: xacro FILE > FILE.urdf")
+        return None
 
     def find(pkg: str) -> str:
         folder = ctx.find_package(pkg)
