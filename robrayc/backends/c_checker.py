@@ -11,9 +11,11 @@ NAME_solid_states (see the header).
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 
 from robrayc import ir
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.diagnostics import DiagnosticSink
 
 NAME = "c-checker"
 HELP = ("C99 collision checker (certified spheres, AVX2 or scalar, exact sphere/box tests): "
@@ -26,6 +28,15 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "largest solid); smaller is tighter and slower")
 
 
+@dataclass(frozen=True, slots=True)
+class Options:
+    sphere_size: float | None = None  # --sphere-size LENGTH
+
+    @classmethod
+    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+        return cls(sphere_size=ns.sphere_size)
+
+
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     from robrayc.analysis.collision import CollisionChecker
     from robrayc.analysis.collision.compiled import c_source
@@ -34,7 +45,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not name.isidentifier() or not name.isascii():
         raise ctx.sink.fatal(f"scene name '{name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
-    size = getattr(ctx.options, "sphere_size", None)
+    size = ctx.options.sphere_size
     if size is not None and not size > 0:
         raise ctx.sink.fatal(f"--sphere-size must be positive, got {size}")
     checker = CollisionChecker(scene, ctx.sink, broadphase="dense")

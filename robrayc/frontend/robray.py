@@ -469,18 +469,18 @@ class _Unit:
     def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
         q = block.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
-            at = block.pos("quaternion", pos)
-            unit = checked_quaternion(q, *self._reporters(at))
+            unit = checked_quaternion(q, *self._reporters(block, "quaternion", pos))
             return ir.IDENTITY_Q if unit is None else unit
         rpy = block.get("rpy")
         if rpy is not None:
             return rpy_to_quat(*rpy)
         return ir.IDENTITY_Q
 
-    def _reporters(self, at: SourcePos):
-        """(error, warning) reporters at `at` for frontend.frames."""
-        return (lambda message, hint=None: self.sink.error(message, at, hint),
-                lambda message, hint=None: self.sink.warning(message, at, hint,
+    def _reporters(self, block: Block, name: str, pos: SourcePos):
+        """(error, warning) reporters at attribute `name` for frontend.frames (the position is
+        looked up only when a problem is reported: the common case costs nothing)."""
+        return (lambda message, hint=None: self.sink.error(message, block.pos(name, pos), hint),
+                lambda message, hint=None: self.sink.warning(message, block.pos(name, pos), hint,
                                                              name="unnormalized"))
 
     def _axis(self, name: str, kind: str, block: Block, pos: SourcePos) -> ir.Vec3 | None:
@@ -489,8 +489,7 @@ class _Unit:
             self.sink.error(f"{kind} frame '{name}' has no 'axis'", pos,
                             "add e.g. 'axis [0, 0, 1];'")
             return None
-        at = block.pos("axis", pos)
-        return checked_axis(axis, f"{kind} frame '{name}'", *self._reporters(at),
+        return checked_axis(axis, f"{kind} frame '{name}'", *self._reporters(block, "axis", pos),
                             normalise=kind == "revolute")
 
     def _limits(self, block: Block, pos: SourcePos) -> ir.Limits:
