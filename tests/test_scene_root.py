@@ -8,9 +8,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from robrayc.backends import BACKENDS
 from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 
@@ -39,18 +36,6 @@ def test_root_frames_are_top_level_in_the_ir(tmp_path: Path) -> None:
     assert [(f.name, f.parent) for f in scene.frames] == [
         ("base", None), ("arm", "base"), ("side", None), ("fence", None)]
     assert main([str(src), "--list-frames"]) == 1  # without --root: an unknown parent
-
-
-@pytest.mark.parametrize("fmt", sorted(BACKENDS))
-def test_every_backend_takes_root(fmt: str, tmp_path: Path) -> None:
-    """Each registered backend compiles a scene whose frames name --root as parent (collide and
-    the SVG ended in a KeyError, exit 3, before the root was an IR field)."""
-    src = tmp_path / "rooted.robray"
-    src.write_text(ROOTED)
-    out = tmp_path / ("out_dir" if fmt == "simmer" else f"out.{fmt}")
-    r = _run(str(src), "--root", "world", "--format", fmt, "-o", str(out), cwd=tmp_path)
-    assert "internal error" not in r.stderr
-    assert r.returncode == 0, r.stderr
 
 
 def test_collide_takes_root(tmp_path: Path) -> None:
