@@ -101,18 +101,18 @@ class ProjectionOptions:
 def options_from(ns: argparse.Namespace, sink: DiagnosticSink) -> ProjectionOptions:
     """Read the shared 2D options from the command line; bad values are errors (then stop)."""
     where = NOWHERE
-    z_min = getattr(ns, "z_min", None)
-    z_max = getattr(ns, "z_max", None)
+    z_min = ns.z_min
+    z_max = ns.z_max
     for name, value in (("--z-min", z_min), ("--z-max", z_max)):
         if value is not None and not math.isfinite(value):
             sink.error(f"{name} must be a finite height in metres, got {value!r}", where)
     if z_min is not None and z_max is not None and z_min > z_max:
         sink.error(f"--z-min {z_min!r} is above --z-max {z_max!r}", where)
-    segments = getattr(ns, "segments", DEFAULT_SEGMENTS)
+    segments = ns.segments
     if segments < 8:
         sink.error(f"--segments must be at least 8, got {segments}", where)
     roles: dict[str, str] = {}
-    for item in getattr(ns, "role", None) or []:
+    for item in ns.role:
         tag, sep, role = item.partition("=")
         tag, role = tag.strip(), role.strip()
         if not sep or not tag or not role:
@@ -128,9 +128,9 @@ def options_from(ns: argparse.Namespace, sink: DiagnosticSink) -> ProjectionOpti
         roles[tag] = role
     sink.check()
     return ProjectionOptions(
-        z_min=z_min, z_max=z_max, hull=bool(getattr(ns, "hull", False)), roles=roles,
-        robot_frames=tuple(getattr(ns, "robot_frame", None) or ()), segments=segments,
-        configuration=dict(getattr(ns, "configuration", None) or {}))
+        z_min=z_min, z_max=z_max, hull=bool(ns.hull), roles=roles,
+        robot_frames=tuple(ns.robot_frame), segments=segments,
+        configuration=dict(ns.configuration or {}))
 
 
 # --- number and colour formatting (shared by the text formats) ----------------------------------
