@@ -1,6 +1,6 @@
 """URDF robots with meshes to amino C: robrayc's wall time against the original and yourdfpy.
 
-    python benchmarks/urdf_compile.py [--repeat 5] [--robots fetch,baxter,pr2,ur5]
+    python benchmarks/urdf_compile.py [--repeat 5] [--robots fetch,baxter,pr2,ur5] [--chain N]
 
 For each corpus robot (../shared/corpus/urdf), the wall time of a fresh process running
 `robrayc ROBOT.urdf -n robot -o robot.c --missing-mesh=drop` (meshes read, converted and
@@ -13,10 +13,14 @@ are dropped), against:
 - loading the same URDF with yourdfpy, the URDF library robrayc is checked against, in a
   fresh process: with its meshes (trimesh), and kinematics only.
 
-Times are the best of --repeat runs of each; ratios come from the same run. The table also
+Times are the medians of --repeat runs of each; ratios come from the same run. The table also
 gives the mesh count, vertices embedded, and the C file's size. CPU time (user + sys) of the
 robrayc process is shown beside the wall time: on a shared, loaded machine wall time
 overstates, CPU time does not.
+
+First, a generated chain of --chain links (default 100,000; each a box visual and a revolute
+joint with limits, as tests/test_pathological.py builds it) compiled the same way: its median
+wall and CPU time and the process's peak memory (goal: <= 5 s and <= 1 GiB).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import os
 import re
 import resource
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -65,33 +70,52 @@ def timed(cmd: list[str], env: dict) -> tuple[float, float]:
     return wall, cpu
 
 
-def best(cmd: list[str], env: dict, repeat: int) -> tuple[float, float]:
+def medians(cmd: list[str], env: dict, repeat: int) -> tuple[float, float]:
+    """Median wall and CPU seconds of `repeat` runs."""
     runs = [timed(cmd, env) for _ in range(repeat)]
-    return min(w for w, _ in runs), min(c for _, c in runs)
+    return statistics.median(w for w, _ in runs), statistics.median(c for _, c in runs)
+
+
+def chain(n: int, env: dict, repeat: int, tmp: Path) -> None:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+    from tests.test_pathological import chain_urdf
+
+    urdf = tmp / f"chain{n}.urdf"
+    urdf.write_text(chain_urdf(n))
+    cmd = [sys.executable, "-m", "robrayc", str(urdf), "-o", str(tmp / "chain.c")]
+    wall, cpu = medians(cmd, env, repeat)  # the first children: their peak is this command's
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 2**20
+    print(f"{n:,}-link chain URDF ({urdf.stat().st_size / 1e6:.0f} MB): {wall:.2f} s wall "
+          f"(median of {repeat}), {cpu:.2f} s CPU, peak {peak:.2f} GiB (goal <= 5 s, "
+          "<= 1 GiB)\n")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--robots", default="fetch,baxter,pr2,ur5")
+    ap.add_argument("--chain", type=int, default=100_000, metavar="N",
+                    help="links of the generated chain URDF (0: skip it)")
     args = ap.parse_args()
     if not CORPUS.is_dir():
         raise SystemExit(f"corpus not found at {CORPUS}")
     env = dict(os.environ, ROS_PACKAGE_PATH=os.pathsep.join(str(CORPUS / r) for r in ROOTS))
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
+        if args.chain:
+            chain(args.chain, env, max(1, args.repeat // 2), Path(tmp))
         for key in args.robots.split(","):
             urdf = CORPUS / ROBOTS[key]
             out = Path(tmp) / f"{key}.c"
             cmd = [sys.executable, "-m", "robrayc", str(urdf), "-n", "robot", "-o", str(out),
                    "--missing-mesh=drop", "-q"]
-            wall, cpu = best(cmd, env, args.repeat)
+            wall, cpu = medians(cmd, env, args.repeat)
             text = out.read_text()
             n_mesh = len(re.findall(r"aa_rx_mesh_set_vertices\(mesh, (\d+)", text))
             n_vert = sum(map(int, re.findall(r"aa_rx_mesh_set_vertices\(mesh, (\d+)", text)))
-            y_mesh, _ = best([sys.executable, "-c", YOURDFPY, str(urdf), "1"], env,
+            y_mesh, _ = medians([sys.executable, "-c", YOURDFPY, str(urdf), "1"], env,
                              max(1, args.repeat // 2))
-            y_kin, _ = best([sys.executable, "-c", YOURDFPY, str(urdf), "0"], env,
+            y_kin, _ = medians([sys.executable, "-c", YOURDFPY, str(urdf), "0"], env,
                             max(1, args.repeat // 2))
             rows.append((key, n_mesh, n_vert, out.stat().st_size, wall, cpu, y_mesh, y_kin))
     head = (f"{'robot':8} {'meshes':>6} {'vertices':>9} {'C MB':>6} {'robrayc s':>10} "
