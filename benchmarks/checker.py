@@ -39,13 +39,6 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 CORPUS = REPO / ".." / "shared" / "corpus" / "urdf"
-ROBOTS = {
-    "ur5": "ros-industrial+universal_robot/ur_description/urdf/ur5_robot.urdf",
-    "lwa4d": "ipa320+schunk_robots/schunk_lwa4d/urdf/robot_lwa4d.urdf",
-    "baxter": "RethinkRobotics+baxter_common/baxter_description/urdf/baxter.urdf",
-    "fetch": "fetchrobotics+fetch_ros/fetch_description/robots/fetch.urdf",
-    "pr2": "ros-planning+moveit_resources/moveit_resources_pr2_description/urdf/robot.xml",
-}
 
 HARNESS = r"""
 #include <stdio.h>
@@ -96,7 +89,9 @@ def robot_scene(key: str, seed: int = 1):
     else:
         os.environ["ROS_PACKAGE_PATH"] = os.pathsep.join(
             str(CORPUS / p) for p in os.listdir(CORPUS) if (CORPUS / p).is_dir())
-        path = CORPUS / ROBOTS[key]
+        from tests.urdf_robots import BY_KEY  # the corpus robots' paths
+
+        path = CORPUS / BY_KEY[key].path
         scene = load_scene([str(path)], LoadOptions(missing_mesh="drop"))
     result = acm.generate(scene, samples=2000, jobs=1)
     allowed = tuple(ir.AllowedCollision(p.a, p.b) for p in result.allowed)
