@@ -10,7 +10,8 @@ Each figure is the median wall time of --repeat fresh processes (CPU time beside
   fails on COLLADA meshes and drops fixed links);
 - `robrayc ROBOT.urdf -o robot.sdf` against sdformat's URDF -> SDF conversion (a C++ program
   loading the URDF with sdf::Root, compiled here against libsdformat-dev);
-  MuJoCo's import resolves no package:// mesh, so only the mesh-free tutorial robot loads;
+  MuJoCo's import resolves no package:// mesh, so only the mesh-free tutorial robot (04)
+  loads;
 - `robrayc ROBOT.urdf.xacro -o robot.urdf` (expansion, import and export) against the `xacro`
   command expanding the same file; `$(find PKG)` is given to the xacro command through a
   ROS-less stand-in for `ament_index_python` that maps package names to the corpus folders.
@@ -40,7 +41,7 @@ ROBOTS = {
     "pr2": "ros-planning+moveit_resources/moveit_resources_pr2_description/urdf/robot.xml",
     "fetch": "fetchrobotics+fetch_ros/fetch_description/robots/fetch.urdf",
     "baxter": "RethinkRobotics+baxter_common/baxter_description/urdf/baxter.urdf",
-    "tutorial07": "ros+urdf_tutorial/urdf_tutorial/urdf/07-physics.urdf",  # no meshes
+    "tutorial04": "ros+urdf_tutorial/urdf_tutorial/urdf/04-materials.urdf",  # no meshes
 }
 XACROS = {
     "ur5": "ros-industrial+universal_robot/ur_description/urdf/ur5_robot.urdf.xacro",
