@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 
@@ -127,3 +129,18 @@ def test_compile_without_meshes_loads_no_mesh_reader_nor_symbol_records(tmp_path
     loaded = set(out[1:])
     assert not {"robrayc.frontend.symbols", "robrayc.meshes.cache", "robrayc.meshes.dae",
                 "robrayc.meshes.stl", "robrayc.meshes.obj", "numpy"} & loaded
+
+
+@pytest.mark.parametrize("fmt", ["urdf", "sdf", "c-standalone"])
+def test_formats_referencing_meshes_locate_an_unreadable_one(fmt: str, tmp_path: Path,
+                                                             capsys) -> None:
+    """URDF, SDF and the standalone C read a COLLADA file's declared axes: a broken file is a
+    located error naming it, not a crash."""
+    (tmp_path / "bad.dae").write_text("<COLLADA><asset>")
+    src = tmp_path / "m.robray"
+    src.write_text('frame a {\n    geometry { mesh "bad.dae"; } }\n')
+    out = tmp_path / ("m.c" if fmt == "c-standalone" else f"m.{fmt}")
+    assert main([str(src), "--format", fmt, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}:2:" in err and "cannot read mesh 'bad.dae'" in err, err
+    assert not out.exists()

@@ -152,12 +152,9 @@ _IDENTITY_3 = (1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0)
 def _mesh_transform(s: ir.Mesh, g: ir.Geometry, sink: DiagnosticSink) -> tuple[float, ...]:
     """Row-major 3x3 taking the file's points as stored into the frame: the mesh's axis
     conventions, COLLADA up axis and unit, and per-axis scale (fixed at load time)."""
-    from robrayc.meshes import MeshError, mesh_error_message, placement
+    from robrayc.meshes import load_placement
 
-    try:
-        rot, scale = placement(s)
-    except (MeshError, ValueError) as exc:
-        raise sink.fatal(mesh_error_message(s, exc), g.pos) from None
+    rot, scale = load_placement(s, sink, g.pos)
     return tuple(float(x) + 0.0 for x in (rot * scale).reshape(-1))
 
 

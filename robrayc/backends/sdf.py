@@ -306,12 +306,9 @@ class _Writer:
         """The file referenced as it is; the -U/-F turn of a file that declares no axes goes
         into the pose, the per-axis scale into <scale> (as the URDF writer does)."""
         from robrayc.kinematics import matrix_to_quat
-        from robrayc.meshes import MeshError, mesh_error_message, placement
+        from robrayc.meshes import load_placement
 
-        try:
-            rot, scale = placement(s, declared=False)
-        except (MeshError, ValueError) as exc:
-            raise self.ctx.sink.fatal(mesh_error_message(s, exc), g.pos) from None
+        rot, scale = load_placement(s, self.ctx.sink, g.pos, declared=False)
         if s.source.startswith("package://"):
             uri = s.source
         elif self.out_dir is None:

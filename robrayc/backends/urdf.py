@@ -263,12 +263,9 @@ class _Exporter:
         """The turn and per-axis scale a reader of the file as stored must apply."""
         if s not in self.placements:
             from robrayc.kinematics import matrix_to_quat
-            from robrayc.meshes import MeshError, mesh_error_message, placement
+            from robrayc.meshes import load_placement
 
-            try:
-                rot, scale = placement(s, declared=False)
-            except (MeshError, ValueError) as exc:
-                raise self.sink.fatal(mesh_error_message(s, exc), g.pos) from None
+            rot, scale = load_placement(s, self.sink, g.pos, declared=False)
             self.placements[s] = (matrix_to_quat(rot.tolist()),
                                   tuple(float(c) + 0.0 for c in scale))
         return self.placements[s]

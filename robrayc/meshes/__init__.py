@@ -35,6 +35,7 @@ _PUBLIC = {
     "MeshData": "model", "MeshError": "model", "RawMesh": "model",
     "convert": "conversion", "read_raw": "cache", "mesh_data": "cache", "load_mesh": "cache",
     "mesh_error_message": "cache", "bounds": "cache", "placement": "cache",
+    "load_placement": "cache",
     "file_rotation": "conversion",
 }
 __all__ = sorted(_PUBLIC)

@@ -95,6 +95,15 @@ def placement(mesh: Mesh, *, declared: bool = True):
     return rot, scale
 
 
+def load_placement(mesh: Mesh, sink: DiagnosticSink, pos: SourcePos, *, declared: bool = True):
+    """placement, with errors naming the file and the scene position (then CompileError)."""
+    try:
+        return placement(mesh, declared=declared)
+    except (MeshError, ValueError) as exc:
+        sink.error(mesh_error_message(mesh, exc), pos)
+        raise CompileError(sink.items) from None
+
+
 def mesh_error_message(mesh: Mesh, exc: Exception) -> str:
     name = mesh.source or mesh.path
     where = f" ('{mesh.path}')" if mesh.source and mesh.source != mesh.path else ""
