@@ -144,3 +144,23 @@ def test_formats_referencing_meshes_locate_an_unreadable_one(fmt: str, tmp_path:
     err = capsys.readouterr().err
     assert f"{src}:2:" in err and "cannot read mesh 'bad.dae'" in err, err
     assert not out.exists()
+
+
+def test_mesh_conventions_travel_in_json_and_robray_names_them(tmp_path: Path, capsys) -> None:
+    """JSON keeps each mesh's conventions (read back without options); the robray writer names
+    the options under its header, and warns when meshes disagree (robray has one set)."""
+    (tmp_path / "t.obj").write_text("v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n")
+    (tmp_path / "a.robray").write_text('frame a { geometry { mesh "t.obj"; } }\n')
+    (tmp_path / "b.robray").write_text('frame b { geometry { mesh "t.obj"; } }\n')
+    assert main([str(tmp_path / "a.robray"), "-U", "Y", "-F", "-Z", "--collada-up-axis",
+                 "ignore", "-o", str(tmp_path / "a.json")]) == 0
+    [mesh] = [g.shape for f in load_scene([str(tmp_path / "a.json")]).frames
+              for g in f.geometries]
+    assert (mesh.up, mesh.forward, mesh.collada_up) == ("Y", "-Z", "ignore")
+    assert main([str(tmp_path / "a.json"), "-o", str(tmp_path / "a.robray.out.robray")]) == 0
+    assert "// Compile with: -UY -F-Z --collada-up-axis=ignore\n" in \
+        (tmp_path / "a.robray.out.robray").read_text()
+    capsys.readouterr()
+    assert main([str(tmp_path / "a.json"), str(tmp_path / "b.robray"),
+                 "-o", str(tmp_path / "ab.robray")]) == 0
+    assert "different axis conventions" in capsys.readouterr().err
