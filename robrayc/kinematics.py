@@ -368,8 +368,12 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
     import numpy as np
 
     lo, hi = [], []
+    by_var: dict[str, list] = {}  # one pass: a scan per variable was quadratic
+    for f in scene.frames:
+        if f.is_joint:
+            by_var.setdefault(f.variable, []).append(f)
     for var in scene.variables:
-        frames = [f for f in scene.frames if f.is_joint and f.variable == var]
+        frames = by_var[var]
         limited = [f for f in frames if f.limits.position is not None]
         if limited:
             a, b = limited[0].limits.position  # type: ignore[misc]

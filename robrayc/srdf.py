@@ -77,13 +77,14 @@ def adjacent_links(scene: ir.Scene, plan: LinkPlan) -> set[tuple[str, str]]:
 def frame_adjacency(plan: LinkPlan, links: set[tuple[str, str]]):
     """An adjacency function for acm.generate: frame pairs whose links are adjacent."""
     def adjacent(scene: ir.Scene, frames: set[str]) -> dict[tuple[str, str], str]:
-        names = sorted(frames)
+        by_link: dict[str, list[str]] = {}
+        for f in sorted(frames):
+            by_link.setdefault(plan.link_of(f), []).append(f)
         out = {}
-        for i, a in enumerate(names):
-            for b in names[i + 1:]:
-                la, lb = plan.link_of(a), plan.link_of(b)
-                if la != lb and _key(la, lb) in links:
-                    out[(a, b)] = f"links {la} and {lb} are adjacent"
+        for la, lb in sorted(links):  # linear in the links, not quadratic in the frames
+            for a in by_link.get(la, ()):
+                for b in by_link.get(lb, ()):
+                    out[_key(a, b)] = f"links {la} and {lb} are adjacent"
         return out
     return adjacent
 
