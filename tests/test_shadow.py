@@ -90,6 +90,52 @@ def test_soups_built_to_break_it(seed: int) -> None:
     _same(tris)
 
 
+def test_runs_of_a_large_soup_union_exactly(monkeypatch) -> None:
+    """Large inputs are unioned run by run (shadow.RUN triangles each), then the runs' shadows:
+    forced on a soup of overlapping, folded and holed parts."""
+    from robrayc.analysis import shadow
+
+    rng = np.random.default_rng(7)
+    ts = np.linspace(0, 2 * math.pi, 25)[:-1]
+    ring = [np.array([[np.cos(a) * 0.5, np.sin(a) * 0.5], [np.cos(a), np.sin(a)],
+                      [np.cos(b), np.sin(b)]]) for a, b in zip(ts, np.roll(ts, -1), strict=True)]
+    tris = _nonzero(np.concatenate([_fan(rng, 60, np.array([0.2, 0.1]), flip_every=4),
+                                    rng.uniform(-1.5, 1.5, (80, 3, 2)), np.array(ring)]))
+    monkeypatch.setattr(shadow, "RUN", 37)
+    _same(tris)
+
+
+def _sphere(cut_top: bool):
+    """A UV sphere tilted about X (closed, consistently wound, with the two degenerate
+    triangles a UV sphere has at each pole), or the same with its top cap cut off (open)."""
+    import trimesh
+
+    sphere = trimesh.creation.uv_sphere(radius=1.0, count=[12, 16])
+    verts, faces = np.array(sphere.vertices), np.array(sphere.faces)
+    a, b, c = faces[:, 0], faces[:, 1], faces[:, 2]
+    faces = np.concatenate([faces, [[a[0], a[0], b[0]], [c[-1], c[-1], a[-1]]]])
+    if cut_top:
+        faces = faces[verts[faces][:, :, 2].min(1) < 0.6]
+    tilt = np.array([[1, 0, 0], [0, math.cos(0.4), -math.sin(0.4)],
+                     [0, math.sin(0.4), math.cos(0.4)]])
+    return verts @ tilt.T, faces
+
+
+@pytest.mark.parametrize("cut_top", [False, True])
+def test_one_facing_half_only_for_closed_surfaces(cut_top: bool) -> None:
+    """A closed surface projects as its up- (or down-) facing half; a surface with a hole
+    must not (its up-facing half leaves the hole out of the shadow)."""
+    from robrayc.analysis.footprints import _closed_surface, _mesh
+
+    verts, faces = _sphere(cut_top)
+    closed = _closed_surface(faces, verts)
+    assert closed is not cut_top
+    got, _, _ = _mesh(verts, faces, (-math.inf, math.inf), False, closed)
+    tris = _nonzero(verts[faces][:, :, :2])
+    want = shapely.union_all(shapely.polygons(tris))
+    assert got.symmetric_difference(want).area <= 1e-9 * want.area
+
+
 # --- 2D outputs: preconditions first, progress on a terminal ------------------------------------
 
 BIG = "frame a { geometry { shape box; dimension [1, 1, 1]; } }\n"

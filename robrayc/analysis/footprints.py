@@ -51,7 +51,8 @@ def _mesh_footprint(g: ir.Geometry, rot, t, opts: ProjectionOptions, sink: Diagn
 
     data = load_mesh(g.shape, sink, g.pos)
     verts = np.asarray(data.vertices, dtype=float) * g.scale @ rot.T + t
-    return _mesh(verts, np.asarray(data.faces), opts.band, opts.hull)
+    closed = opts.band == (-math.inf, math.inf) and not opts.hull and _closed(data)
+    return _mesh(verts, np.asarray(data.faces), opts.band, opts.hull, closed)
 
 
 # shape -> (geometry, rotation, translation, options, sink) -> (polygon, z_low, z_high)
@@ -191,7 +192,7 @@ def _sphere(center, r, band, segments):
     return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
 
 
-def _mesh(verts, faces, band, hull: bool):
+def _mesh(verts, faces, band, hull: bool, closed: bool):
     import numpy as np
     import shapely
 
@@ -227,7 +228,7 @@ def _mesh(verts, faces, band, hull: bool):
         area2 = ((arr[:, 1, 0] - arr[:, 0, 0]) * (arr[:, 2, 1] - arr[:, 0, 1])
                  - (arr[:, 2, 0] - arr[:, 0, 0]) * (arr[:, 1, 1] - arr[:, 0, 1]))
         keep = np.abs(area2) > 0  # edge-on triangles project to segments: no area
-        if not banded and _closed(faces, verts):
+        if not banded and closed:
             # A closed, consistently wound surface: every vertical line through the solid
             # crosses it upward and downward as often, so the up-facing triangles alone (or the
             # down-facing ones) cover the shadow exactly. Union the smaller half.
@@ -253,14 +254,29 @@ def _mesh(verts, faces, band, hull: bool):
     return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
 
 
-def _closed(faces, verts) -> bool:
-    """Whether the triangles form a closed surface with consistent winding: every directed
-    edge (between exactly equal vertex positions) has exactly one reverse twin."""
+_CLOSED: dict[int, tuple[object, bool]] = {}  # id(MeshData) -> (the data, closed)
+
+
+def _closed(data) -> bool:
+    """Whether a mesh's triangles form a closed surface with consistent winding: every directed
+    edge (between exactly equal vertex positions) has exactly one reverse twin. Triangles with
+    two equal corners are left out: their own two edges are each other's twins, and they cover
+    no area. Computed once per mesh (pose and uniform scale keep the answer)."""
+    hit = _CLOSED.get(id(data))
+    if hit is None or hit[0] is not data:
+        hit = _CLOSED[id(data)] = (data, _closed_surface(data.faces, data.vertices))
+    return hit[1]
+
+
+def _closed_surface(faces, verts) -> bool:
     import numpy as np
 
-    _, inv = np.unique(verts, axis=0, return_inverse=True)
-    f = inv.reshape(-1)[faces]
-    if (f[:, 0] == f[:, 1]).any() or (f[:, 1] == f[:, 2]).any() or (f[:, 0] == f[:, 2]).any():
+    # exact equality of rows as one 24-byte key (+ 0.0 turns -0.0 into 0.0): a faster unique
+    rows = np.ascontiguousarray(np.asarray(verts, dtype=np.float64) + 0.0)
+    _, inv = np.unique(rows.view(np.dtype((np.void, 24))).ravel(), return_inverse=True)
+    f = inv.reshape(-1)[np.asarray(faces)]
+    f = f[(f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])]
+    if len(f) == 0:
         return False
     e = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]).astype(np.int64)
     n = int(f.max()) + 1

@@ -65,8 +65,24 @@ def _covered(points, triangles, tris):
     return np.unique(i[hit])
 
 
+# Triangles per arrangement. A detailed mesh's silhouettes cross each other inside its shadow
+# thousands of times; in runs of consecutive triangles (a file's parts) far fewer do, and the
+# union of the runs' shadows only nodes their outlines: about half the time on a UR5 link.
+RUN = 4096
+
+
 def triangles_union(tris):
     """The union (a shapely geometry) of triangles `tris` (n, 3, 2), each of non-zero area."""
+    import numpy as np
+    import shapely
+
+    if len(tris) > RUN:
+        runs = np.array_split(tris, -(-len(tris) // RUN))
+        return shapely.union_all([_arrangement_union(run) for run in runs])
+    return _arrangement_union(tris)
+
+
+def _arrangement_union(tris):
     import shapely
 
     triangles = shapely.polygons(tris)
