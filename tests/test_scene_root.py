@@ -62,8 +62,10 @@ def test_root_in_outputs(tmp_path: Path) -> None:
     assert load_scene([str(tmp_path / "s.json")]).root == "world"
     assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.dot")]) == 0
     assert '"(root)" [label="world"' in (tmp_path / "s.dot").read_text()
-    assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.urdf")]) == 0
-    assert '<link name="world"/>' in (tmp_path / "s.urdf").read_text()
+    table = tmp_path / "table.robray"
+    table.write_text(ROOTED.replace("parent world", "parent table"))
+    assert main([str(table), "--root", "table", "-o", str(tmp_path / "s.urdf")]) == 0
+    assert '<link name="table"/>' in (tmp_path / "s.urdf").read_text()
     assert main([str(src), "--root", "world", "-o", str(tmp_path / "s.robray")]) == 0
     text = (tmp_path / "s.robray").read_text()
     assert "// Compile with: --root world" in text
