@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli.main import build_parser, main
+from robrayc.cli.arguments import build_parser
+from robrayc.cli.main import main
 
 SCENE = "frame base { }\nframe arm { parent base; type revolute; axis [0, 0, 1]; variable q_arm; " \
         "geometry { shape box; dimension [0.1, 0.2, 0.3]; } }\n"

@@ -50,7 +50,7 @@ def test_other_formats_options_still_accepted(tmp_path: Path) -> None:
 def test_shared_options_read_as_before(tmp_path: Path) -> None:
     """The SVG backend reads the 2D options the cs2 backend adds: given or default, they are
     what the full parser gives."""
-    from robrayc.cli.main import build_parser, parse_arguments
+    from robrayc.cli.arguments import build_parser, parse_arguments
 
     for extra in ([], ["--z-min", "0.5", "--segments", "16"]):
         argv = ["a.robray", "-o", "a.svg", *extra]

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli.main import AARXC_ONLY, main
+from robrayc.cli.arguments import AARXC_ONLY
+from robrayc.cli.main import main
 from tests.corpus import REPO
 
 TRIANGLE = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"

@@ -25,13 +25,15 @@ import re
 import sys
 from pathlib import Path
 
-from robrayc.cli.main import (
-    EXIT_ERROR,
-    EXIT_OK,
+from robrayc.cli.arguments import (
     UsageError,
     _Parser,
     add_configuration_arguments,
     add_load_arguments,
+)
+from robrayc.cli.main import (
+    EXIT_ERROR,
+    EXIT_OK,
     check_variables,
     configuration,
     guarded,

@@ -18,15 +18,8 @@ from pathlib import Path
 
 import numpy as np
 
-from robrayc.cli.main import (
-    EXIT_ERROR,
-    EXIT_OK,
-    UsageError,
-    _Parser,
-    add_load_arguments,
-    guarded,
-    load_from_args,
-)
+from robrayc.cli.arguments import UsageError, _Parser, add_load_arguments
+from robrayc.cli.main import EXIT_ERROR, EXIT_OK, guarded, load_from_args
 from robrayc.diagnostics import DiagnosticSink
 
 FORMATS = {".urdf": "urdf", ".yml": "yaml", ".yaml": "yaml"}

@@ -59,7 +59,7 @@ class Torus:  # a shape no backend knows
 
 def _options(fmt: str, scene_path: Path, out: Path):
     """The backend's options as the command line builds them (defaults)."""
-    from robrayc.cli.main import build_parser
+    from robrayc.cli.arguments import build_parser
 
     args = build_parser().parse_args([str(scene_path), "-o", str(out)])
     args.configuration = {}

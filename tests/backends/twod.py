@@ -12,7 +12,8 @@ from robrayc.analysis.projection import (
     options_from,
     project_scene,
 )
-from robrayc.cli.main import build_parser, configuration, main
+from robrayc.cli.arguments import build_parser
+from robrayc.cli.main import configuration, main
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from tests.corpus import CORPUS, REPO, SHARED, require_corpus
