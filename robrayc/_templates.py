@@ -17,8 +17,7 @@ def render_amino_c_c_j2(ctx: dict) -> str:
     if ctx['header']:
         _v3 = ctx['header']
         w(f'#include "{_v3!s}"\n')
-    _items4 = list(ctx['meshes'])
-    for l_m_6 in _items4:
+    for l_m_6 in ctx['meshes']:
         _v7 = _attr(l_m_6, 'comment')
         _v8 = _attr(l_m_6, 'n_vertices')
         _v9 = _attr(l_m_6, 'n_triangles')
@@ -35,13 +34,11 @@ def render_amino_c_c_j2(ctx: dict) -> str:
         w(f'/* mesh {_v7!s}: {_v8!s} vertices, {_v9!s} triangles */\nstatic struct aa_rx_mesh *{_v10!s}(void)\n{{\n    static const float vertices[{_v11!s}] = {{\n{_v12!s}\n    }};\n    static const float normals[{_v13!s}] = {{\n{_v14!s}\n    }};\n    static const unsigned indices[{_v15!s}] = {{\n{_v16!s}\n    }};\n    struct aa_rx_mesh *mesh = aa_rx_mesh_create();\n    aa_rx_mesh_set_vertices(mesh, {_v17!s}, vertices, 0);\n    aa_rx_mesh_set_normals(mesh, {_v18!s}, normals, 0);\n    aa_rx_mesh_set_indices(mesh, {_v19!s}, indices, 0);\n    return mesh;\n}}\n')
     _v20 = ctx['function']
     w(f'struct aa_rx_sg *{_v20!s}(struct aa_rx_sg *sg, const char *root)\n{{\n    if (NULL == sg) sg = aa_rx_sg_create();\n    (void)root;\n')
-    _items21 = list(ctx['meshes'])
-    for l_m_23 in _items21:
+    for l_m_23 in ctx['meshes']:
         _v24 = _attr(l_m_23, 'var')
         _v25 = _attr(l_m_23, 'fn')
         w(f'    struct aa_rx_mesh *{_v24!s} = {_v25!s}();\n')
-    _items26 = list(ctx['frames'])
-    for l_f_28 in _items26:
+    for l_f_28 in ctx['frames']:
         _v29 = _attr(l_f_28, 'comment')
         _v30 = _attr(l_f_28, 'q')
         _v31 = _attr(l_f_28, 'v')
@@ -58,8 +55,7 @@ def render_amino_c_c_j2(ctx: dict) -> str:
             _v38 = _attr(l_f_28, 'parent')
             _v39 = _attr(l_f_28, 'name')
             w(f'        aa_rx_sg_add_frame_fixed(sg, {_v38!s}, {_v39!s}, q, v);\n')
-        _items40 = list(_attr(l_f_28, 'limits'))
-        for (l_fn_42, l_lo_43, l_hi_44,) in _items40:
+        for (l_fn_42, l_lo_43, l_hi_44,) in _attr(l_f_28, 'limits'):
             _v45 = _attr(l_f_28, 'variable')
             w(f'        aa_rx_sg_set_limit_{l_fn_42!s}(sg, {_v45!s}, {l_lo_43!s}, {l_hi_44!s});\n')
         if _attr(l_f_28, 'inertia'):
@@ -68,8 +64,7 @@ def render_amino_c_c_j2(ctx: dict) -> str:
             _v48 = _attr(l_f_28, 'mass')
             w(f'        static const double inertia[9] = {{ {_v46!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v47!s}, {_v48!s}, inertia);\n')
         w(f'    }}\n')
-        _items49 = list(_attr(l_f_28, 'geometries'))
-        for l_g_51 in _items49:
+        for l_g_51 in _attr(l_f_28, 'geometries'):
             _v52 = _attr(l_g_51, 'color')
             _v53 = _attr(l_g_51, 'alpha')
             _v54 = _attr(l_g_51, 'specular')
@@ -93,12 +88,10 @@ def render_amino_c_c_j2(ctx: dict) -> str:
             _v65 = _attr(l_g_51, 'constructor')
             _v66 = _attr(l_f_28, 'name')
             w(f'        geom = {_v65!s};\n        aa_rx_geom_attach(sg, {_v66!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
-    _items67 = list(ctx['meshes'])
-    for l_m_69 in _items67:
+    for l_m_69 in ctx['meshes']:
         _v70 = _attr(l_m_69, 'var')
         w(f'    aa_rx_mesh_destroy({_v70!s});\n')
-    _items71 = list(ctx['allowed'])
-    for (l_a_73, l_b_74,) in _items71:
+    for (l_a_73, l_b_74,) in ctx['allowed']:
         w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_73!s}, {l_b_74!s}, 1);\n')
     w(f'    return sg;\n}}\n')
     return "".join(out)
@@ -140,8 +133,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v14 = ctx['name']
     _v15 = ctx['n_pairs_decl']
     w(f'#include <math.h>\n\n#if defined(__AVX2__)\n#include <immintrin.h>\n#endif\n\n#define NG {_v6!s}\n#define NS {_v7!s}\n#define NSPH {_v8!s}\n#define NCL {_v9!s}\n#define NP {_v10!s}\n#define NQ {_v11!s}\n#define CONTACT_TOL {_v12!s}\n#define EPS_SAT {_v13!s}\n\nconst char *const {_v14!s}_pair_names[{_v15!s}][2] = {{\n')
-    _items16 = list(ctx['pair_names'])
-    for (l_a_18, l_b_19,) in _items16:
+    for (l_a_18, l_b_19,) in ctx['pair_names']:
         w(f'    {{ {l_a_18!s}, {l_b_19!s} }},\n')
     if (not ctx['pair_names']):
         w(f'    {{ 0, 0 }}\n')
@@ -150,35 +142,30 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v22 = ctx['any_const_hit']
     _v23 = ctx['n_motions_decl']
     w(f'}};\n\n/* frame pairs colliding at every configuration (solids fixed to one another) */\nstatic const unsigned char CONST_HIT[{_v20!s}] = {{ {_v21!s} }};\n#define ANY_CONST_HIT {_v22!s}\n\n/* moving groups, parents first: parent group, revolute (1) or prismatic (0), variable, offset,\n * axis, constant pose in the parent group (rotation row-major, translation) */\nstruct motion {{ int parent, revolute, var; double offset, axis[3], base[12]; }};\nstatic const struct motion MOTION[{_v23!s}] = {{\n')
-    _items24 = list(ctx['motions'])
-    for l_m_26 in _items24:
+    for l_m_26 in ctx['motions']:
         w(f'    {{ {l_m_26!s} }},\n')
     if (not ctx['motions']):
         w(f'    {{ 0, 0, 0, 0.0, {{ 0.0, 0.0, 0.0 }}, {{ 0.0 }} }}\n')
     w(f'}};\n\n/* solids: group, exact kind (0 sphere, 1 box, -1 spheres only), fixed box (1: tested exactly\n * against spheres), first cluster, cluster count, bounding sphere (group frame, float), pose in\n * the group (rotation row-major, translation) and half extents (sphere: radius first) */\nstruct solid {{ int group, exact, fixed_box, first, count; float bound[4]; double pose[12];\n               double half[3]; }};\n\n/* clusters of nearby spheres of one solid: first sphere, count, bounding sphere */\nstruct cluster {{ int first, count; float bound[4]; }};\nstatic const struct cluster CLUSTER[NCL] = {{\n')
-    _items27 = list(ctx['clusters'])
-    for l_c_29 in _items27:
+    for l_c_29 in ctx['clusters']:
         w(f'    {{ {l_c_29!s} }},\n')
     if (not ctx['clusters']):
         w(f'    {{ 0, 0, {{ 0.0f }} }}\n')
     _v30 = ctx['n_solids_decl']
     w(f'}};\nstatic const struct solid SOLID[{_v30!s}] = {{\n')
-    _items31 = list(ctx['solids'])
-    for l_s_33 in _items31:
+    for l_s_33 in ctx['solids']:
         w(f'    {{ {l_s_33!s} }},\n')
     if (not ctx['solids']):
         w(f'    {{ 0, 0, 0, 0, 0, {{ 0.0f }}, {{ 0.0 }}, {{ 0.0 }} }}\n')
     _v34 = ctx['n_spheres_decl']
     w(f"}};\n\n/* certified spheres, in their group's frame: x, y, z, radius (margin included) */\nstatic const float SPH[{_v34!s}][4] = {{\n")
-    _items35 = list(ctx['spheres'])
-    for l_s_37 in _items35:
+    for l_s_37 in ctx['spheres']:
         w(f'    {{ {l_s_37!s} }},\n')
     if (not ctx['spheres']):
         w(f'    {{ 0.0f }}\n')
     _v38 = ctx['n_solid_pairs_decl']
     w(f'}};\n\n/* solid pairs tested per configuration: solid a, solid b, frame pair */\nstatic const int PAIR[{_v38!s}][3] = {{\n')
-    _items39 = list(ctx['pairs'])
-    for l_p_41 in _items39:
+    for l_p_41 in ctx['pairs']:
         w(f'    {{ {l_p_41!s} }},\n')
     if (not ctx['pairs']):
         w(f'    {{ 0, 0, 0 }}\n')
@@ -315,12 +302,10 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
         _v69 = _attr(l_part_67[(-1)], 'index')
         _v70 = ctx['name']
         w(f'/* frames {_v68!s} to {_v69!s} (the FK is split so compilers stay fast on\n * large scenes) */\nstatic void {_v70!s}_fk_part{_i66!s}(const double *q, double (*tf_out)[7])\n{{\n    (void)q;\n')
-        _items71 = list(l_part_67)
-        for l_b_73 in _items71:
+        for l_b_73 in l_part_67:
             _v74 = _attr(l_b_73, 'comment')
             w(f'    {{ /* {_v74!s} */\n')
-            _items75 = list(_attr(l_b_73, 'lines'))
-            for l_line_77 in _items75:
+            for l_line_77 in _attr(l_b_73, 'lines'):
                 w(f'        {l_line_77!s}\n')
             w(f'    }}\n')
         w(f'}}\n\n')
@@ -334,12 +319,10 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
             _v84 = ctx['name']
             w(f'    {_v84!s}_fk_part{_i82!s}(q, tf_out);\n')
     else:
-        _items85 = list([l_b_87 for l_b_87 in ctx['fk_parts'][0] if ctx['fk_parts']])
-        for l_b_87 in _items85:
+        for l_b_87 in [l_b_87 for l_b_87 in ctx['fk_parts'][0] if ctx['fk_parts']]:
             _v88 = _attr(l_b_87, 'comment')
             w(f'    {{ /* {_v88!s} */\n')
-            _items89 = list(_attr(l_b_87, 'lines'))
-            for l_line_91 in _items89:
+            for l_line_91 in _attr(l_b_87, 'lines'):
                 w(f'        {l_line_91!s}\n')
             w(f'    }}\n')
     w(f'}}\n')

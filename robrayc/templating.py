@@ -129,14 +129,18 @@ class _Translator:
         scope = {name: self.fresh(f"l_{name}_") for name in _target_names(node.target)}
         self.scopes.append(scope)
         target = self.target(node.target)
+        uses_loop = any(n.name == "loop" for b in node.body
+                        for n in b.find_all(_jinja_nodes().Name))
         if node.test is not None:
             iterable = f"[{target} for {target} in {iterable} if {self.expr(node.test)}]"
-        self.emit(depth, f"{items} = list({iterable})")
+        if node.else_ or uses_loop:  # both need the items as a list
+            self.emit(depth, f"{items} = list({iterable})")
+            iterable = items
         self.loops.append((index, items))
-        if any(n.name == "loop" for b in node.body for n in b.find_all(_jinja_nodes().Name)):
+        if uses_loop:
             self.emit(depth, f"for {index}, {target} in enumerate({items}):")
-        else:
-            self.emit(depth, f"for {target} in {items}:")
+        else:  # iterated as given: a generator of a large model is never all in memory
+            self.emit(depth, f"for {target} in {iterable}:")
         self.body(node.body, depth + 1)
         self.loops.pop()
         self.scopes.pop()

@@ -56,7 +56,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         "header": header_path.name if header_path else None,
         "function": fn,
         "meshes": list(meshes.values()),
-        "frames": [_frame(f, meshes) for f in scene.frames],
+        # a generator: each frame's text is built as the template reaches it (memory)
+        "frames": (_frame(f, meshes) for f in scene.frames),
         "allowed": [(c_string(a.a), c_string(a.b)) for a in scene.allowed],
     }
     out = [OutputFile(ctx.output, render("amino_c.c.j2", model).encode())] if ctx.output \
