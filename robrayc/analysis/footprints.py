@@ -271,19 +271,23 @@ def _closed(data) -> bool:
 def _closed_surface(faces, verts) -> bool:
     import numpy as np
 
-    # exact equality of rows as one 24-byte key (+ 0.0 turns -0.0 into 0.0): a faster unique
-    rows = np.ascontiguousarray(np.asarray(verts, dtype=np.float64) + 0.0)
-    _, inv = np.unique(rows.view(np.dtype((np.void, 24))).ravel(), return_inverse=True)
-    f = inv.reshape(-1)[np.asarray(faces)]
+    v = np.asarray(verts, dtype=np.float64)
+    order = np.lexsort(v.T[::-1])  # equal positions (0.0 == -0.0) become neighbours
+    s = v[order]
+    ids = np.empty(len(v), dtype=np.int64)
+    ids[order] = np.cumsum(np.r_[False, (s[1:] != s[:-1]).any(axis=1)])
+    f = ids[np.asarray(faces)]
     f = f[(f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])]
     if len(f) == 0:
         return False
-    e = np.concatenate([f[:, [0, 1]], f[:, [1, 2]], f[:, [2, 0]]]).astype(np.int64)
     n = int(f.max()) + 1
-    key = e[:, 0] * n + e[:, 1]
-    if len(np.unique(key)) != len(key):
+    tail, head = f.ravel(), f[:, [1, 2, 0]].ravel()
+    keys = np.sort(tail * n + head)
+    if (keys[1:] == keys[:-1]).any():  # a directed edge used twice
         return False
-    return bool(np.isin(e[:, 1] * n + e[:, 0], key).all())
+    twins = head * n + tail
+    at = np.minimum(np.searchsorted(keys, twins), len(keys) - 1)
+    return bool((keys[at] == twins).all())
 
 
 def _clip_polygon_z(poly, lo: float, hi: float) -> list:
