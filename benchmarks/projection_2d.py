@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import statistics
 import subprocess
@@ -30,15 +31,18 @@ FORMATS = {"svg": [], "cs2": [], "cajunbot": [], "simmer": [],
 GOAL = 1.0
 
 
-def whole_command(robrayc: str, fmt: str, extra: list[str], repeat: int, tmp: Path) -> float:
-    out = tmp / f"ur5.{fmt}"
-    args = [robrayc, str(UR5), "--format", fmt, "-o", str(out), "-q", *extra]
-    times = []
+def whole_command(args: list[str], repeat: int) -> tuple[float, float]:
+    """Medians of the process's wall time and CPU time (user + system; steadier than wall
+    on a loaded machine)."""
+    walls, cpus = [], []
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t = time.perf_counter()
         subprocess.run(args, check=True, stdout=subprocess.DEVNULL)
-        times.append(time.perf_counter() - t)
-    return statistics.median(times)
+        walls.append(time.perf_counter() - t)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return statistics.median(walls), statistics.median(cpus)
 
 
 def in_process(repeat: int) -> tuple[float, float]:
@@ -76,10 +80,17 @@ def main() -> None:
     args = p.parse_args()
     os.environ.setdefault("ROS_PACKAGE_PATH", ros_package_path())
     with tempfile.TemporaryDirectory() as tmp:
-        print(f"UR5 to each 2D format, whole command, median of {args.repeat} (goal {GOAL} s):")
+        print(f"UR5 to each 2D format, whole command, median of {args.repeat} "
+              f"(goal {GOAL} s wall on an idle machine), beside bare Python and the C compile:")
+        runs = {"python -c pass": [sys.executable, "-c", "pass"],
+                "c (no projection)": [args.robrayc, str(UR5), "-o", f"{tmp}/ur5.c", "-q"]}
         for fmt, extra in FORMATS.items():
-            t = whole_command(args.robrayc, fmt, extra, args.repeat, Path(tmp))
-            print(f"  {fmt:9} {t:6.3f} s  {'ok' if t <= GOAL else 'over'}")
+            runs[fmt] = [args.robrayc, str(UR5), "--format", fmt, "-o", f"{tmp}/ur5.{fmt}",
+                         "-q", *extra]
+        for name, command in runs.items():
+            wall, cpu = whole_command(command, args.repeat)
+            verdict = ("ok" if wall <= GOAL else "over") if name in FORMATS else ""
+            print(f"  {name:18} wall {wall:6.3f} s  cpu {cpu:6.3f} s  {verdict}")
     new, old = in_process(args.repeat)
     print(f"projection in process: shadow {new:.3f} s, union of every triangle {old:.3f} s, "
           f"ratio {new / old:.2f}")

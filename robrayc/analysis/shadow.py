@@ -7,8 +7,12 @@ with their third corners on opposite sides is covered on both sides: it is insid
 1. keep the other edges (silhouettes, open borders, T-junctions, non-manifold edges);
 2. node them and polygonize: faces of an arrangement whose boundary contains the union's;
 3. each face lies wholly inside or wholly outside the union: test one interior point of each
-   against the triangles (candidates by bounding box through an STRtree);
+   against the triangles (candidates by bounding box through an STRtree, then GEOS's exact
+   point-in-polygon predicate);
 4. merge the inside faces (they share edges exactly: a coverage union).
+
+A large input goes through this in runs of consecutive triangles (RUN), then the runs' shadows
+are unioned: their outlines cross far less often than all the silhouettes do.
 
 Keeping an edge that is not on the boundary only splits a face, so the rule can be
 conservative; the result equals shapely.union_all of the triangles (tests compare them).
@@ -45,24 +49,13 @@ def _kept_edges(tris):
     return np.stack([points[kept // len(points)], points[kept % len(points)]], axis=1)
 
 
-def _covered(points, triangles, tris):
-    """Indices of `points` (shapely) in or on any triangle: bounding boxes through an STRtree,
-    then the orientation test on the candidate pairs."""
+def _covered(points, triangles):
+    """Indices of `points` (shapely) in or on any of `triangles`: GEOS's exact predicate on
+    the pairs an STRtree of the points finds by bounding box."""
     import numpy as np
     import shapely
 
-    i, j = shapely.STRtree(triangles).query(points)
-    xy = shapely.get_coordinates(points)[i]
-    t = tris[j]
-
-    def orient(a, b):
-        return ((b[:, 0] - a[:, 0]) * (xy[:, 1] - a[:, 1])
-                - (b[:, 1] - a[:, 1]) * (xy[:, 0] - a[:, 0]))
-
-    d = np.stack([orient(t[:, 0], t[:, 1]), orient(t[:, 1], t[:, 2]),
-                  orient(t[:, 2], t[:, 0])], axis=1)
-    hit = ~((d < 0).any(axis=1) & (d > 0).any(axis=1))
-    return np.unique(i[hit])
+    return np.unique(shapely.STRtree(points).query(triangles, predicate="intersects")[1])
 
 
 # Triangles per arrangement. A detailed mesh's silhouettes cross each other inside its shadow
@@ -92,7 +85,7 @@ def _arrangement_union(tris):
     faces = shapely.get_parts(shapely.polygonize(shapely.get_parts(shapely.node(lines))))
     if len(faces) == 0:
         return shapely.union_all(triangles)
-    inside = faces[_covered(shapely.point_on_surface(faces), triangles, tris)]
+    inside = faces[_covered(shapely.point_on_surface(faces), triangles)]
     try:
         return shapely.coverage_union_all(inside)
     except shapely.errors.GEOSException:  # faces not exactly noded: the general union
