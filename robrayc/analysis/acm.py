@@ -181,6 +181,9 @@ def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]], 
     return ctx.Pool(jobs, initializer=_init_worker, initargs=(token, scene, pairs, backend))
 
 
+# A pair seen colliding whose collision share is below 'always' by this many standard deviations
+# (Wilson's bound; a chance below 1e-9 of being wrong) is 'sometimes' and is not sampled further.
+SETTLE_Z = 6.0
 # Batches handed out between two updates of the settled pairs: fixed (not the number of
 # workers), so that the result does not depend on --jobs.
 WAVE = 8
@@ -299,12 +302,14 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
     """Count collisions of the pairs `rest` (checker columns `cols`) batch by batch, in waves
     of WAVE batches: the samples asked for, then (rarely) up to as many more until the set of
     'always' pairs settles. A pair seen colliding, and missing in more samples than 'always'
-    allows even at twice the samples, is 'sometimes' for good: later waves skip it."""
+    allows even at twice the samples (certain), or with a collision share SETTLE_Z standard
+    deviations below 'always' (statistical), is 'sometimes': later waves skip it."""
     samples, batch = plan.samples, plan.batch
     configs = sample_configs(scene, samples, plan.seed)
     batches = [configs[i:i + batch] for i in range(0, samples, batch)]
     extra = _LazyBatches(scene, samples, plan.seed, batch)
     slack = (1 - plan.always_fraction) * 2 * samples
+    z = SETTLE_Z
     bar = _progress_bar(samples, progress)
     pool = _pool(plan.jobs, _WORKER[0], scene, rest, plan.backend) if plan.jobs > 1 else None
     always_prev: frozenset | None = None
@@ -312,7 +317,14 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
     try:
         for phase in (batches, extra):
             for w in range(0, len(phase), WAVE):
-                live = ~((counts > 0) & (checked - counts > slack))
+                n = np.maximum(checked, 1)
+                share = counts / n
+                # Wilson upper bound of the pair's collision share at z standard deviations
+                upper = (share + z * z / (2 * n) + z * np.sqrt(share * (1 - share) / n
+                                                               + z * z / (4 * n * n))) / (
+                    1 + z * z / n)
+                settled = (checked - counts > slack) | (upper < plan.always_fraction)
+                live = ~((counts > 0) & settled)
                 active = np.zeros(len(checker.frame_pairs), dtype=bool)
                 active[cols[live]] = True
                 jobs = [(chunk, active) for chunk in phase[w:w + WAVE]]
