@@ -208,3 +208,28 @@ def test_simulators_project_only_what_they_write(tmp_path: Path, monkeypatch, fm
     seen.clear()
     assert main([str(scene), "-o", str(tmp_path / "s.svg"), "-q"]) == 0
     assert seen == ["wall", "deco"]  # the preview draws both
+
+
+def test_pysimiam_leaves_the_robot_unprojected(tmp_path: Path, monkeypatch) -> None:
+    """pySimiam writes a robot as its pose, type and colour: its parts are not projected (a
+    UR5 given as the robot was all of the time), and the colour is still its first part's."""
+    scene = tmp_path / "s.robray"
+    scene.write_text("frame wall { geometry { shape box; dimension [1, 1, 1]; } }\n"
+                     "frame bot { translation [3, 0, 0]; }\n"
+                     "frame arm { parent bot; geometry { shape box; dimension [0.2, 0.2, 0.2];"
+                     " color [1, 0, 0]; } }\n"
+                     "frame hand { parent arm; geometry { shape sphere; radius 0.1;"
+                     " color [0, 0, 1]; } }\n")
+    seen: list[str] = []
+    real = projection.geometry_footprint
+
+    def counting(g, *args, **kwargs):
+        seen.append(type(g.shape).__name__)
+        return real(g, *args, **kwargs)
+
+    monkeypatch.setattr(projection, "geometry_footprint", counting)
+    out = tmp_path / "w.xml"
+    assert main([str(scene), "--format", "pysimiam", "--robot-frame", "bot", "-o", str(out),
+                 "-q"]) == 0
+    assert seen == ["Box"]  # the wall only
+    assert '<robot type="Khepera3" color="#ff0000">' in out.read_text()

@@ -198,6 +198,8 @@ class Robot:
     rotation: tuple  # 3x3 world rotation (row-major tuples)
     parts: list[Footprint] = field(default_factory=list)
     sensors: list[Sensor] = field(default_factory=list)
+    # the first part's colour when parts were not asked for (project_scene's `roles`)
+    unprojected_color: ir.Vec3 | None = None
 
     @property
     def name(self) -> str:
@@ -221,6 +223,8 @@ class Robot:
     def color(self) -> ir.Vec3:
         for p in self.parts:
             return p.geometry.color
+        if self.unprojected_color is not None:
+            return self.unprojected_color
         for g in self.frame.geometries:
             return g.color
         return ir.DEFAULT_COLOR
@@ -299,6 +303,8 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
                 if role == "ignore":
                     continue
             if roles is not None and role not in roles:  # a footprint nobody reads
+                if belongs is not None and robots[belongs].unprojected_color is None:
+                    robots[belongs].unprojected_color = g.color
                 continue
             poly, zlo, zhi = geometry_footprint(g, poses[f.name], opts, sink)
             if poly is None:
