@@ -192,39 +192,43 @@ def _sphere(center, r, band, segments):
     return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
 
 
+def _band_pieces(tris, lo: float, hi: float):
+    """The parts of triangles (m, 3, 3) between heights lo and hi: whole and clipped triangles
+    (k, 3, 3), and the clipped pieces with more corners (a list of (n, 3) arrays)."""
+    import numpy as np
+
+    z = tris[:, :, 2]
+    inside = (z >= lo).all(1) & (z <= hi).all(1)
+    outside = (z < lo).all(1) | (z > hi).all(1)
+    whole, more = [tris[inside]], []
+    for tri in tris[~inside & ~outside]:
+        clipped = _clip_polygon_z(tri, lo, hi)
+        if len(clipped) == 3:
+            whole.append(np.array([clipped]))
+        elif len(clipped) > 3:
+            more.append(np.array(clipped))
+    return np.concatenate(whole), more
+
+
 def _mesh(verts, faces, band, hull: bool, closed: bool):
     import numpy as np
     import shapely
 
     lo, hi = band
     tris = verts[faces]  # (m, 3, 3)
-    z = tris[:, :, 2]
     banded = math.isfinite(lo) or math.isfinite(hi)
-    if not banded:
-        pieces = list(tris)
-        zlo, zhi = float(z.min()), float(z.max())
-    else:
-        inside = (z >= lo).all(1) & (z <= hi).all(1)
-        outside = (z < lo).all(1) | (z > hi).all(1)
-        pieces = list(tris[inside])
-        for tri in tris[~inside & ~outside]:
-            clipped = _clip_polygon_z(tri, lo, hi)
-            if len(clipped) >= 3:
-                pieces.append(np.array(clipped))
-        if not pieces:
-            return None, 0.0, 0.0
-        zs = np.concatenate([p[:, 2] for p in pieces])
-        zlo, zhi = float(zs.min()), float(zs.max())
-    if not pieces:
+    full, more = _band_pieces(tris, lo, hi) if banded else (tris, [])
+    if not len(full) and not more:
         return None, 0.0, 0.0
+    zs = np.concatenate([full[:, :, 2].ravel(), *(p[:, 2] for p in more)])
+    zlo, zhi = float(zs.min()), float(zs.max())
     if hull:
-        pts = np.concatenate([p[:, :2] for p in pieces])
+        pts = np.concatenate([full[:, :, :2].reshape(-1, 2), *(p[:, :2] for p in more)])
         poly = _area_polygon(shapely.MultiPoint(pts).convex_hull)
         return (poly, zlo, zhi) if poly is not None else (None, 0.0, 0.0)
     polys = []
-    full = [p for p in pieces if len(p) == 3]
-    if full:
-        arr = np.array(full)[:, :, :2]
+    if len(full):
+        arr = full[:, :, :2]
         area2 = ((arr[:, 1, 0] - arr[:, 0, 0]) * (arr[:, 2, 1] - arr[:, 0, 1])
                  - (arr[:, 2, 0] - arr[:, 0, 0]) * (arr[:, 1, 1] - arr[:, 0, 1]))
         keep = np.abs(area2) > 0  # edge-on triangles project to segments: no area
@@ -240,11 +244,10 @@ def _mesh(verts, faces, band, hull: bool, closed: bool):
             from robrayc.analysis.shadow import triangles_union
 
             polys.append(triangles_union(arr))
-    for p in pieces:
-        if len(p) > 3:
-            poly = shapely.Polygon(p[:, :2])
-            if poly.area > 0:
-                polys.append(poly if poly.is_valid else shapely.make_valid(poly))
+    for p in more:
+        poly = shapely.Polygon(p[:, :2])
+        if poly.area > 0:
+            polys.append(poly if poly.is_valid else shapely.make_valid(poly))
     # Cross-sections at the band planes: the part of a solid that crosses a plane without any
     # boundary inside the band (e.g. a wall cut through its middle) projects as its section.
     for plane in (lo, hi):
