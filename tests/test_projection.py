@@ -18,7 +18,7 @@ from robrayc.analysis.projection import (
     options_from,
     project_scene,
 )
-from robrayc.diagnostics import CompileError, DiagnosticSink
+from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink
 from robrayc.frontend import load_scene
 from robrayc.kinematics import axis_angle_quat, quat_to_matrix, rpy_to_quat
 
@@ -438,3 +438,24 @@ def test_unknown_robot_frame_is_an_error(scene) -> None:
     with pytest.raises(CompileError):
         project_scene(scene, ProjectionOptions(robot_frames=("bott",)), sink)
     assert sink.items[0].hint == "did you mean 'bot'?"
+
+
+def test_mesh_placed_again_the_same_way_up_moves_its_shadow(l_mesh: ir.Mesh) -> None:
+    """A mesh's shadow is computed once per mesh, scale and rotation, then moved: each
+    placement still equals the union of its own triangles (the L-shape, tilted)."""
+    import shapely
+
+    from robrayc.meshes import load_mesh
+
+    data = load_mesh(l_mesh, DiagnosticSink(), NOWHERE)
+    q = axis_angle_quat((1.0, 0.2, 0.0), 0.7)
+    for v in [(0.0, 0.0, 0.0), (5.0, -3.0, 2.0), (0.25, 7.5, -1.0)]:
+        poly, lo, hi = _foot(l_mesh, q, v)
+        m = _matrix(q, v)
+        verts = np.asarray(data.vertices) @ m[:3, :3].T + m[:3, 3]
+        tri = verts[np.asarray(data.faces)]
+        area2 = ((tri[:, 1, 0] - tri[:, 0, 0]) * (tri[:, 2, 1] - tri[:, 0, 1])
+                 - (tri[:, 2, 0] - tri[:, 0, 0]) * (tri[:, 1, 1] - tri[:, 0, 1]))
+        want = shapely.union_all(shapely.polygons(tri[np.abs(area2) > 0][:, :, :2]))
+        assert poly.symmetric_difference(want).area <= 1e-9 * want.area
+        assert (lo, hi) == pytest.approx((tri[:, :, 2].min(), tri[:, :, 2].max()), abs=EXACT)

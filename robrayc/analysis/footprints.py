@@ -44,13 +44,35 @@ def _box_corners(shape: ir.Box, s: float):
                      for sx in (-1, 1) for sy in (-1, 1) for sz in (-1, 1)])
 
 
+# (id(mesh data), scale, rotation, hull) -> (the data, translation, footprint there)
+_SHADOWS: dict[tuple, tuple] = {}
+
+
 def _mesh_footprint(g: ir.Geometry, rot, t, opts: ProjectionOptions, sink: DiagnosticSink):
-    import numpy as np
+    """A mesh's footprint; without a band, computed once per mesh, scale and rotation (a
+    mesh placed several times the same way up moves its shadow along)."""
+    import shapely
 
     from robrayc.meshes import load_mesh
 
     data = load_mesh(g.shape, sink, g.pos)
-    verts = np.asarray(data.vertices, dtype=float) * g.scale @ rot.T + t
+    if opts.band != (-math.inf, math.inf):  # a band cuts each placement differently
+        return _placed_mesh(data, g.scale, rot, t, opts)
+    key = (id(data), g.scale, rot.tobytes(), opts.hull)
+    hit = _SHADOWS.get(key)
+    if hit is None or hit[0] is not data:
+        hit = _SHADOWS[key] = (data, t, _placed_mesh(data, g.scale, rot, t, opts))
+    _, t0, (poly, z_low, z_high) = hit
+    d = t - t0
+    if poly is None or not d.any():
+        return poly, z_low, z_high
+    return shapely.transform(poly, lambda xy: xy + d[:2]), z_low + d[2], z_high + d[2]
+
+
+def _placed_mesh(data, scale: float, rot, t, opts: ProjectionOptions):
+    import numpy as np
+
+    verts = np.asarray(data.vertices, dtype=float) * scale @ rot.T + t
     closed = opts.band == (-math.inf, math.inf) and not opts.hull and _closed(data)
     return _mesh(verts, np.asarray(data.faces), opts.band, opts.hull, closed)
 
