@@ -233,3 +233,21 @@ def test_pysimiam_leaves_the_robot_unprojected(tmp_path: Path, monkeypatch) -> N
                  "-q"]) == 0
     assert seen == ["Box"]  # the wall only
     assert '<robot type="Khepera3" color="#ff0000">' in out.read_text()
+
+
+def test_a_2d_compile_does_not_import_numpy_ma(tmp_path: Path) -> None:
+    """np.unique without return options imports numpy.ma (~30 ms of a 2D command's start)."""
+    import subprocess
+    import sys
+
+    import trimesh
+
+    trimesh.creation.icosphere(subdivisions=3).export(tmp_path / "ball.stl")
+    scene = tmp_path / "s.robray"
+    scene.write_text('frame m { geometry { shape mesh; mesh "ball.stl"; } }\n')
+    code = ("import sys; from robrayc.cli.main import main; "
+            f"assert main([{str(scene)!r}, '-o', {str(tmp_path / 's.svg')!r}, '-q']) == 0; "
+            "print('numpy.ma' in sys.modules)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True, cwd=Path(__file__).resolve().parents[1])
+    assert out.stdout.strip() == "False"
