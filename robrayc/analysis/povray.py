@@ -13,6 +13,7 @@ light at the camera so that faces turned from the sun stay readable.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import comment_text, source_names
@@ -80,32 +81,50 @@ def mesh2(name: str, verts, normals, faces) -> str:
             f"face_indices {{ {len(faces)},\n{_rows(faces)} }}\n}}")
 
 
+def _box(shape: ir.Box, mesh_names: dict[str, str]) -> str | None:
+    d = [abs(x) / 2 for x in shape.dimension]
+    return f"box {{ {vec([-x for x in d])}, {vec(d)}"
+
+
+def _sphere(shape: ir.Sphere, mesh_names: dict[str, str]) -> str | None:
+    return f"sphere {{ <0, 0, 0>, {num(abs(shape.radius))}"
+
+
+def _cylinder(shape: ir.Cylinder, mesh_names: dict[str, str]) -> str | None:
+    if shape.height == 0 or shape.radius == 0:
+        return None
+    return f"cylinder {{ <0, 0, 0>, {vec((0, 0, shape.height))}, {num(abs(shape.radius))}"
+
+
+def _cone(shape: ir.Cone, mesh_names: dict[str, str]) -> str | None:
+    if shape.height == 0:
+        return None
+    return (f"cone {{ <0, 0, 0>, {num(abs(shape.start_radius))}, "
+            f"{vec((0, 0, shape.height))}, {num(abs(shape.end_radius))}")
+
+
+def _mesh(shape: ir.Mesh, mesh_names: dict[str, str]) -> str | None:
+    return f"object {{ {mesh_names[shape.path + repr(shape.scale3)]}"
+
+
+def _grid(shape: ir.Grid, mesh_names: dict[str, str]) -> str | None:
+    boxes = [f"box {{ {vec([c - s / 2 for c, s in zip(centre, size, strict=True)])}, "
+             f"{vec([c + s / 2 for c, s in zip(centre, size, strict=True)])} }}"
+             for centre, size in grid_bars(shape)]
+    return "union {\n" + "\n".join(boxes) if boxes else None
+
+
+PRIMITIVES: dict[type, Callable[..., str | None]] = {
+    ir.Box: _box, ir.Sphere: _sphere, ir.Cylinder: _cylinder, ir.Cone: _cone,
+    ir.Mesh: _mesh, ir.Grid: _grid,
+}
+
+
 def _primitive(p: Posed, mesh_names: dict[str, str]) -> str | None:
     """The POV-Ray object of one geometry in its frame (before scale, texture and matrix);
     None for what POV-Ray cannot draw (a zero-height cylinder or cone)."""
     shape = p.geometry.shape
-    if isinstance(shape, ir.Box):
-        d = [abs(x) / 2 for x in shape.dimension]
-        return f"box {{ {vec([-x for x in d])}, {vec(d)}"
-    if isinstance(shape, ir.Sphere):
-        return f"sphere {{ <0, 0, 0>, {num(abs(shape.radius))}"
-    if isinstance(shape, ir.Cylinder):
-        if shape.height == 0 or shape.radius == 0:
-            return None
-        return f"cylinder {{ <0, 0, 0>, {vec((0, 0, shape.height))}, {num(abs(shape.radius))}"
-    if isinstance(shape, ir.Cone):
-        if shape.height == 0:
-            return None
-        return (f"cone {{ <0, 0, 0>, {num(abs(shape.start_radius))}, "
-                f"{vec((0, 0, shape.height))}, {num(abs(shape.end_radius))}")
-    if isinstance(shape, ir.Mesh):
-        return f"object {{ {mesh_names[shape.path + repr(shape.scale3)]}"
-    if isinstance(shape, ir.Grid):
-        boxes = [f"box {{ {vec([c - s / 2 for c, s in zip(centre, size, strict=True)])}, "
-                 f"{vec([c + s / 2 for c, s in zip(centre, size, strict=True)])} }}"
-                 for centre, size in grid_bars(shape)]
-        return "union {\n" + "\n".join(boxes) if boxes else None
-    raise TypeError(f"no POV-Ray object for shape {type(shape).__name__}")
+    return ir.handler(PRIMITIVES, shape)(shape, mesh_names)
 
 
 def camera(cam: Camera) -> str:

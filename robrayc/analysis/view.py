@@ -264,10 +264,7 @@ TRIANGLES: dict[type, Callable] = {
 
 def triangles(g: ir.Geometry, sink: DiagnosticSink):
     """(vertices, faces) of a geometry in its frame, scale applied."""
-    make = TRIANGLES.get(type(g.shape))
-    if make is None:
-        raise TypeError(f"no triangles for shape {type(g.shape).__name__}")
-    verts, faces = make(g.shape, sink, g)
+    verts, faces = ir.handler(TRIANGLES, g.shape)(g.shape, sink, g)
     return verts * g.scale, faces
 
 

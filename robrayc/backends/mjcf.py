@@ -200,10 +200,7 @@ class _Writer:
             self.lose("geometry isa tags", g.pos)
 
     def shape(self, g: ir.Geometry) -> dict[str, str] | None:
-        handler = _SHAPES.get(type(g.shape))
-        if handler is None:
-            raise TypeError(f"MJCF: no handler for shape {type(g.shape).__name__}")
-        return handler(self, g.shape, g)
+        return ir.handler(_SHAPES, g.shape)(self, g.shape, g)
 
     # --- shapes (amino placement -> MuJoCo's centred primitives) ---------------------------
     def _box(self, s: ir.Box, g: ir.Geometry) -> dict[str, str]:

@@ -227,9 +227,7 @@ class _Writer:
 
         from robrayc.kinematics import compose
 
-        handler = _SHAPES.get(type(g.shape))
-        if handler is None:
-            raise TypeError(f"SDF: no handler for shape {type(g.shape).__name__}")
+        handler = ir.handler(_SHAPES, g.shape)
         node = etree.Element(kind, name=name)
         geometry = etree.Element("geometry")
         shift = handler(self, g.shape, g, geometry)

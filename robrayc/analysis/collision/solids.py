@@ -4,7 +4,7 @@ form for the vectorised tests, with lazy FCL objects."""
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -46,47 +46,64 @@ def _translate_z(z: float) -> np.ndarray:
 _FLIP = np.diag([1.0, -1.0, -1.0, 1.0])  # rotation by pi about X: local z -> -z
 
 
+def _sphere(shape: ir.Sphere, s: float, scale: float, mesh_data) -> Solid:
+    r = abs(shape.radius) * s
+    return Solid(SPHERE, (r, r, r), np.eye(4))
+
+
+def _box(shape: ir.Box, s: float, scale: float, mesh_data) -> Solid:
+    hx, hy, hz = (abs(d) * s / 2 for d in shape.dimension)
+    return Solid(BOX, (hx, hy, hz), np.eye(4))
+
+
+def _cylinder(shape: ir.Cylinder, s: float, scale: float, mesh_data) -> Solid:
+    h, r = shape.height * s, abs(shape.radius) * s
+    return Solid(CYLINDER, (r, r, abs(h) / 2), _translate_z(h / 2))
+
+
+def _cone(shape: ir.Cone, s: float, scale: float, mesh_data) -> Solid:
+    h = shape.height * s
+    r0, r1 = abs(shape.start_radius) * s, abs(shape.end_radius) * s  # at z=0 and z=h
+    place = _translate_z(h / 2)
+    if h < 0:  # the solid's +z must point from the start (z=0) towards the end (z=h)
+        place = place @ _FLIP
+    if r0 == r1:
+        return Solid(CYLINDER, (r0, r0, abs(h) / 2), place)
+    if r1 == 0.0 or r0 == 0.0:
+        if r0 == 0.0:  # apex at the start: turn it to +z, as FCL's Cone has it
+            place, r0, r1 = place @ _FLIP, r1, r0
+        return Solid(CONE, (r0, 0.0, abs(h) / 2), place)
+    return Solid(FRUSTUM, (r0, r1, abs(h) / 2), place)
+
+
+def _mesh(shape: ir.Mesh, s: float, scale: float, mesh_data) -> Solid:
+    if mesh_data is None:
+        raise ValueError("a mesh solid needs its triangles (mesh_data)")
+    v = np.asarray(mesh_data.vertices, dtype=float) * scale
+    lo, hi = v.min(axis=0), v.max(axis=0)
+    centre = (lo + hi) / 2
+    place = np.eye(4)
+    place[:3, 3] = centre
+    half = tuple(float(x) for x in (hi - lo) / 2)
+    return Solid(MESH, half, place, v - centre, np.asarray(mesh_data.faces, dtype=np.int64))
+
+
+def _grid(shape: ir.Grid, s: float, scale: float, mesh_data) -> None:
+    return None  # grid: drawn only
+
+
+_SOLIDS: dict[type, Callable[..., Solid | None]] = {
+    ir.Sphere: _sphere, ir.Box: _box, ir.Cylinder: _cylinder, ir.Cone: _cone,
+    ir.Mesh: _mesh, ir.Grid: _grid,
+}
+
+
 def solid_from_shape(shape: ir.Shape, scale: float = 1.0, *, mesh_data=None) -> Solid | None:
     """The solid of one IR shape with amino's placement; None for a grid.
 
     ``mesh_data``: a :class:`robrayc.meshes.MeshData` (or anything with ``vertices`` and
     ``faces``) for a Mesh shape; its vertices are multiplied by ``scale``."""
-    s = abs(scale)
-    if isinstance(shape, ir.Sphere):
-        r = abs(shape.radius) * s
-        return Solid(SPHERE, (r, r, r), np.eye(4))
-    if isinstance(shape, ir.Box):
-        hx, hy, hz = (abs(d) * s / 2 for d in shape.dimension)
-        return Solid(BOX, (hx, hy, hz), np.eye(4))
-    if isinstance(shape, ir.Cylinder):
-        h, r = shape.height * s, abs(shape.radius) * s
-        return Solid(CYLINDER, (r, r, abs(h) / 2), _translate_z(h / 2))
-    if isinstance(shape, ir.Cone):
-        h = shape.height * s
-        r0, r1 = abs(shape.start_radius) * s, abs(shape.end_radius) * s  # at z=0 and z=h
-        place = _translate_z(h / 2)
-        if h < 0:  # the solid's +z must point from the start (z=0) towards the end (z=h)
-            place = place @ _FLIP
-        if r0 == r1:
-            return Solid(CYLINDER, (r0, r0, abs(h) / 2), place)
-        if r1 == 0.0 or r0 == 0.0:
-            if r0 == 0.0:  # apex at the start: turn it to +z, as FCL's Cone has it
-                place, r0, r1 = place @ _FLIP, r1, r0
-            return Solid(CONE, (r0, 0.0, abs(h) / 2), place)
-        return Solid(FRUSTUM, (r0, r1, abs(h) / 2), place)
-    if isinstance(shape, ir.Mesh):
-        if mesh_data is None:
-            raise ValueError("a mesh solid needs its triangles (mesh_data)")
-        v = np.asarray(mesh_data.vertices, dtype=float) * scale
-        lo, hi = v.min(axis=0), v.max(axis=0)
-        centre = (lo + hi) / 2
-        place = np.eye(4)
-        place[:3, 3] = centre
-        half = tuple(float(x) for x in (hi - lo) / 2)
-        return Solid(MESH, half, place, v - centre, np.asarray(mesh_data.faces, dtype=np.int64))
-    if isinstance(shape, ir.Grid):
-        return None  # grid: drawn only
-    raise TypeError(f"no handler for shape {type(shape).__name__}")
+    return ir.handler(_SOLIDS, shape)(shape, abs(scale), scale, mesh_data)
 
 
 def _inscribed_round(r_lo: float, r_hi: float, hh: float) -> tuple[float, float]:
