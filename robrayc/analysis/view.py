@@ -85,7 +85,7 @@ class PictureOptions:
         config: dict[str, float] = {}
         names: tuple[tuple[str, SourcePos], ...] = ()
         if ns.config is not None:
-            from robrayc.cli.collide import read_config_file
+            from robrayc.configuration import read_config_file
 
             given = read_config_file(ns.config, sink)
             config = {name: value for name, (value, _) in given.items()}
@@ -109,7 +109,7 @@ def for_scene(opts: PictureOptions, scene: ir.Scene, sink: DiagnosticSink) -> Pi
     """The options, once --config's names are checked against the scene's variables (--var's
     are checked by the command line for every format)."""
     if opts.config_names:
-        from robrayc.cli.main import check_variables
+        from robrayc.configuration import check_variables
 
         check_variables(dict(opts.config_names), scene.variables, sink)
         sink.check()

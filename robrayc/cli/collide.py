@@ -34,16 +34,15 @@ from robrayc.cli.arguments import (
 from robrayc.cli.main import (
     EXIT_ERROR,
     EXIT_OK,
-    check_variables,
     configuration,
     guarded,
     load_from_args,
 )
+from robrayc.configuration import check_variables, read_config_file
 from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos
 
 EXIT_COLLISION, EXIT_NOT_CHECKED = 1, 2
 
-_NAME_VALUE = re.compile(r"\s*([^=\s][^=]*?)\s*=\s*(\S+)\s*$")
 _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
 
@@ -70,35 +69,6 @@ def _collide_parser() -> argparse.ArgumentParser:
                    "answers) or auto (compiled when a compiler works)")
     add_load_arguments(p)
     return p
-
-
-def read_config_file(path: str, sink: DiagnosticSink) -> dict[str, tuple[float, SourcePos]]:
-    """NAME=VALUE lines (blank lines and '#' comments ignored) -> name: (value, position)."""
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        sink.error(f"cannot read configuration file: {getattr(exc, 'strerror', None) or exc}",
-                   SourcePos(path))
-        return {}
-    out: dict[str, tuple[float, SourcePos]] = {}
-    for n, raw in enumerate(text.splitlines(), start=1):
-        line = raw.split("#", 1)[0]
-        if not line.strip():
-            continue
-        m = _NAME_VALUE.match(line)
-        col = len(line) - len(line.lstrip()) + 1
-        if m is None:
-            sink.error("expected NAME=VALUE", SourcePos(path, n, col, n, len(line.rstrip()) + 1))
-            continue
-        try:
-            value = float(m.group(2))
-        except ValueError:
-            c = m.start(2) + 1
-            sink.error(f"'{m.group(2)}' is not a number", SourcePos(path, n, c, n,
-                                                                     m.end(2) + 1))
-            continue
-        out[m.group(1)] = (value, SourcePos(path, n, col, n, m.end(1) + 1))
-    return out
 
 
 def _configuration(args: argparse.Namespace, variables: tuple[str, ...],

@@ -28,7 +28,7 @@ from robrayc.cli.arguments import (
 # for them. (TYPE_CHECKING as the standard library spells it without importing typing.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from robrayc.diagnostics import DiagnosticSink, SourcePos
+    from robrayc.diagnostics import DiagnosticSink
 
 EXIT_OK, EXIT_ERROR, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 # A run stops after this many errors and shows at most this many warnings (pathological inputs
@@ -106,19 +106,6 @@ def configuration(args: argparse.Namespace) -> dict[str, float]:
     return config
 
 
-def check_variables(given: dict[str, SourcePos], variables: tuple[str, ...],
-                    sink: DiagnosticSink) -> None:
-    """One rule for every command and format: a configuration value for a variable the scene
-    does not have is an error with did-you-mean (a typo must not silently pose at zero)."""
-    from robrayc.diagnostics import NOWHERE, suggest
-
-    for name, pos in given.items():
-        if name not in variables:
-            where = " (--var)" if pos is NOWHERE else ""
-            sink.error(f"unknown configuration variable '{name}'{where}", pos,
-                       suggest(name, variables))
-
-
 def _load_options(args: argparse.Namespace, need_meshes: bool = True):
     """LoadOptions from the command line; need_meshes False when no output reads triangles."""
     from robrayc.frontend import LoadOptions
@@ -149,6 +136,7 @@ def _load_options(args: argparse.Namespace, need_meshes: bool = True):
 def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None = None) -> int:
     """One compile. `watched` (--watch) receives the lists of files the run reads."""
     from robrayc import depfile
+    from robrayc.configuration import check_variables
     from robrayc.diagnostics import NOWHERE
     from robrayc.frontend import LoadContext, load_with_context
     from robrayc.outputs import write_files
