@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
@@ -56,6 +57,26 @@ class NoOptions:
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> NoOptions:
         return cls()
+
+
+def model_option(fmt: str, label: str) -> tuple[Callable[[argparse._ArgumentGroup], None], type]:
+    """(add_arguments, Options) of a description format whose one option is its model name,
+    ``--FMT-model NAME`` (``Options.model``; see :func:`model_name` for the default)."""
+    dest = f"{fmt}_model"
+
+    def add_arguments(group: argparse._ArgumentGroup) -> None:
+        group.add_argument(f"--{fmt}-model", metavar="NAME",
+                           help=f"{label}: model name (default: -n NAME, else the output's stem)")
+
+    @dataclass(frozen=True, slots=True)
+    class Options:
+        model: str | None = None  # --FMT-model NAME
+
+        @classmethod
+        def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
+            return cls(model=vars(ns)[dest])
+
+    return add_arguments, Options
 
 
 def build_options(name: str, ns: argparse.Namespace, sink: DiagnosticSink) -> Any:

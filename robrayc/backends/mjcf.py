@@ -25,14 +25,12 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile, model_name, xml_bytes
-from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.backends import EmitContext, OutputFile, model_name, model_option, xml_bytes
+from robrayc.diagnostics import SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
 
@@ -43,18 +41,7 @@ BOUND_MASS = 1e-9  # MuJoCo's boundmass/boundinertia for bodies the scene gives 
 BOUND_INERTIA = 1e-15
 
 
-def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--mjcf-model", metavar="NAME",
-                       help="MJCF: model name (default: -n NAME, else the output's stem)")
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    model: str | None = None  # --mjcf-model NAME
-
-    @classmethod
-    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
-        return cls(model=ns.mjcf_model)
+add_arguments, Options = model_option("mjcf", "MJCF")
 
 
 class _Writer:

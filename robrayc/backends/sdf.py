@@ -27,14 +27,12 @@
 
 from __future__ import annotations
 
-import argparse
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile, model_name, xml_bytes
-from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.backends import EmitContext, OutputFile, model_name, model_option, xml_bytes
+from robrayc.diagnostics import SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
 
@@ -43,18 +41,7 @@ HELP = "SDFormat (Gazebo) model (meshes referenced, cones written beside it as S
 VERSION = "1.9"
 
 
-def add_arguments(group: argparse._ArgumentGroup) -> None:
-    group.add_argument("--sdf-model", metavar="NAME",
-                       help="SDF: model name (default: -n NAME, else the output's stem)")
-
-
-@dataclass(frozen=True, slots=True)
-class Options:
-    model: str | None = None  # --sdf-model NAME
-
-    @classmethod
-    def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
-        return cls(model=ns.sdf_model)
+add_arguments, Options = model_option("sdf", "SDF")
 
 
 class _Writer:

@@ -106,27 +106,29 @@ def configuration(args: argparse.Namespace) -> dict[str, float]:
     return config
 
 
+def _named_values(items: list[str], sep: str, expects: str) -> dict[str, str]:
+    """NAME<sep>VALUE command-line items -> {NAME: VALUE}; a missing separator or name is a
+    usage error ("<expects>, got 'item'")."""
+    out = {}
+    for item in items:
+        name, found, value = item.partition(sep)
+        if not found or not name:
+            raise UsageError(f"{expects}, got {item!r}")
+        out[name] = value
+    return out
+
+
 def _load_options(args: argparse.Namespace, need_meshes: bool = True):
     """LoadOptions from the command line; need_meshes False when no output reads triangles."""
     from robrayc.frontend import LoadOptions
     from robrayc.meshes.axes import check_axes
 
-    packages = {}
-    for item in args.package_path:
-        name, sep, folder = item.partition("=")
-        if not sep or not name:
-            raise UsageError(f"--package-path expects NAME=DIR, got {item!r}")
-        packages[name] = folder
+    packages = _named_values(args.package_path, "=", "--package-path expects NAME=DIR")
     try:  # canonical spelling: "Y", "-Z"
         up, forward = check_axes(args.mesh_up_axis.strip(), args.mesh_forward_axis.strip())
     except ValueError as exc:
         raise UsageError(f"-U/-F: {exc}") from None
-    xacro_args = {}
-    for item in args.xacro_arg:
-        name, sep, value = item.partition(":=")
-        if not sep or not name:
-            raise UsageError(f"--xacro-arg expects NAME:=VALUE, got {item!r}")
-        xacro_args[name] = value
+    xacro_args = _named_values(args.xacro_arg, ":=", "--xacro-arg expects NAME:=VALUE")
     return LoadOptions(include_dirs=tuple(args.include_dirs), package_paths=packages,
                        xacro_args=xacro_args, missing_mesh=args.missing_mesh, mesh_up=up,
                        mesh_forward=forward, collada_up=args.collada_up_axis, root=args.root,
