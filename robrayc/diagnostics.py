@@ -6,7 +6,6 @@ stages stop at their boundary when errors were reported, so one run shows severa
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -153,6 +152,8 @@ class DiagnosticSink:
 
 def suggest(name: str, candidates: Iterable[str]) -> str | None:
     """A 'did you mean' hint for a misspelt name, or None."""
+    import difflib  # only when a name is misspelt: not on every run's start-up
+
     close = difflib.get_close_matches(name, list(candidates), n=1, cutoff=0.6)
     return f"did you mean '{close[0]}'?" if close else None
 

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Literal, TypeVar
 
 from robrayc.diagnostics import NOWHERE, SourcePos
 
-T = TypeVar("T")
+# typing costs a C compile ~3 ms of start-up: its names exist for type checkers only.
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Literal, TypeVar
+
+    T = TypeVar("T")
+    JointKind = Literal["fixed", "revolute", "prismatic"]
+    # What a frame is to the robot link it belongs to (see Frame.link): the link's own frame
+    # (the joint placing the link), or a frame made for one of the link's visual / collision
+    # shapes or its inertia (URDF import's `LINK-visual`, `LINK-collision`, `LINK-inertial`).
+    LinkRole = Literal["link", "visual", "collision", "inertial"]
 Vec2 = tuple[float, float]
 Vec3 = tuple[float, float, float]
 Quat = tuple[float, float, float, float]  # x, y, z, w (scalar last, as amino)
@@ -22,11 +31,6 @@ Quat = tuple[float, float, float, float]  # x, y, z, w (scalar last, as amino)
 IDENTITY_Q: Quat = (0.0, 0.0, 0.0, 1.0)
 ZERO_V: Vec3 = (0.0, 0.0, 0.0)
 
-JointKind = Literal["fixed", "revolute", "prismatic"]
-# What a frame is to the robot link it belongs to (see Frame.link): the link's own frame (the
-# joint placing the link), or a frame made for one of the link's visual / collision shapes or
-# its inertia (URDF import's `LINK-visual`, `LINK-collision`, `LINK-inertial`).
-LinkRole = Literal["link", "visual", "collision", "inertial"]
 LINK_ROLES: tuple[str, ...] = ("link", "visual", "collision", "inertial")
 
 

@@ -15,9 +15,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
-from typing import Any
 
 from robrayc.diagnostics import DiagnosticSink
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from typing import Any
 
 # format name -> (module, output suffixes that select it...). Add one line to register a
 # backend. The suffixes live here, not in the module, so that choosing the format of `-o x.c`

@@ -40,8 +40,9 @@ INPUT_FORMATS: dict[str, str] = {
     "mjcf": "robrayc.frontend.mjcf_in", "xacro": "robrayc.frontend.xacro_in",
     "json": "robrayc.frontend.json_in", "board": "robrayc.frontend.cs2_in",
 }
-_ROOT = re.compile(rb"<(?![?!])([A-Za-z_][\w.:-]*)")
-_SKIPPED = re.compile(rb"<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>]*>", re.S)
+# compiled on first use (re caches them): a .robray compile never reads XML
+_ROOT = rb"<(?![?!])([A-Za-z_][\w.:-]*)"
+_SKIPPED = rb"(?s)<!--.*?-->|<\?.*?\?>|<!DOCTYPE[^>]*>"
 
 
 def loader_for(path: Path, input_format: str | None = None) -> str | None:
@@ -61,7 +62,7 @@ def _root_element(path: Path) -> str:
             head = fh.read(65536)
     except OSError:
         return ""
-    m = _ROOT.search(_SKIPPED.sub(b"", head))
+    m = re.search(_ROOT, re.sub(_SKIPPED, b"", head))
     return m.group(1).decode("ascii", "replace").rsplit(":", 1)[-1] if m else ""
 
 

@@ -6,11 +6,11 @@ import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from robrayc.frontend.symbols import SymbolTable
 
