@@ -256,8 +256,52 @@ def _symbol_kind(kind: str) -> lsp.SymbolKind:
             "def": lsp.SymbolKind.Constant}[kind]
 
 
-def build_server() -> RobrayServer:
-    server = RobrayServer()
+def _item_at(ls: RobrayServer, params):
+    """(analysis, the definition or reference under the cursor or None)."""
+    path, line, col = ls.cursor(params.text_document.uri, params.position)
+    analysis = ls.analysis_for(path)
+    return analysis, analysis.index.at(path, line, col)
+
+
+def _hover_text(analysis, item) -> str | None:
+    """The Markdown hover of a definition or reference (None: nothing to say)."""
+    text = None
+    if item.kind == "def":
+        sym = item if isinstance(item, Definition) else item.target
+        text = def_hover(sym) if sym is not None else builtin_hover(item.name)
+    elif item.kind == "frame":
+        text = frame_hover(analysis.scene, item.name)
+        if text is None:
+            text = f"**frame** `{item.name}`"
+    elif item.kind == "class":
+        sym = item if isinstance(item, Definition) else item.target
+        text = (f"**class** `{item.name}`" + (f"\n\ndefined at {sym.pos}" if sym
+                                               else " (not declared: a tag only)"))
+    elif item.kind == "attr":
+        text = attribute_hover(item.name)
+    elif item.kind == "include" and isinstance(item, Reference):
+        text = f"`{item.path}`" if item.path else "include file not found"
+    elif item.kind in ("shape", "joint"):
+        text = f"{'shape' if item.kind == 'shape' else 'joint type'} `{item.name}`"
+    return text
+
+
+def _include_names(path: str, prefix: str) -> list[str]:
+    """Completions of an include: folders and .robray/.curly files beside `path` under the
+    typed prefix's folder."""
+    folder = Path(path).parent / os.path.dirname(prefix)
+    try:
+        entries = sorted(os.listdir(folder))
+    except OSError:
+        entries = []
+    base = os.path.dirname(prefix)
+    return [os.path.join(base, e) + ("/" if (folder / e).is_dir() else "")
+            for e in entries
+            if (folder / e).is_dir() or e.endswith((".robray", ".curly"))]
+
+
+def _register_documents(server: RobrayServer) -> None:
+    """Open, change, save and close: keep the texts and the diagnostics current."""
 
     @server.feature(lsp.INITIALIZE)
     def initialize(ls: RobrayServer, params: lsp.InitializeParams) -> None:
@@ -300,44 +344,31 @@ def build_server() -> RobrayServer:
             if path in ls.analyses[root].files:
                 ls.analyse(root)
 
+
+def _register_navigation(server: RobrayServer) -> None:
+    """Go to definition and hover."""
+
     @server.feature(lsp.TEXT_DOCUMENT_DEFINITION)
     def definition(ls: RobrayServer, params: lsp.DefinitionParams):
-        path, line, col = ls.cursor(params.text_document.uri, params.position)
-        analysis = ls.analysis_for(path)
-        item = analysis.index.at(path, line, col)
+        analysis, item = _item_at(ls, params)
         if item is None:
             return None
         return [ls.location(p) for p in ls.definition_of(analysis, item)] or None
 
     @server.feature(lsp.TEXT_DOCUMENT_HOVER)
     def hover(ls: RobrayServer, params: lsp.HoverParams):
-        path, line, col = ls.cursor(params.text_document.uri, params.position)
-        analysis = ls.analysis_for(path)
-        item = analysis.index.at(path, line, col)
+        analysis, item = _item_at(ls, params)
         if item is None:
             return None
-        text = None
-        if item.kind == "def":
-            sym = item if isinstance(item, Definition) else item.target
-            text = def_hover(sym) if sym is not None else builtin_hover(item.name)
-        elif item.kind == "frame":
-            text = frame_hover(analysis.scene, item.name)
-            if text is None:
-                text = f"**frame** `{item.name}`"
-        elif item.kind == "class":
-            sym = item if isinstance(item, Definition) else item.target
-            text = (f"**class** `{item.name}`" + (f"\n\ndefined at {sym.pos}" if sym
-                                                   else " (not declared: a tag only)"))
-        elif item.kind == "attr":
-            text = attribute_hover(item.name)
-        elif item.kind == "include" and isinstance(item, Reference):
-            text = f"`{item.path}`" if item.path else "include file not found"
-        elif item.kind in ("shape", "joint"):
-            text = f"{'shape' if item.kind == 'shape' else 'joint type'} `{item.name}`"
+        text = _hover_text(analysis, item)
         if not text:
             return None
         return lsp.Hover(contents=lsp.MarkupContent(kind=lsp.MarkupKind.Markdown, value=text),
                          range=ls.range(item.pos))
+
+
+def _register_completion(server: RobrayServer) -> None:
+    """Completion of keywords, attributes, shapes, names and include files."""
 
     @server.feature(lsp.TEXT_DOCUMENT_COMPLETION,
                     lsp.CompletionOptions(trigger_characters=[" ", '"']))
@@ -380,19 +411,14 @@ def build_server() -> RobrayServer:
             add(known("def"), lsp.CompletionItemKind.Constant, "def")
             add(["pi", "π", "deg"], lsp.CompletionItemKind.Constant, "built-in constant")
         elif ctx.kind == "include":
-            folder = Path(path).parent / os.path.dirname(ctx.prefix)
-            try:
-                entries = sorted(os.listdir(folder))
-            except OSError:
-                entries = []
-            base = os.path.dirname(ctx.prefix)
-            names = [os.path.join(base, e) + ("/" if (folder / e).is_dir() else "")
-                     for e in entries
-                     if (folder / e).is_dir() or e.endswith((".robray", ".curly"))]
-            add(names, lsp.CompletionItemKind.File, "include file")
+            add(_include_names(path, ctx.prefix), lsp.CompletionItemKind.File, "include file")
         if ctx.prefix:
             items = [i for i in items if i.label.startswith(ctx.prefix)]
         return lsp.CompletionList(is_incomplete=False, items=items)
+
+
+def _register_symbols(server: RobrayServer) -> None:
+    """The outline (document symbols)."""
 
     @server.feature(lsp.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     def document_symbols(ls: RobrayServer, params: lsp.DocumentSymbolParams):
@@ -416,6 +442,12 @@ def build_server() -> RobrayServer:
 
         return [convert(s) for s in fi.definitions]
 
+
+def build_server() -> RobrayServer:
+    server = RobrayServer()
+    for register in (_register_documents, _register_navigation, _register_completion,
+                     _register_symbols):
+        register(server)
     return server
 
 
