@@ -28,18 +28,7 @@ def read_dae(data: bytes) -> RawMesh:
     except etree.XMLSyntaxError as exc:
         raise MeshError(f"not a valid COLLADA file: {exc}") from None
     ids = {el.get("id"): el for el in root.iter() if el.get("id") is not None}
-    up = None
-    unit = 1.0
-    for el in root.iter():
-        tag = _local(el.tag)
-        if tag == "up_axis" and el.text and el.getparent() is not None \
-                and _local(el.getparent().tag) == "asset" \
-                and _local(el.getparent().getparent().tag) == "COLLADA":
-            up = el.text.strip()[:1].upper()
-        elif tag == "unit" and _local(el.getparent().getparent().tag) == "COLLADA":
-            unit = float(el.get("meter") or 1.0)
-    if up not in (None, "X", "Y", "Z"):
-        raise MeshError(f"unknown COLLADA up axis '{up}'")
+    up, unit = _conventions(root)
 
     def ref(url: str | None):
         if not url or not url.startswith("#") or url[1:] not in ids:
@@ -71,6 +60,35 @@ def read_dae(data: bytes) -> RawMesh:
         out_cn.append(cn + n_nrm)
         n_nrm += len(nrm)
 
+    _walk_scene(root, ref, instance)
+    if not out_cp:
+        return RawMesh(np.zeros((0, 3)), np.zeros(0, np.int64), None, None, up, unit)
+    return RawMesh(np.concatenate(out_pos), np.concatenate(out_cp), np.concatenate(out_nrm),
+                np.concatenate(out_cn), up, unit)
+
+
+def _conventions(root) -> tuple[str | None, float]:
+    """The document's <asset> up axis (None: not given) and unit (metres per unit)."""
+    up = None
+    unit = 1.0
+    for el in root.iter():
+        tag = _local(el.tag)
+        if tag == "up_axis" and el.text and el.getparent() is not None \
+                and _local(el.getparent().tag) == "asset" \
+                and _local(el.getparent().getparent().tag) == "COLLADA":
+            up = el.text.strip()[:1].upper()
+        elif tag == "unit" and _local(el.getparent().getparent().tag) == "COLLADA":
+            unit = float(el.get("meter") or 1.0)
+    if up not in (None, "X", "Y", "Z"):
+        raise MeshError(f"unknown COLLADA up axis '{up}'")
+    return up, unit
+
+
+def _walk_scene(root, ref, instance) -> None:
+    """instance(geometry element, world matrix) for every geometry the visual scene places,
+    depth first in document order; without a scene every geometry once, untransformed."""
+    import numpy as np
+
     scene = next((el for el in root.iter() if _local(el.tag) == "instance_visual_scene"), None)
     if scene is not None:
         stack = [(child, np.eye(4), 0) for child in reversed(ref(scene.get("url")))
@@ -96,10 +114,6 @@ def read_dae(data: bytes) -> RawMesh:
         for el in root.iter():
             if _local(el.tag) == "geometry":
                 instance(el, np.eye(4))
-    if not out_cp:
-        return RawMesh(np.zeros((0, 3)), np.zeros(0, np.int64), None, None, up, unit)
-    return RawMesh(np.concatenate(out_pos), np.concatenate(out_cp), np.concatenate(out_nrm),
-                np.concatenate(out_cn), up, unit)
 
 
 def _dae_node_matrix(node):
