@@ -158,9 +158,24 @@ class CollisionChecker:
         self._const_hit[pfp[const][hit]] = True
         dyn = ~const & ~self._const_hit[pfp]  # a pair already colliding for good needs no check
         self._pi, self._pj, self._pfp = ii[dyn], jj[dyn], pfp[dyn]
+        self._prepare_centres()
+
+    def _prepare_centres(self) -> None:
+        """What the dense broad phase needs beyond the pair list, computed once: the moving
+        solids (their centres are the only ones that change), the fixed solids' world centres,
+        the squared reach of each pair."""
+        s = self.solids
         used = np.unique(np.concatenate([self._pi, self._pj]))
-        self._centre_local = self.solids.placement[:, :3, 3]
-        self._used = used
+        moving = used[self.group[used] != 0]
+        still = used[self.group[used] == 0]
+        self._moving, self._still = moving, still
+        self._moving_groups = self.group[moving]
+        # homogeneous local centres, (M, 4): one product with the group poses' top rows
+        self._moving_centres = np.concatenate(
+            [s.placement[moving, :3, 3], np.ones((len(moving), 1))], axis=1)
+        W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
+        self._still_centres = W0[still, :3, 3].T[:, :, None]  # (3, S, 1)
+        self._reach2 = (s.brad[self._pi] + s.brad[self._pj]) ** 2
 
     def _sparse_constant(self) -> np.ndarray:
         """Frame-pair keys colliding for good: solid pairs inside one rigid group."""
@@ -265,17 +280,12 @@ class CollisionChecker:
             return self._compiled_block(q, hits)
         G = self.group_poses(q)
         s = self.solids
-        used = self._used
-        # World centres of the solids in moving pairs: (N, used, 3).
-        Gu = G[:, self.group[used]]
-        cl = self._centre_local[used]
-        centres = np.empty((n, s.kind.shape[0], 3))
-        centres[:, used] = np.einsum("nuij,uj->nui", Gu[:, :, :3, :3], cl) + Gu[:, :, :3, 3]
-        d = centres[:, self._pi] - centres[:, self._pj]
-        near = (d * d).sum(axis=2) <= (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        near = self._near(G)
         if self._active is not None:
-            near &= self._active[None, :]
-        cn, cp = np.nonzero(near)
+            near &= self._active[:, None]
+        cp, cn = np.nonzero(near)
+        order = np.argsort(cn, kind="stable")  # configuration-major, as the tester expects
+        cn, cp = cn[order], cp[order]
         if not len(cn):
             return hits
         a, b = self._pi[cp], self._pj[cp]
@@ -285,6 +295,23 @@ class CollisionChecker:
         hit = self.tester.test(a, b, Ta, Tb, keys=cn * n_fp + fp)
         hits[cn[hit], fp[hit]] = True
         return hits
+
+    def _near(self, G: np.ndarray) -> np.ndarray:
+        """(moving pairs, N) whether the pair's bounding spheres meet at each configuration
+        (group poses G): coordinate-major rows, the fixed solids' centres not recomputed."""
+        n = G.shape[0]
+        C = np.empty((3, len(self.solids), n))
+        if len(self._moving):
+            C[:, self._moving] = np.einsum("nmij,mj->imn", G[:, self._moving_groups, :3, :],
+                                           self._moving_centres)
+        C[:, self._still] = self._still_centres
+        d2 = np.zeros((len(self._pi), n))
+        for k in range(3):
+            dk = C[k, self._pi]
+            dk -= C[k, self._pj]
+            dk *= dk
+            d2 += dk
+        return d2 <= self._reach2[:, None]
 
     def restrict(self, columns: np.ndarray | None) -> None:
         """Check only the frame pairs whose collision_matrix column is True (None: all again);
