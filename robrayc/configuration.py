@@ -9,7 +9,8 @@ from pathlib import Path
 
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos, suggest
 
-_NAME_VALUE = re.compile(r"\s*([^=\s][^=]*?)\s*=\s*(\S+)\s*$")
+# compiled when a --config file is read: a compile without one must not pay for it
+_NAME_VALUE = r"\s*([^=\s][^=]*?)\s*=\s*(\S+)\s*$"
 
 
 def read_config_file(path: str, sink: DiagnosticSink) -> dict[str, tuple[float, SourcePos]]:
@@ -20,12 +21,13 @@ def read_config_file(path: str, sink: DiagnosticSink) -> dict[str, tuple[float, 
         sink.error(f"cannot read configuration file: {getattr(exc, 'strerror', None) or exc}",
                    SourcePos(path))
         return {}
+    name_value = re.compile(_NAME_VALUE)
     out: dict[str, tuple[float, SourcePos]] = {}
     for n, raw in enumerate(text.splitlines(), start=1):
         line = raw.split("#", 1)[0]
         if not line.strip():
             continue
-        m = _NAME_VALUE.match(line)
+        m = name_value.match(line)
         col = len(line) - len(line.lstrip()) + 1
         if m is None:
             sink.error("expected NAME=VALUE", SourcePos(path, n, col, n, len(line.rstrip()) + 1))
