@@ -51,12 +51,21 @@ def c_float(x: float) -> str:
 
 
 def c_doubles(values) -> str:
-    return ", ".join(map(c_double, values))
+    text = ", ".join(map(repr, map(float, values)))
+    if "n" not in text:  # all finite (only "nan" and "inf" hold an n): as c_double writes them
+        return text
+    return ", ".join(c_double(float(t)) for t in text.split(", "))  # reprs round-trip
+
+
+_COMMENT_SAFE = re.compile(r"[ -\[\]-~]*")  # printable ASCII but backslash
 
 
 def c_comment(text: str) -> str:
     """Text safe inside a /* */ comment on one line: ASCII printable, no '*/', no '\\'."""
-    safe = "".join(ch if 0x20 <= ord(ch) < 0x7F and ch != "\\" else "?" for ch in text)
+    if _COMMENT_SAFE.fullmatch(text):
+        safe = text
+    else:
+        safe = "".join(ch if 0x20 <= ord(ch) < 0x7F and ch != "\\" else "?" for ch in text)
     return safe.replace("*/", "*?").replace("/*", "?*")[:200]
 
 

@@ -69,7 +69,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     return out
 
 
-def _frame(f: ir.Frame, meshes: dict) -> dict:
+def _frame(f: ir.Frame, meshes: dict) -> View:
     name = c_string(f.name)
     variable = c_string(f.variable) if f.variable is not None else None
     limits = []
@@ -78,21 +78,21 @@ def _frame(f: ir.Frame, meshes: dict) -> dict:
             rng = getattr(f.limits, attr)
             if rng is not None:
                 limits.append((fn, c_double(rng[0]), c_double(rng[1])))
-    return View(**{
-        "comment": c_comment(f.name),
-        "name": name,
-        "parent": c_string(f.parent) if f.parent is not None else "root",
-        "kind": f.kind,
-        "q": c_doubles(f.quaternion),
-        "v": c_doubles(f.translation),
-        "axis": c_doubles(f.axis) if f.is_joint and f.axis is not None else None,
-        "variable": variable,
-        "offset": c_double(f.offset),
-        "limits": limits,
-        "inertia": c_doubles(f.inertial.inertia) if f.inertial else None,
-        "mass": c_double(f.inertial.mass) if f.inertial else None,
-        "geometries": [_geometry(g, meshes) for g in f.geometries],
-    })
+    return View(
+        comment=c_comment(f.name),
+        name=name,
+        parent=c_string(f.parent) if f.parent is not None else "root",
+        kind=f.kind,
+        q=c_doubles(f.quaternion),
+        v=c_doubles(f.translation),
+        axis=c_doubles(f.axis) if f.is_joint and f.axis is not None else None,
+        variable=variable,
+        offset=c_double(f.offset),
+        limits=limits,
+        inertia=c_doubles(f.inertial.inertia) if f.inertial else None,
+        mass=c_double(f.inertial.mass) if f.inertial else None,
+        geometries=[_geometry(g, meshes) for g in f.geometries],
+    )
 
 
 # shape -> (constructor call, array declared before it, second array); arrays are
@@ -114,16 +114,16 @@ _CONSTRUCTORS = {
 }
 
 
-def _geometry(g: ir.Geometry, meshes: dict) -> dict:
+def _geometry(g: ir.Geometry, meshes: dict) -> View:
     s = g.shape
     constructor, array, array2 = ir.handler(_CONSTRUCTORS, s)(s, meshes)
-    return View(**{
-        "color": c_doubles(g.color), "alpha": c_double(g.alpha),
-        "specular": c_doubles(g.specular), "visual": int(g.visual),
-        "collision": int(g.collision), "no_shadow": int(g.no_shadow),
-        "scale": c_double(g.scale) if g.scale != 1.0 else None,
-        "array": array, "array2": array2, "constructor": constructor,
-    })
+    return View(
+        color=c_doubles(g.color), alpha=c_double(g.alpha),
+        specular=c_doubles(g.specular), visual=int(g.visual),
+        collision=int(g.collision), no_shadow=int(g.no_shadow),
+        scale=c_double(g.scale) if g.scale != 1.0 else None,
+        array=array, array2=array2, constructor=constructor,
+    )
 
 
 def _mesh_key(m: ir.Mesh) -> tuple:

@@ -34,6 +34,7 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from urllib.parse import unquote, urlparse
@@ -60,7 +61,7 @@ class _Joint:
     kind: str  # URDF type
     parent: str
     child: str
-    el: object
+    children: dict  # tag -> the joint element's first child element of that tag
     pos: SourcePos
     q: ir.Quat = ir.IDENTITY_Q
     v: ir.Vec3 = ir.ZERO_V
@@ -105,7 +106,10 @@ class _Loader(XmlSource):
         self.extra: list[tuple[ir.Frame, _Body]] = []  # shape frames, in creation order
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
-        o = _child(el, "origin")
+        return self.origin_of(_child(el, "origin"))
+
+    def origin_of(self, o) -> tuple[ir.Quat, ir.Vec3]:
+        """The pose an <origin> element gives (None: the identity)."""
         if o is None:
             return ir.IDENTITY_Q, ir.ZERO_V
         xyz = self.floats(o, "xyz", 3, ir.ZERO_V, "origin xyz") or ir.ZERO_V
@@ -178,7 +182,10 @@ class _Loader(XmlSource):
         return self.partial
 
     def _refuse_extensions(self) -> bool:
-        # only elements in a namespace can be either (XPath selects them in C)
+        # only elements in a namespace can be either (XPath selects them in C), and a namespace
+        # needs an xmlns declaration in the text (entities and external DTDs are refused)
+        if not any("xmlns" in line for line in self.lines):
+            return True
         for el in self.root.xpath("descendant-or-self::*[namespace-uri() != '']"):
             ns = el.tag[1:].split("}", 1)[0] if el.tag.startswith("{") else ""
             if ns == XINCLUDE_NS:
@@ -218,9 +225,10 @@ class _Loader(XmlSource):
                                 suggest(kind, JOINT_KINDS) or "URDF joint types: "
                                 + ", ".join(JOINT_KINDS))
                 continue
+            kids = _first_children(el)
             ends = []
             for role in ("parent", "child"):
-                e = _child(el, role)
+                e = kids.get(role)
                 link = e.get("link") if e is not None else None
                 if not link:
                     self.sink.error(f"joint '{name}' has no <{role} link=...>", self.pos(el))
@@ -231,7 +239,7 @@ class _Loader(XmlSource):
                 ends.append(link)
             if None in ends:
                 continue
-            j = _Joint(name, kind, ends[0], ends[1], el, pos)
+            j = _Joint(name, kind, ends[0], ends[1], kids, pos)
             if j.child in child_of:
                 self.sink.error(f"link '{j.child}' is the child of two joints, '"
                                 f"{child_of[j.child].name}' and '{name}'", pos,
@@ -246,11 +254,11 @@ class _Loader(XmlSource):
         return out
 
     def _joint_details(self, j: _Joint) -> None:
-        el = j.el
-        j.q, j.v = self.origin(el)
+        kids = j.children
+        j.q, j.v = self.origin_of(kids.get("origin"))
         if j.kind == "fixed":
             return
-        ax = _child(el, "axis")
+        ax = kids.get("axis")
         axis = self.floats(ax, "xyz", 3, (1.0, 0.0, 0.0), "axis xyz") or (1.0, 0.0, 0.0)
         j.axis = checked_axis(axis, f"joint '{j.name}'",  # positions only for a message
                               lambda message, hint=None:
@@ -258,7 +266,7 @@ class _Loader(XmlSource):
                               lambda message, hint=None: self.sink.warning(
                                   message, self.pos(ax, "xyz"), hint, name="unnormalized"),
                               normalise=True) or axis
-        lim = _child(el, "limit")
+        lim = kids.get("limit")
         limits: dict[str, tuple[float, float]] = {}
         if lim is not None:
             if j.kind == "continuous":
@@ -282,7 +290,7 @@ class _Loader(XmlSource):
                                       name="urdf-limits")
                 limits[key] = (-abs(value), abs(value))
         j.limits = ir.Limits(**limits) if limits else ir.NO_LIMITS
-        mim = _child(el, "mimic")
+        mim = kids.get("mimic")
         if mim is not None:
             target = mim.get("joint")
             if not target:
@@ -397,13 +405,14 @@ class _Loader(XmlSource):
         return ir.unique_name(f"{link}-{kind}", self.taken)
 
     def _place(self, link: str, kind: str, q: ir.Quat, v: ir.Vec3, own: bool,
-               pos: SourcePos) -> str | None:
-        """The frame that holds a shape (or inertia) of `link` at pose (q, v)."""
+               pos: Callable[[], SourcePos]) -> str | None:
+        """The frame that holds a shape (or inertia) of `link` at pose (q, v); `pos` gives
+        the position of a new frame (only computed then: most shapes need none)."""
         holder = self.link_frame[link]
         if holder is not None and not own and q == ir.IDENTITY_Q and v == ir.ZERO_V:
             return holder
         name = self._frame_name(link, kind)
-        frame = ir.Frame(name=name, parent=holder, translation=v, quaternion=q, pos=pos,
+        frame = ir.Frame(name=name, parent=holder, translation=v, quaternion=q, pos=pos(),
                          link=link, link_role=kind)
         body = _Body()
         self.bodies[name] = body
@@ -418,22 +427,22 @@ class _Loader(XmlSource):
         for kind, elements in (("visual", visuals), ("collision", _children(link, "collision"))):
             for el in elements:
                 rgba, material = self._material(el) if kind == "visual" else (first_rgba, None)
-                geom = ir.Geometry(shape=ir.Sphere(0.0), visual=kind == "visual",
-                                   collision=kind == "collision", pos=self.pos(el),
-                                   material=material)
+                # the Geometry's fields but its shape (built once, when the shape is known)
+                look = {"visual": kind == "visual", "collision": kind == "collision",
+                        "material": material}
                 if rgba is not None:
-                    geom = replace(geom, color=rgba[:3], alpha=rgba[3])
-                self._shape(name, kind, el, geom, missing, present)
+                    look.update(color=rgba[:3], alpha=rgba[3])
+                self._shape(name, kind, el, look, missing, present)
         for m in missing:
             self._bbox(name, m, present)
         inertial = _child(link, "inertial")
         if inertial is not None:
             q, v = self.origin(inertial)
             holder = self._place(name, "inertial", q, v, self.link_frame[name] is None,
-                                 self.pos(inertial))
+                                 lambda: self.pos(inertial))
             self.bodies[holder].inertial = self._inertia(inertial)
 
-    def _shape(self, link: str, kind: str, el, geom: ir.Geometry, missing: list,
+    def _shape(self, link: str, kind: str, el, look: dict, missing: list,
                present: list) -> None:
         g = _child(el, "geometry")
         shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
@@ -451,7 +460,7 @@ class _Loader(XmlSource):
             return
         s = shapes[0]
         tag = _local(s.tag)
-        spos = self.pos(s)
+        spos = look["pos"] = self.pos(s)
         q, v = self.origin(el)
         shape: ir.Shape | None = None
         if tag == "box":
@@ -471,12 +480,12 @@ class _Loader(XmlSource):
                 d = qrotate(q, (0.0, 0.0, -h / 2))
                 v = (v[0] + d[0] + 0.0, v[1] + d[1] + 0.0, v[2] + d[2] + 0.0)
         elif tag == "mesh":
-            geom = replace(geom, pos=spos)  # a missing mesh's stand-in keeps this position
-            shape = self._mesh(s, geom, kind, missing)
+            # a missing mesh's stand-in keeps this position
+            shape = self._mesh(s, ir.Geometry(shape=ir.Sphere(0.0), **look), kind, missing)
             if shape is None:
                 return
             if isinstance(shape, ir.Mesh) and len(set(shape.scale3)) == 1:
-                geom = replace(geom, scale=shape.scale3[0])  # uniform: amino's own scale
+                look["scale"] = shape.scale3[0]  # uniform: amino's own scale
                 shape = replace(shape, scale3=(1.0, 1.0, 1.0))
         else:
             self.sink.error(f"unsupported URDF shape <{tag}> in link '{link}'", spos,
@@ -490,10 +499,11 @@ class _Loader(XmlSource):
             if any(d < 0 for d in dims):
                 self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
                 return
-        geom = replace(geom, shape=shape, pos=spos)
+        geom = ir.Geometry(shape=shape, **look)
         # The original's rule (urdf.lisp node-origin): a shape shares its link's frame when its
         # placement, a cylinder's -length/2 shift included, is exactly the identity.
-        holder = self._place(link, kind, q, v, self.link_frame[link] is None, self.pos(el))
+        holder = self._place(link, kind, q, v, self.link_frame[link] is None,
+                             lambda: self.pos(el))
         self.bodies[holder].geometries.append(geom)
         present.append((geom, q, v))
 
@@ -557,7 +567,7 @@ class _Loader(XmlSource):
         self.sink.warning(f"mesh file '{m.source}' not found; replaced by the bounding box of "
                           f"link '{link}''s other shapes", m.pos, name="missing-mesh")
         geom = replace(m.geometry, shape=ir.Box(dims), scale=1.0)
-        holder = self._place(link, m.kind, ir.IDENTITY_Q, centre, True, m.pos)
+        holder = self._place(link, m.kind, ir.IDENTITY_Q, centre, True, lambda: m.pos)
         self.bodies[holder].geometries.append(geom)
 
     def _inertia(self, el) -> ir.Inertial:
@@ -615,6 +625,15 @@ def _child(el, name: str):
             if c.tag == name:
                 return c
     return None
+
+
+def _first_children(el) -> dict:
+    """Tag -> the first child with that tag: one pass where several _child calls would each
+    walk the children (lxml makes a proxy per child visited)."""
+    out: dict = {}
+    for c in el:
+        out.setdefault(c.tag, c)
+    return out
 
 
 def _children(el, name: str) -> list:

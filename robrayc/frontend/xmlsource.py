@@ -51,6 +51,10 @@ class XmlSource:
                 text: str | None = None) -> tuple[float, ...] | None:
         """The numbers of an attribute (any count), or None after an error."""
         text = el.get(attr) if text is None else text
+        parsed = self._parsed()
+        values = parsed.get(text)
+        if values is not None:
+            return values
         try:
             values = tuple(map(float, text.split()))
         except ValueError:
@@ -60,12 +64,28 @@ class XmlSource:
         if not all(map(math.isfinite, values)):
             self.sink.error(f"{what or attr}: '{text}' is not finite", self.pos(el, attr))
             return None
-        return tuple(v + 0.0 for v in values) if 0.0 in values else values  # no -0.0
+        values = tuple(v + 0.0 for v in values) if 0.0 in values else values  # no -0.0
+        parsed[text] = values
+        return values
+
+    def _parsed(self) -> dict[str, tuple[float, ...]]:
+        """Attribute text -> its numbers: robots repeat the same few texts ("0 0 0", "1")
+        on thousands of elements, each parsed once."""
+        try:
+            return self._parsed_numbers
+        except AttributeError:
+            self._parsed_numbers: dict[str, tuple[float, ...]] = {}
+            return self._parsed_numbers
 
     def floats(self, el, attr: str, n: int, default: tuple[float, ...] | None = None,
                what: str | None = None) -> tuple[float, ...] | None:
         text = el.get(attr) if el is not None else None
-        if text is None or (not text.strip() and default is not None):
+        if text is None:
+            return default
+        values = self._parsed().get(text)
+        if values is not None and len(values) == n:  # the common case: seen before, right count
+            return values
+        if not text.strip() and default is not None:
             return default
         values = self.numbers(el, attr, what, text)
         if values is None:
