@@ -104,6 +104,7 @@ class _Loader(XmlSource):
         self.link_frame: dict[str, str | None] = {}  # link -> frame holding it (None: root)
         self.bodies: dict[str | None, _Body] = {}
         self.extra: list[tuple[ir.Frame, _Body]] = []  # shape frames, in creation order
+        self.top: dict[str, list] = {}  # the robot element's children by tag
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
         return self.origin_of(_child(el, "origin"))
@@ -127,12 +128,13 @@ class _Loader(XmlSource):
             return self.partial
         if not self._refuse_extensions():
             return self.partial
-        for m in _children(root, "material"):
+        self.top = _grouped_children(root)  # one pass over a robot's 100,000s of elements
+        for m in self.top.get("material", ()):
             name = m.get("name")
             if name:
                 self.materials.setdefault(name, self._rgba(m))
         links: dict[str, object] = {}
-        for link in _children(root, "link"):
+        for link in self.top.get("link", ()):
             name = link.get("name")
             if not name:
                 self.sink.error("<link> without a name", self.pos(link))
@@ -202,7 +204,7 @@ class _Loader(XmlSource):
         out: list[_Joint] = []
         seen: dict[str, _Joint] = {}
         child_of: dict[str, _Joint] = {}
-        for el in _children(self.root, "joint"):
+        for el in self.top.get("joint", ()):
             name = el.get("name")
             pos = self.pos(el, "name")
             if not name:
@@ -382,9 +384,8 @@ class _Loader(XmlSource):
             return None
         return self.floats(color, "rgba", 4, None, "color rgba")
 
-    def _material(self, visual) -> tuple[tuple[float, float, float, float] | None, str | None]:
-        """A visual's colour (None: the default) and material name."""
-        m = _child(visual, "material")
+    def _material(self, m) -> tuple[tuple[float, float, float, float] | None, str | None]:
+        """A visual's colour (None: the default) and material name, from its <material>."""
         if m is None:
             return None, None
         rgba = self._rgba(m)
@@ -420,31 +421,34 @@ class _Loader(XmlSource):
         return name
 
     def _link(self, name: str, link) -> None:
-        visuals = _children(link, "visual")
-        first_rgba = self._material(visuals[0])[0] if visuals else None
+        groups = _grouped_children(link)
+        visuals = groups.get("visual", [])
+        first_rgba = self._material(_child(visuals[0], "material"))[0] if visuals else None
         missing: list[_Missing] = []
         present: list[tuple[ir.Geometry, ir.Quat, ir.Vec3]] = []
-        for kind, elements in (("visual", visuals), ("collision", _children(link, "collision"))):
+        for kind, elements in (("visual", visuals), ("collision", groups.get("collision", []))):
             for el in elements:
-                rgba, material = self._material(el) if kind == "visual" else (first_rgba, None)
+                parts = _first_children(el)
+                rgba, material = self._material(parts.get("material")) if kind == "visual" \
+                    else (first_rgba, None)
                 # the Geometry's fields but its shape (built once, when the shape is known)
                 look = {"visual": kind == "visual", "collision": kind == "collision",
                         "material": material}
                 if rgba is not None:
                     look.update(color=rgba[:3], alpha=rgba[3])
-                self._shape(name, kind, el, look, missing, present)
+                self._shape(name, kind, el, parts, look, missing, present)
         for m in missing:
             self._bbox(name, m, present)
-        inertial = _child(link, "inertial")
+        inertial = groups.get("inertial", [None])[0]
         if inertial is not None:
             q, v = self.origin(inertial)
             holder = self._place(name, "inertial", q, v, self.link_frame[name] is None,
                                  lambda: self.pos(inertial))
             self.bodies[holder].inertial = self._inertia(inertial)
 
-    def _shape(self, link: str, kind: str, el, look: dict, missing: list,
+    def _shape(self, link: str, kind: str, el, parts: dict, look: dict, missing: list,
                present: list) -> None:
-        g = _child(el, "geometry")
+        g = parts.get("geometry")
         shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
         for stray in [c for c in shapes if c.tag == "material"]:
             self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
@@ -461,7 +465,7 @@ class _Loader(XmlSource):
         s = shapes[0]
         tag = _local(s.tag)
         spos = look["pos"] = self.pos(s)
-        q, v = self.origin(el)
+        q, v = self.origin_of(parts.get("origin"))
         shape: ir.Shape | None = None
         if tag == "box":
             size = self.floats(s, "size", 3, None, "box size")
@@ -636,8 +640,12 @@ def _first_children(el) -> dict:
     return out
 
 
-def _children(el, name: str) -> list:
-    return [c for c in el if c.tag == name]
+def _grouped_children(el) -> dict[str, list]:
+    """Tag -> the child elements with that tag, in order."""
+    out: dict = {}
+    for c in el:
+        out.setdefault(c.tag, []).append(c)
+    return out
 
 
 def resolve_input(path: Path, ctx: LoadContext) -> Path | None:
