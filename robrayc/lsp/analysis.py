@@ -23,7 +23,8 @@ from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, Source
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
 from robrayc.frontend.fold import BUILTINS
 from robrayc.frontend.parse import Lines, Tok, decode, tokens
-from robrayc.frontend.robray import (
+from robrayc.frontend.robray import resolve_include as _resolve
+from robrayc.frontend.robray_attrs import (
     ALIASES,
     ATTR_TYPES,
     CLASS_ATTRS,
@@ -32,7 +33,6 @@ from robrayc.frontend.robray import (
     JOINT_TYPES,
     SHAPES,
 )
-from robrayc.frontend.robray import resolve_include as _resolve
 from robrayc.frontend.symbols import Definition, FileSymbols, Reference, SymbolTable
 
 KEYWORDS_TOP = ("include", "def", "class", "frame", "object", "allow_collision")

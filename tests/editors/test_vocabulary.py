@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import re
 
-from robrayc.frontend.robray import ALIASES, FRAME_ATTRS, GEOM_ATTRS, JOINT_TYPES, SHAPES
+from robrayc.frontend.robray_attrs import ALIASES, FRAME_ATTRS, GEOM_ATTRS, JOINT_TYPES, SHAPES
 from tests.editors.conftest import EDITORS
 
 # `isa` is highlighted as its own class; `parent`, `type`, `shape`, `mesh` have own rules.
