@@ -557,3 +557,27 @@ def test_against_amino_fcl_checker(tmp_path: Path, backend: str) -> None:
                 continue  # amino has no cone; its penetration depths are estimates
             (mine,) = checker.distance(config, [(a, b)])
             assert mine.distance == pytest.approx(d, rel=0.02, abs=1e-6), (a, b, config)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_dense_broad_phase_matches_full_poses(seed: int, monkeypatch) -> None:
+    """The dense broad phase computes only moving solids' centres per configuration (fixed
+    ones once): its candidates must be the bounding-sphere test on every solid's full pose.
+    Its enclosing-capsule rejection must not change any answer."""
+    rng = np.random.default_rng(100 + seed)
+    checker = CollisionChecker(random_scene(rng, n_frames=12, frusta=bool(seed % 2)))
+    if not len(checker._pi):
+        pytest.skip("no moving pair in this scene")
+    configs = rng.uniform(-np.pi, np.pi, (40, len(checker.variables)))
+    centres = checker._solid_poses(configs)[:, :, :3, 3]
+    d = centres[:, checker._pi] - centres[:, checker._pj]
+    reach = checker.solids.brad[checker._pi] + checker.solids.brad[checker._pj]
+    expected = (d * d).sum(axis=2) <= reach ** 2
+    near = checker._near(checker.group_poses(configs)).T
+    assert (near == expected).all()
+    fast = checker.collision_matrix(configs)
+    monkeypatch.setattr(CollisionChecker, "_capsules_apart",
+                        lambda self, G, cn, a, b: np.zeros(len(cn), dtype=bool))
+    assert (checker.collision_matrix(configs) == fast).all()
+    assert checker.frame_pairs == checker.frame_pairs and checker.frame_pairs is not \
+        checker.frame_pairs  # cached names, handed out as a fresh list each time

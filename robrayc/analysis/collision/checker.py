@@ -11,7 +11,7 @@ import numpy as np
 from robrayc import ir
 from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.narrow import PairTester
-from robrayc.analysis.collision.solids import Solid, Solids, solid_from_shape
+from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import GroupFK
 
@@ -20,6 +20,9 @@ DENSE_MAX_PAIRS = 20000
 # Configurations per vectorised block (bounds the memory of (N, pairs, 3) temporaries).
 BLOCK = 2048
 BACKENDS = ("exact", "compiled", "auto")
+# Enclosing capsules farther apart than this are certainly not colliding (far above
+# CONTACT_TOL and the rounding of the segments' closest points).
+CAPSULE_MARGIN = 1e-6
 
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
 
@@ -110,6 +113,7 @@ class CollisionChecker:
             self._const_keys = self._sparse_constant()
             self.pair_keys = self._wanted_keys  # None: every pair (too many to enumerate)
         self._kernel = None
+        self._names_cache: tuple | None = None
         self._active: np.ndarray | None = None  # solid pairs still asked about (None: all)
         self._columns: np.ndarray | None = None  # the same for frame pairs
         self.backend, self.note = "exact", ""
@@ -176,6 +180,10 @@ class CollisionChecker:
         W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
         self._still_centres = W0[still, :3, 3].T[:, :, None]  # (3, S, 1)
         self._reach2 = (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        axes, self._orad = outer_capsules(s)
+        self._axes = np.einsum("oij,oj->oi", s.placement[:, :3, :3], axes)  # in group frames
+        len2 = (axes * axes).sum(axis=1)
+        self._inv_len2 = np.divide(1.0, len2, out=np.zeros_like(len2), where=len2 > 0)
 
     def _sparse_constant(self) -> np.ndarray:
         """Frame-pair keys colliding for good: solid pairs inside one rigid group."""
@@ -190,9 +198,19 @@ class CollisionChecker:
         ``frame_pairs``: not enumerated, ValueError)."""
         if self.pair_keys is None:
             raise ValueError("a big scene's frame pairs are not enumerated: give frame_pairs")
-        n = self._n_frames
-        return [(self.frame_names[k // n], self.frame_names[k % n])
-                for k in self.pair_keys.tolist()]
+        return list(self._pair_names()[0])
+
+    def _pair_names(self) -> tuple[list[tuple[str, str]], list[tuple[str, str]]]:
+        """The checked frame pairs' names, as keyed and each sorted (a < b): built once per
+        pair list, not per query."""
+        cached = self._names_cache
+        if cached is None or cached[0] is not self.pair_keys:
+            n = self._n_frames
+            pairs = [(self.frame_names[k // n], self.frame_names[k % n])
+                     for k in self.pair_keys.tolist()]
+            cached = (self.pair_keys, pairs, [(a, b) if a < b else (b, a) for a, b in pairs])
+            self._names_cache = cached
+        return cached[1], cached[2]
 
     # -- kinematics --
 
@@ -286,6 +304,9 @@ class CollisionChecker:
         cp, cn = np.nonzero(near)
         order = np.argsort(cn, kind="stable")  # configuration-major, as the tester expects
         cn, cp = cn[order], cp[order]
+        if len(cn):
+            keep = ~self._capsules_apart(G, cn, self._pi[cp], self._pj[cp])
+            cn, cp = cn[keep], cp[keep]
         if not len(cn):
             return hits
         a, b = self._pi[cp], self._pj[cp]
@@ -312,6 +333,29 @@ class CollisionChecker:
             dk *= dk
             d2 += dk
         return d2 <= self._reach2[:, None]
+
+    def _capsules_apart(self, G: np.ndarray, cn: np.ndarray, a: np.ndarray, b: np.ndarray
+                        ) -> np.ndarray:
+        """Candidate pairs (solids a, b at configurations cn) where one solid's enclosing
+        capsule clearly misses the other's bounding ball: no exact test can find them
+        colliding, so none is asked (cheaper than the separating axes for long links)."""
+        Ga, Gb = G[cn, self.group[a]], G[cn, self.group[b]]
+        s = self.solids
+        ca = np.einsum("kij,kj->ki", Ga[:, :3, :3], s.placement[a, :3, 3]) + Ga[:, :3, 3]
+        cb = np.einsum("kij,kj->ki", Gb[:, :3, :3], s.placement[b, :3, 3]) + Gb[:, :3, 3]
+        apart = self._ball_misses(Ga, a, cb - ca, s.brad[b])
+        apart |= self._ball_misses(Gb, b, ca - cb, s.brad[a])
+        return apart
+
+    def _ball_misses(self, G: np.ndarray, a: np.ndarray, w: np.ndarray, r: np.ndarray
+                     ) -> np.ndarray:
+        """Whether balls (radius r, centre w from solid a's centre) are farther than
+        CAPSULE_MARGIN from a's enclosing capsule (group poses G)."""
+        e = np.einsum("kij,kj->ki", G[:, :3, :3], self._axes[a])
+        t = np.clip(np.einsum("ki,ki->k", w, e) * self._inv_len2[a], -1.0, 1.0)
+        w = w - t[:, None] * e
+        reach = self._orad[a] + r + CAPSULE_MARGIN
+        return np.einsum("ki,ki->k", w, w) > reach * reach
 
     def restrict(self, columns: np.ndarray | None) -> None:
         """Check only the frame pairs whose collision_matrix column is True (None: all again);
@@ -367,8 +411,7 @@ class CollisionChecker:
         q = self._configs(configs)
         if self.mode != "dense":
             return [self._sparse_one(row) for row in q]
-        pairs = self.frame_pairs
-        names = [(a, b) if a < b else (b, a) for a, b in pairs]
+        names = self._pair_names()[1]
         out = []
         for start in range(0, q.shape[0], BLOCK):
             hits = self._dense_block(q[start:start + BLOCK])

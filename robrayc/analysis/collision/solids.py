@@ -222,3 +222,19 @@ def _frustum_hull(r_lo: float, r_hi: float, hh: float, *, grow: bool, sides: int
     flat = np.array([x for f in faces for x in f], dtype=np.int64)
     return fcl.Convex(verts, len(faces), flat)
 
+
+
+def outer_capsules(solids: Solids) -> tuple[np.ndarray, np.ndarray]:
+    """Per solid, a capsule that contains it, in the solid's frame: the half-segment (O,3), from
+    the centre, and the radius (O,). Boxes along their longest side, round solids along z."""
+    n = len(solids.kind)
+    axes, rad = np.zeros((n, 3)), solids.brad.copy()  # spheres and meshes: the bounding ball
+    for i, kind in enumerate(solids.kind.tolist()):
+        a, b, c = solids.par[i]
+        if kind == BOX:
+            ax = int(np.argmax(solids.par[i]))
+            axes[i, ax] = solids.par[i, ax]
+            rad[i] = math.hypot(*(solids.par[i, k] for k in range(3) if k != ax))
+        elif kind in ROUND:
+            axes[i, 2], rad[i] = c, max(a, b)
+    return axes, rad
