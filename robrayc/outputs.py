@@ -153,9 +153,12 @@ def _commit(pending: list[tuple[str, Path]]) -> None:
     earlier ones replaced (kept as hard links while renaming; a file system without hard
     links gets no roll-back) and re-raise with the failing target as `target`."""
     done: list[tuple[Path, str | None]] = []
+    last = len(pending) - 1
     try:
-        for tmp, path in pending:
-            backup = _backup(path)
+        for i, (tmp, path) in enumerate(pending):
+            # the last rename has no later one whose failure would undo it: no backup (a
+            # one-output compile saves a link and an unlink)
+            backup = _backup(path) if i < last else None
             try:
                 os.replace(tmp, path)
             except OSError as exc:
