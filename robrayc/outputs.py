@@ -9,7 +9,6 @@ import contextlib
 import os
 import signal
 import stat
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -91,13 +90,17 @@ def signals_deferred() -> Iterator[None]:
     Python-level: the handlers only note the signal meanwhile and it is raised again at the
     end. (A thread signal mask is not enough: in a process with other threads the kernel
     delivers a process signal to any thread that does not block it.)"""
-    if threading.current_thread() is not threading.main_thread():
-        yield  # handlers can only be set from the main thread
-        return
     held: list[int] = []
     old = {}
-    for signum in (signal.SIGINT, signal.SIGTERM):
-        old[signum] = signal.signal(signum, lambda n, _frame: held.append(n))
+    main_thread = True
+    try:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            old[signum] = signal.signal(signum, lambda n, _frame: held.append(n))
+    except ValueError:  # not the main thread, where alone handlers can be set (asking
+        main_thread = False  # threading which thread this is costs every run its import)
+    if not main_thread:
+        yield
+        return
     try:
         yield
     finally:
