@@ -90,7 +90,8 @@ def test_unary_signs_10000_deep(tmp_path):
 
 def test_unclosed_nesting_is_a_located_error(tmp_path):
     outcome, src, _ = compile_text(tmp_path, "frame a {" * N)
-    error_at(outcome, src, "end of file")
+    error_at(outcome, src, r"expected '\}' at end of input")
+    assert "note: to match this '{'" in outcome.stderr  # the innermost brace still open
     outcome, src, _ = compile_text(tmp_path, "def x " + "(" * N + "1;")
     error_at(outcome, src, r"expected|unexpected", 1)
 
