@@ -327,14 +327,19 @@ def project_scene(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink
             sink.warning(f"frame '{f.name}' is tagged as a '{frame_role}' sensor but is not "
                          "part of a robot; ignored", f.pos,
                          "put it below a frame whose geometry is tagged 'robot'", name="projection")
+    _warn_unused_roles(scene, opts, sink)
+    progress(-1)
+    return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
+
+
+def _warn_unused_roles(scene: ir.Scene, opts: ProjectionOptions, sink: DiagnosticSink) -> None:
+    """A --role TAG=ROLE whose tag no frame or geometry has (a typo must not go unnoticed)."""
     all_tags = {t for f in scene.frames for t in f.tags} | {
         t for f in scene.frames for g in f.geometries for t in g.tags}
     for tag in opts.roles:
         if tag not in all_tags:
             sink.warning(f"--role {tag}={opts.roles[tag]}: no frame or geometry has class "
                          f"'{tag}'", NOWHERE, suggest(tag, sorted(all_tags)), name="projection")
-    progress(-1)
-    return Projection(footprints, [robots[n] for n in robot_names], opts, poses)
 
 
 def _robot_frames(scene: ir.Scene, opts: ProjectionOptions, tag_role, sink) -> list[str]:
