@@ -66,6 +66,8 @@ WARNINGS: dict[str, str] = {
 
 @dataclass(frozen=True, slots=True)
 class Diagnostic:
+    """One error, warning or note, at a source position."""
+
     severity: str  # "error" | "warning" | "note"
     message: str
     pos: SourcePos = NOWHERE

@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from robrayc.diagnostics import NOWHERE, SourcePos
 
-# typing costs a C compile ~3 ms of start-up: its names exist for type checkers only.
+# typing costs a C compile ~3 ms of start-up: its names exist for type checkers only. (Every
+# dataclass has a docstring: dataclasses would otherwise write one with inspect.signature.)
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal, TypeVar
@@ -41,22 +42,30 @@ LINK_ROLES: tuple[str, ...] = ("link", "visual", "collision", "inertial")
 
 @dataclass(frozen=True, slots=True)
 class Box:
+    """A box of `dimension` (x, y, z), centred on its frame."""
+
     dimension: Vec3
 
 
 @dataclass(frozen=True, slots=True)
 class Sphere:
+    """A sphere centred on its frame."""
+
     radius: float
 
 
 @dataclass(frozen=True, slots=True)
 class Cylinder:
+    """A cylinder from its frame along +Z."""
+
     height: float
     radius: float
 
 
 @dataclass(frozen=True, slots=True)
 class Cone:
+    """A (truncated) cone from its frame along +Z."""
+
     height: float
     start_radius: float
     end_radius: float
@@ -64,6 +73,8 @@ class Cone:
 
 @dataclass(frozen=True, slots=True)
 class Grid:
+    """A grid in its frame's XY plane."""
+
     dimension: Vec2
     delta: Vec2
     thickness: float
@@ -115,6 +126,8 @@ DEFAULT_COLOR: Vec3 = (0.8, 0.8, 0.8)
 
 @dataclass(frozen=True, slots=True)
 class Geometry:
+    """One shape on a frame, with its colour and options."""
+
     shape: Shape
     color: Vec3 = DEFAULT_COLOR
     alpha: float = 1.0
@@ -158,6 +171,8 @@ class Inertial:
 
 @dataclass(frozen=True, slots=True)
 class Frame:
+    """A named frame: fixed, or a joint moved by `variable`, with its geometry."""
+
     name: str
     parent: str | None = None  # None: child of the scene root (Scene.root)
     kind: JointKind = "fixed"
@@ -183,6 +198,8 @@ class Frame:
 
 @dataclass(frozen=True, slots=True)
 class AllowedCollision:
+    """A pair of frames allowed to collide (allow_collision)."""
+
     a: str  # a < b
     b: str
     pos: SourcePos = NOWHERE

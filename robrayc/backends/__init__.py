@@ -49,6 +49,8 @@ BACKENDS: dict[str, tuple[str, ...]] = {
 
 @dataclass(frozen=True, slots=True)
 class OutputFile:
+    """One file a backend writes: its path and bytes."""
+
     path: Path
     data: bytes
 
@@ -92,6 +94,8 @@ def build_options(name: str, ns: argparse.Namespace, sink: DiagnosticSink) -> An
 
 @dataclass
 class EmitContext:
+    """What a backend's emit receives beside the scene."""
+
     output: Path | None  # the main output path (None: standard output)
     options: Any  # the backend's Options (see build_options)
     sink: DiagnosticSink

@@ -30,6 +30,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 
 @dataclass(frozen=True, slots=True)
 class Options:
+    """The C backend's own options."""
+
     no_header: bool = False
 
     @classmethod

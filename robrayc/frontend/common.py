@@ -19,6 +19,8 @@ MAX_SOURCE_BYTES = 256 << 20
 
 @dataclass
 class LoadOptions:
+    """How the loaders read inputs (from the command line)."""
+
     include_dirs: tuple[str, ...] = ()
     package_paths: dict[str, str] = field(default_factory=dict)  # --package-path NAME=DIR
     missing_mesh: str = "error"  # error | drop | bbox
@@ -35,6 +37,8 @@ class LoadOptions:
 
 @dataclass
 class PendingFrame:
+    """A frame not yet attached, with where its parent was named."""
+
     frame: ir.Frame
     parent_pos: SourcePos | None = None  # where the parent was named (for errors)
 
@@ -53,6 +57,8 @@ class Partial:
 
 @dataclass
 class LoadContext:
+    """The state of one load: options, diagnostics, sources read."""
+
     options: LoadOptions
     sink: DiagnosticSink
     sources: SourceCache = field(default_factory=SourceCache)
