@@ -143,6 +143,8 @@ def _root(partials: list[Partial], ctx: LoadContext) -> str | None:
 
 def _check_nul(f: ir.Frame, sink: DiagnosticSink) -> None:
     """amino names are C strings: a NUL would silently cut the name (and merge frames)."""
+    if "\0" not in f.name and (f.variable is None or "\0" not in f.variable):
+        return  # the common case, without building the loop below
     for what, name in (("frame", f.name), ("variable", f.variable)):
         if name is not None and "\0" in name:
             shown = name.replace("\0", "\\0")

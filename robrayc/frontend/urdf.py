@@ -105,6 +105,7 @@ class _Loader(XmlSource):
         self.bodies: dict[str | None, _Body] = {}
         self.extra: list[tuple[ir.Frame, _Body]] = []  # shape frames, in creation order
         self.top: dict[str, list] = {}  # the robot element's children by tag
+        self.quaternions: dict[ir.Vec3, ir.Quat] = {}  # origin rpy -> its quaternion
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
         return self.origin_of(_child(el, "origin"))
@@ -115,8 +116,11 @@ class _Loader(XmlSource):
             return ir.IDENTITY_Q, ir.ZERO_V
         xyz = self.floats(o, "xyz", 3, ir.ZERO_V, "origin xyz") or ir.ZERO_V
         rpy = self.floats(o, "rpy", 3, ir.ZERO_V, "origin rpy") or ir.ZERO_V
-        q = ir.IDENTITY_Q if rpy == (0.0, 0.0, 0.0) else \
-            stable_unit_quaternion(rpy_to_quat(*rpy))
+        q = self.quaternions.get(rpy)  # robots repeat a few rotations (rpy has no -0.0)
+        if q is None:
+            q = ir.IDENTITY_Q if rpy == (0.0, 0.0, 0.0) else \
+                stable_unit_quaternion(rpy_to_quat(*rpy))
+            self.quaternions[rpy] = q
         return q, xyz
 
     # --- the robot --------------------------------------------------------------------------
@@ -262,12 +266,15 @@ class _Loader(XmlSource):
             return
         ax = kids.get("axis")
         axis = self.floats(ax, "xyz", 3, (1.0, 0.0, 0.0), "axis xyz") or (1.0, 0.0, 0.0)
-        j.axis = checked_axis(axis, f"joint '{j.name}'",  # positions only for a message
-                              lambda message, hint=None:
-                              self.sink.error(message, self.pos(ax, "xyz"), hint),
-                              lambda message, hint=None: self.sink.warning(
-                                  message, self.pos(ax, "xyz"), hint, name="unnormalized"),
-                              normalise=True) or axis
+        if axis[0] * axis[0] + axis[1] * axis[1] + axis[2] * axis[2] == 1.0:
+            j.axis = axis  # exactly unit: what checked_axis returns, without its reports' cost
+        else:
+            j.axis = checked_axis(axis, f"joint '{j.name}'",  # positions only for a message
+                                  lambda message, hint=None:
+                                  self.sink.error(message, self.pos(ax, "xyz"), hint),
+                                  lambda message, hint=None: self.sink.warning(
+                                      message, self.pos(ax, "xyz"), hint, name="unnormalized"),
+                                  normalise=True) or axis
         lim = kids.get("limit")
         limits: dict[str, tuple[float, float]] = {}
         if lim is not None:

@@ -29,21 +29,23 @@ class XmlSource:
 
     def pos(self, el, attr: str | None = None) -> SourcePos:
         line = getattr(el, "sourceline", None) or 0
-        if line <= 0 or line > len(self.lines):
+        lines = self.lines
+        if line <= 0 or line > len(lines):
             return SourcePos(self.file, max(line, 0))
         tag = local(el.tag)
-        text = self.lines[line - 1]
+        text = lines[line - 1]
         col = text.find("<" + tag)
         if col < 0:
             return SourcePos(self.file, line, 1)
         if attr is not None:  # the attribute may sit on a later line of a long start tag
-            for k in range(line - 1, min(line + 8, len(self.lines))):
-                t = self.lines[k]
-                m = _attribute_pattern(attr).search(t[col:] if k == line - 1 else t)
+            pattern = _attribute_pattern(attr)
+            for k in range(line - 1, min(line + 8, len(lines))):
+                start = col if k == line - 1 else 0  # searched from there, never copied
+                m = pattern.search(lines[k], start)
                 if m:
-                    start = m.start() + (col if k == line - 1 else 0)
-                    return SourcePos(self.file, k + 1, start + 1, k + 1, start + 1 + len(attr))
-                if ">" in (t[col:] if k == line - 1 else t):
+                    return SourcePos(self.file, k + 1, m.start() + 1, k + 1,
+                                     m.start() + 1 + len(attr))
+                if lines[k].find(">", start) >= 0:
                     break
         return SourcePos(self.file, line, col + 1, line, col + 2 + len(tag))
 
