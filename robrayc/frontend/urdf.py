@@ -61,7 +61,6 @@ class _Joint:
     kind: str  # URDF type
     parent: str
     child: str
-    children: dict  # tag -> the joint element's first child element of that tag
     pos: SourcePos
     q: ir.Quat = ir.IDENTITY_Q
     v: ir.Vec3 = ir.ZERO_V
@@ -245,22 +244,22 @@ class _Loader(XmlSource):
                 ends.append(link)
             if None in ends:
                 continue
-            j = _Joint(name, kind, ends[0], ends[1], kids, pos)
+            j = _Joint(name, kind, ends[0], ends[1], pos)
             if j.child in child_of:
                 self.sink.error(f"link '{j.child}' is the child of two joints, '"
                                 f"{child_of[j.child].name}' and '{name}'", pos,
                                 notes=((child_of[j.child].pos, "first joint"),))
                 continue
             child_of[j.child] = j
-            self._joint_details(j)
+            self._joint_details(j, kids)
             seen[name] = j
             out.append(j)
         self._check_link_cycles(out, child_of)
         self.taken.update(seen)
         return out
 
-    def _joint_details(self, j: _Joint) -> None:
-        kids = j.children
+    def _joint_details(self, j: _Joint, kids: dict) -> None:
+        """Pose, axis, limits and mimic of a joint from its children (tag -> first child)."""
         j.q, j.v = self.origin_of(kids.get("origin"))
         if j.kind == "fixed":
             return
