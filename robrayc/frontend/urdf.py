@@ -32,21 +32,25 @@ is the independent reference in the tests).
 from __future__ import annotations
 
 import os
-import re
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
-from urllib.parse import unquote, urlparse
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
+from robrayc.frontend.urdf_shapes import (
+    Body,
+    LinkLowering,
+    child_element,
+    first_children,
+    grouped_children,
+)
 from robrayc.frontend.xmlsafe import parse_xml
 from robrayc.frontend.xmlsource import XmlSource
 from robrayc.frontend.xmlsource import local as _local
-from robrayc.kinematics import qrotate, rpy_to_quat
+from robrayc.kinematics import rpy_to_quat
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
                "prismatic": "prismatic"}
@@ -71,25 +75,7 @@ class _Joint:
     offset: float = 0.0
 
 
-@dataclass
-class _Body:
-    """What ends up on one frame: geometries and an inertial."""
-
-    geometries: list[ir.Geometry] = field(default_factory=list)
-    inertial: ir.Inertial | None = None
-
-
-@dataclass
-class _Missing:
-    """A mesh not found under --missing-mesh=bbox: replaced once the link's shapes are known."""
-
-    kind: str  # visual | collision
-    geometry: ir.Geometry  # placeholder shape; colour and flags kept
-    source: str
-    pos: SourcePos
-
-
-class _Loader(XmlSource):
+class _Loader(XmlSource, LinkLowering):
     def __init__(self, ctx: LoadContext, file: str, root, text: str) -> None:
         self.ctx = ctx
         self.sink: DiagnosticSink = ctx.sink
@@ -101,13 +87,13 @@ class _Loader(XmlSource):
         self.materials: dict[str, tuple[float, float, float, float] | None] = {}
         self.taken: set[str] = set()  # frame names in use (joints and shape frames)
         self.link_frame: dict[str, str | None] = {}  # link -> frame holding it (None: root)
-        self.bodies: dict[str | None, _Body] = {}
-        self.extra: list[tuple[ir.Frame, _Body]] = []  # shape frames, in creation order
+        self.bodies: dict[str | None, Body] = {}
+        self.extra: list[tuple[ir.Frame, Body]] = []  # shape frames, in creation order
         self.top: dict[str, list] = {}  # the robot element's children by tag
         self.quaternions: dict[ir.Vec3, ir.Quat] = {}  # origin rpy -> its quaternion
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
-        return self.origin_of(_child(el, "origin"))
+        return self.origin_of(child_element(el, "origin"))
 
     def origin_of(self, o) -> tuple[ir.Quat, ir.Vec3]:
         """The pose an <origin> element gives (None: the identity)."""
@@ -131,7 +117,7 @@ class _Loader(XmlSource):
             return self.partial
         if not self._refuse_extensions():
             return self.partial
-        self.top = _grouped_children(root)  # one pass over a robot's 100,000s of elements
+        self.top = grouped_children(root)  # one pass over a robot's 100,000s of elements
         for m in self.top.get("material", ()):
             name = m.get("name")
             if name:
@@ -166,7 +152,7 @@ class _Loader(XmlSource):
         self.partial.robot_name = root.get("name")
         self.partial.root_link = roots[0] if roots else None
         for j in joints:
-            self.bodies[j.name] = _Body()
+            self.bodies[j.name] = Body()
         for name, link in links.items():
             self._link(name, link)
         for j in joints:
@@ -230,7 +216,7 @@ class _Loader(XmlSource):
                                 suggest(kind, JOINT_KINDS) or "URDF joint types: "
                                 + ", ".join(JOINT_KINDS))
                 continue
-            kids = _first_children(el)
+            kids = first_children(el)
             ends = []
             for role in ("parent", "child"):
                 e = kids.get(role)
@@ -382,277 +368,6 @@ class _Loader(XmlSource):
             j.variable = master.name
             j.axis = tuple(m_total * c + 0.0 for c in j.axis)
             j.offset = m_total * o_total + 0.0
-
-    # --- links ------------------------------------------------------------------------------
-    def _rgba(self, material) -> tuple[float, float, float, float] | None:
-        color = _child(material, "color")
-        if color is None:
-            return None
-        return self.floats(color, "rgba", 4, None, "color rgba")
-
-    def _material(self, m) -> tuple[tuple[float, float, float, float] | None, str | None]:
-        """A visual's colour (None: the default) and material name, from its <material>."""
-        if m is None:
-            return None, None
-        rgba = self._rgba(m)
-        name = m.get("name") or None
-        if rgba is not None:
-            if name:
-                self.materials.setdefault(name, rgba)  # an inline named material is global
-            return rgba, name
-        if name:
-            if name in self.materials:
-                return self.materials[name], name
-            self.sink.warning(f"unknown material '{name}'; default colour used",
-                              self.pos(m, "name"), suggest(name, self.materials),
-                              name="unknown-material")
-        return None, name
-
-    def _frame_name(self, link: str, kind: str) -> str:
-        return ir.unique_name(f"{link}-{kind}", self.taken)
-
-    def _place(self, link: str, kind: str, q: ir.Quat, v: ir.Vec3, own: bool,
-               pos: Callable[[], SourcePos]) -> str | None:
-        """The frame that holds a shape (or inertia) of `link` at pose (q, v); `pos` gives
-        the position of a new frame (only computed then: most shapes need none)."""
-        holder = self.link_frame[link]
-        if holder is not None and not own and q == ir.IDENTITY_Q and v == ir.ZERO_V:
-            return holder
-        name = self._frame_name(link, kind)
-        frame = ir.Frame(name=name, parent=holder, translation=v, quaternion=q, pos=pos(),
-                         link=link, link_role=kind)
-        body = _Body()
-        self.bodies[name] = body
-        self.extra.append((frame, body))
-        return name
-
-    def _link(self, name: str, link) -> None:
-        groups = _grouped_children(link)
-        visuals = groups.get("visual", [])
-        first_rgba = self._material(_child(visuals[0], "material"))[0] if visuals else None
-        missing: list[_Missing] = []
-        present: list[tuple[ir.Geometry, ir.Quat, ir.Vec3]] = []
-        for kind, elements in (("visual", visuals), ("collision", groups.get("collision", []))):
-            for el in elements:
-                parts = _first_children(el)
-                rgba, material = self._material(parts.get("material")) if kind == "visual" \
-                    else (first_rgba, None)
-                # the Geometry's fields but its shape (built once, when the shape is known)
-                look = {"visual": kind == "visual", "collision": kind == "collision",
-                        "material": material}
-                if rgba is not None:
-                    look.update(color=rgba[:3], alpha=rgba[3])
-                self._shape(name, kind, el, parts, look, missing, present)
-        for m in missing:
-            self._bbox(name, m, present)
-        inertial = groups.get("inertial", [None])[0]
-        if inertial is not None:
-            q, v = self.origin(inertial)
-            holder = self._place(name, "inertial", q, v, self.link_frame[name] is None,
-                                 lambda: self.pos(inertial))
-            self.bodies[holder].inertial = self._inertia(inertial)
-
-    def _shape(self, link: str, kind: str, el, parts: dict, look: dict, missing: list,
-               present: list) -> None:
-        g = parts.get("geometry")
-        shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
-        for stray in [c for c in shapes if c.tag == "material"]:
-            self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
-                              f"'{link}' is ignored (as urdfdom does)", self.pos(stray),
-                              f"put it in the <{kind}>, beside <geometry>", name="urdf-ignored")
-            shapes.remove(stray)
-        if not shapes:
-            self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el),
-                              name="empty-geometry")
-            return
-        if len(shapes) > 1:
-            self.sink.error(f"<{kind}> of link '{link}' has several shapes", self.pos(shapes[1]))
-            return
-        s = shapes[0]
-        tag = _local(s.tag)
-        spos = look["pos"] = self.pos(s)
-        q, v = self.origin_of(parts.get("origin"))
-        shape: ir.Shape | None = None
-        if tag == "box":
-            size = self.floats(s, "size", 3, None, "box size")
-            if size is None and s.get("size") is None:
-                self.sink.error("<box> needs a 'size' attribute", spos)
-            shape = ir.Box(size) if size is not None else None
-        elif tag == "sphere":
-            r = self.number(s, "radius", required=True)
-            shape = ir.Sphere(r) if r is not None else None
-        elif tag == "cylinder":
-            r = self.number(s, "radius", required=True)
-            h = self.number(s, "length", required=True)
-            if r is not None and h is not None:
-                shape = ir.Cylinder(h, r)
-                # URDF cylinders are centred on their origin, amino's start there
-                d = qrotate(q, (0.0, 0.0, -h / 2))
-                v = (v[0] + d[0] + 0.0, v[1] + d[1] + 0.0, v[2] + d[2] + 0.0)
-        elif tag == "mesh":
-            # a missing mesh's stand-in keeps this position
-            shape = self._mesh(s, ir.Geometry(shape=ir.Sphere(0.0), **look), kind, missing)
-            if shape is None:
-                return
-            if isinstance(shape, ir.Mesh) and len(set(shape.scale3)) == 1:
-                look["scale"] = shape.scale3[0]  # uniform: amino's own scale
-                shape = replace(shape, scale3=(1.0, 1.0, 1.0))
-        else:
-            self.sink.error(f"unsupported URDF shape <{tag}> in link '{link}'", spos,
-                            "URDF shapes are box, sphere, cylinder and mesh")
-            return
-        if shape is None:
-            return
-        if isinstance(shape, (ir.Box, ir.Sphere, ir.Cylinder)):
-            dims = shape.dimension if isinstance(shape, ir.Box) else (
-                (shape.radius,) if isinstance(shape, ir.Sphere) else (shape.height, shape.radius))
-            if any(d < 0 for d in dims):
-                self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
-                return
-        geom = ir.Geometry(shape=shape, **look)
-        # The original's rule (urdf.lisp node-origin): a shape shares its link's frame when its
-        # placement, a cylinder's -length/2 shift included, is exactly the identity.
-        holder = self._place(link, kind, q, v, self.link_frame[link] is None,
-                             lambda: self.pos(el))
-        self.bodies[holder].geometries.append(geom)
-        present.append((geom, q, v))
-
-    def _mesh(self, s, geom: ir.Geometry, kind: str, missing: list) -> ir.Shape | None:
-        uri = s.get("filename")
-        spos = self.pos(s, "filename") if uri is not None else self.pos(s)
-        if not uri:
-            self.sink.error("<mesh> needs a 'filename' attribute", spos)
-            return None
-        scale3 = self.floats(s, "scale", 3, (1.0, 1.0, 1.0), "mesh scale") or (1.0, 1.0, 1.0)
-        path, problem = self.resolve(uri)
-        if not self.ctx.options.need_meshes:  # listing: the file is neither looked for nor read
-            return self.ctx.mesh_shape(path or uri, uri, spos, scale3)
-        if path is not None and os.path.isfile(path):
-            return self.ctx.mesh_shape(path, uri, spos, scale3)
-        if self.ctx.options.missing_mesh == "bbox":
-            missing.append(_Missing(kind, geom, uri, spos))  # replaced once the link is read
-            return None
-        if problem is not None:
-            if self.ctx.options.missing_mesh == "error":
-                self.sink.error(problem, spos, "use --package-path NAME=DIR or set "
-                                "ROS_PACKAGE_PATH (or --missing-mesh=drop)")
-            else:
-                self.sink.warning(problem + "; geometry dropped", spos, name="missing-mesh")
-            return None
-        return self.ctx.mesh_shape(path, uri, spos, scale3)
-
-    def resolve(self, uri: str) -> tuple[str | None, str | None]:
-        """A mesh reference -> (path, None), or (None, why not)."""
-        if uri.startswith("package://"):
-            found = self.ctx.resolve_package_uri(uri)
-            if found is None:
-                pkg = uri[len("package://"):].split("/", 1)[0]
-                rpp = os.environ.get("ROS_PACKAGE_PATH", "")
-                return None, (f"package '{pkg}' of mesh '{uri}' not found "
-                              f"(ROS_PACKAGE_PATH='{rpp}')")
-            return str(found), None
-        if uri.startswith("file://"):
-            return unquote(urlparse(uri).path), None
-        if re.match(r"^[A-Za-z][A-Za-z0-9+.-]+://", uri):
-            return None, f"mesh '{uri}': only package:// and file:// URLs are supported"
-        return str(self.base / uri) if not os.path.isabs(uri) else uri, None
-
-    def _bbox(self, link: str, m: _Missing, present: list) -> None:
-        """--missing-mesh=bbox: a box around the link's other shapes, in the link frame."""
-        import numpy as np
-
-        corners = []
-        for g, q, v in present:
-            corners.append(_shape_corners(g, q, v, self.ctx, self.sink))
-        corners = [c for c in corners if c is not None]
-        if not corners:
-            self.sink.warning(f"mesh file '{m.source}' not found and link '{link}' has no other "
-                              "shape to take a bounding box from; geometry dropped", m.pos,
-                              name="missing-mesh")
-            return
-        pts = np.concatenate(corners)
-        lo, hi = pts.min(axis=0), pts.max(axis=0)
-        centre = tuple(float(c) + 0.0 for c in (lo + hi) / 2)
-        dims = tuple(float(c) + 0.0 for c in hi - lo)
-        self.sink.warning(f"mesh file '{m.source}' not found; replaced by the bounding box of "
-                          f"link '{link}''s other shapes", m.pos, name="missing-mesh")
-        geom = replace(m.geometry, shape=ir.Box(dims), scale=1.0)
-        holder = self._place(link, m.kind, ir.IDENTITY_Q, centre, True, lambda: m.pos)
-        self.bodies[holder].geometries.append(geom)
-
-    def _inertia(self, el) -> ir.Inertial:
-        mass_el = _child(el, "mass")
-        mass = self.number(mass_el, "value", 0.0, required=True) if mass_el is not None else 0.0
-        if mass_el is None:
-            self.sink.warning("<inertial> without <mass>; mass 0", self.pos(el),
-                              name="urdf-inertial")
-        i = _child(el, "inertia")
-        vals = []
-        for key in ("ixx", "ixy", "ixz", "iyy", "iyz", "izz"):
-            x = self.number(i, key, 0.0) if i is not None else 0.0
-            vals.append(0.0 if x is None else x)
-        ixx, ixy, ixz, iyy, iyz, izz = vals
-        return ir.Inertial(mass or 0.0, (ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz))
-
-
-def _shape_corners(g: ir.Geometry, q: ir.Quat, v: ir.Vec3, ctx: LoadContext,
-                   sink: DiagnosticSink):
-    """Points bounding a URDF shape (centred convention) placed at (q, v) in its link."""
-    import numpy as np
-
-    from robrayc import meshes
-
-    s = g.shape
-    if isinstance(s, ir.Box):
-        half = np.asarray(s.dimension) / 2
-        pts = np.array([[x, y, z] for x in (-1, 1) for y in (-1, 1) for z in (-1, 1)]) * half
-    elif isinstance(s, ir.Sphere):
-        r = s.radius
-        pts = np.array([[x, y, z] for x in (-r, r) for y in (-r, r) for z in (-r, r)])
-    elif isinstance(s, ir.Cylinder):
-        r, h = s.radius, s.height
-        pts = np.array([[x, y, z] for x in (-r, r) for y in (-r, r) for z in (-h / 2, h / 2)])
-    elif isinstance(s, ir.Mesh):
-        try:
-            data = meshes.mesh_data(s)
-        except (meshes.MeshError, ValueError) as exc:
-            sink.warning(f"cannot read mesh '{s.source}' for a bounding box: {exc}", g.pos,
-                         name="missing-mesh")
-            return None
-        pts = np.asarray(data.vertices) * g.scale
-    else:
-        return None
-    from robrayc.kinematics import quat_to_matrix
-
-    rot = np.asarray(quat_to_matrix(q))
-    return pts @ rot.T + np.asarray(v)
-
-
-def _child(el, name: str):
-    """The first child element named `name` (a comment's tag is a function: never equal)."""
-    if el is not None:
-        for c in el:
-            if c.tag == name:
-                return c
-    return None
-
-
-def _first_children(el) -> dict:
-    """Tag -> the first child with that tag: one pass where several _child calls would each
-    walk the children (lxml makes a proxy per child visited)."""
-    out: dict = {}
-    for c in el:
-        out.setdefault(c.tag, c)
-    return out
-
-
-def _grouped_children(el) -> dict[str, list]:
-    """Tag -> the child elements with that tag, in order."""
-    out: dict = {}
-    for c in el:
-        out.setdefault(c.tag, []).append(c)
-    return out
-
 
 def resolve_input(path: Path, ctx: LoadContext) -> Path | None:
     """A URDF named on the command line may itself be package://PKG/..."""
