@@ -75,7 +75,9 @@ def model_option(fmt: str, label: str) -> tuple[Callable[[argparse._ArgumentGrou
 
     @dataclass(frozen=True, slots=True)
     class Options:
-        model: str | None = None  # --FMT-model NAME
+        """The format's one option: its model name (--FMT-model NAME)."""
+
+        model: str | None = None
 
         @classmethod
         def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:

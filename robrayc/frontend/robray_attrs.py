@@ -101,6 +101,8 @@ class Block:
 
 @dataclass
 class ClassDef:
+    """A class: its resolved attributes, frozen when defined."""
+
     name: str
     block: Block
     pos: SourcePos
