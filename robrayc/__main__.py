@@ -1,3 +1,3 @@
-from robrayc.cli.main import main
+from robrayc.cli import main
 
 raise SystemExit(main())

@@ -152,7 +152,7 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
     apply_warning_options(args, sink)
     args.configuration = configuration(args)
     outputs = selected_outputs(args)
-    dep_path = _checkselected_outputs(args, outputs, sink)
+    dep_path = _check_outputs(args, outputs, sink)
 
     listing_only = ((args.list_frames or args.list_vars or args.tree) and not outputs
                     and not depfile.wanted(args))
@@ -172,7 +172,7 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
             return EXIT_OK
         return EXIT_OK if write_files([(dep_path, dep)], sink, args.if_changed) else EXIT_ERROR
 
-    files, directories, stdout_chunks = _emitselected_outputs(scene, outputs, args, sink)
+    files, directories, stdout_chunks = _emit_outputs(scene, outputs, args, sink)
     if depfile.wanted(args):  # after emitting: the rule names every file this run writes
         written = [str(p) for p, _ in files + directories]
         targets = written or depfile.default_target(args, [])
@@ -181,7 +181,7 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
             stdout_chunks.append(dep)
         else:
             files.append((dep_path, dep))
-    return _writeselected_outputs(files, directories, stdout_chunks, args, sink)
+    return _write_outputs(files, directories, stdout_chunks, args, sink)
 
 
 def _informational(args: argparse.Namespace) -> int | None:
@@ -200,8 +200,8 @@ def _informational(args: argparse.Namespace) -> int | None:
     return None
 
 
-def _checkselected_outputs(args: argparse.Namespace, outputs: list, sink: DiagnosticSink
-                   ) -> Path | None:
+def _check_outputs(args: argparse.Namespace, outputs: list, sink: DiagnosticSink
+                  ) -> Path | None:
     """Fail before any work if a format is missing or an output cannot be written; the
     dependency file's path (None: none, or standard output)."""
     from robrayc import depfile
@@ -231,7 +231,7 @@ def _checkselected_outputs(args: argparse.Namespace, outputs: list, sink: Diagno
     return dep_path
 
 
-def _emitselected_outputs(scene, outputs: list, args: argparse.Namespace, sink: DiagnosticSink):
+def _emit_outputs(scene, outputs: list, args: argparse.Namespace, sink: DiagnosticSink):
     """Every output's bytes: (files, directories, standard-output chunks), nothing written."""
     from robrayc.backends import EmitContext, build_options, load
 
@@ -259,8 +259,8 @@ def _emitselected_outputs(scene, outputs: list, args: argparse.Namespace, sink: 
     return files, directories, stdout_chunks
 
 
-def _writeselected_outputs(files: list, directories: list, stdout_chunks: list[bytes],
-                   args: argparse.Namespace, sink: DiagnosticSink) -> int:
+def _write_outputs(files: list, directories: list, stdout_chunks: list[bytes],
+                  args: argparse.Namespace, sink: DiagnosticSink) -> int:
     from robrayc.outputs import signals_deferred, write_directory, write_files
 
     with signals_deferred():  # an interrupt lands before all renames or after all of them
@@ -319,9 +319,6 @@ def _interrupted(signum, frame):  # SIGTERM -> unwind like Ctrl-C so temporaries
 def main(argv: list[str] | None = None) -> int:
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
-        if argv == ["--version"]:  # before any import: build systems probe this often
-            print(f"robrayc {__version__}")
-            return EXIT_OK
         if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
             module, _, func = SUBCOMMANDS[argv[0]].partition(":")
             return getattr(importlib.import_module(module), func or "main")(argv[1:])
