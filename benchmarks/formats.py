@@ -23,16 +23,15 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+import urdf_compile  # noqa: E402  (its timer)
 from urdf_compile import CORPUS, REPO, ROOTS  # noqa: E402  (the same corpus)
 
 ROBOTS = {
@@ -67,15 +66,11 @@ def get_package_share_directory(name):
 
 
 def timed(cmd: list[str], env: dict) -> tuple[float, float] | None:
-    """(wall, cpu) seconds of one fresh process; None when it fails."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    t = time.perf_counter()
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True)
-    wall = time.perf_counter() - t
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if r.returncode != 0:
+    """(wall, cpu) seconds of one fresh process (urdf_compile's timer); None when it fails."""
+    try:
+        return urdf_compile.timed(cmd, env)
+    except SystemExit:
         return None
-    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def median(cmd: list[str], env: dict, repeat: int) -> tuple[float, float] | None:
