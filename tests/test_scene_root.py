@@ -12,6 +12,7 @@ import pytest
 
 from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
+from tests.imports_probe import modules_after
 
 # frames naming the root as parent, a top-level frame and a robot-like joint chain
 ROOTED = """class robot { }
@@ -122,13 +123,7 @@ def test_compile_without_meshes_loads_no_mesh_reader_nor_symbol_records(tmp_path
     for the language server: a plain compile pays for neither."""
     scene = tmp_path / "a.robray"
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
-    probe = ("import sys; from robrayc.cli.main import main; "
-             f"s = main([{str(scene)!r}, '-o', {str(tmp_path / 'a.c')!r}]); "
-             "print(s, ' '.join(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.split()
-    assert out[0] == "0"
-    loaded = set(out[1:])
+    loaded = modules_after([str(scene), "-o", str(tmp_path / "a.c")])
     assert not {"robrayc.frontend.symbols", "robrayc.meshes.cache", "robrayc.meshes.dae",
                 "robrayc.meshes.stl", "robrayc.meshes.obj", "numpy"} & loaded
 

@@ -3,27 +3,17 @@ Timings are benchmarks' business (benchmarks/vs_aarxc.py); these pin the imports
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from robrayc.backends import BACKENDS, by_suffix, load, suffixes
 from robrayc.cli.main import main
-
-
-def _modules_after(argv: list[str]) -> set[str]:
-    probe = ("import sys; from robrayc.cli import main; "
-             f"status = main({argv!r}); print(); print(status, ' '.join(sorted(sys.modules)))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout.splitlines()[-1].split()
-    assert out[0] == "0"
-    return set(out[1:])
+from tests.imports_probe import modules_after
 
 
 def test_version_imports_nothing_heavy() -> None:
-    modules = _modules_after(["--version"])
+    modules = modules_after(["--version"])
     assert not {"robrayc.diagnostics", "robrayc.backends", "robrayc.cli.main", "argparse",
                 "dataclasses"} & modules
 
@@ -32,7 +22,7 @@ def test_version_imports_nothing_heavy() -> None:
 def test_compile_imports_only_its_backend(tmp_path: Path, suffix: str, fmt: str) -> None:
     scene = tmp_path / "a.robray"
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
-    modules = _modules_after([str(scene), "-o", str(tmp_path / f"a{suffix}")])
+    modules = modules_after([str(scene), "-o", str(tmp_path / f"a{suffix}")])
     backends = {m for m in modules if m.startswith("robrayc.backends.")}
     assert backends == {load(fmt).__name__}
     if fmt == "c":
