@@ -19,8 +19,13 @@ them (2,000 samples), and the same random configurations for every checker. Colu
 - agree: configurations compared, compiled (CollisionChecker(backend="compiled")) against the
   exact checker, and the disagreements (the goal is 0);
 - ready: seconds from the URDF to a compiled checker (`robrayc --format c-checker` + gcc).
-VAMP's kernels are not timed here yet (its published figure for Panda, 420-630 ns per
-collision-free configuration on this machine, is the target the README quotes).
+- vamp (with --vamp PATH, PATH a checkout of KavrakiLab/vamp; Panda, UR5, Fetch, Baxter):
+  VAMP's own kernels built here by benchmarks/vamp_harness.cc (g++ and Eigen from Debian),
+  among the same boxes (as VAMP cuboids) at the same configurations (VAMP's joints taken from
+  them by name; joints VAMP's model lacks are dropped): vamp.validate per configuration (all,
+  collision-free, colliding: its early exit on a hit), fkcc on blocks of 8 collision-free
+  configurations, and VAMP's agreement with robrayc's exact answer (VAMP's own models and
+  spheres, so not every answer matches: a sanity check that the two robots line up).
 """
 
 from __future__ import annotations
@@ -41,6 +46,21 @@ sys.path.insert(0, str(REPO))
 CORPUS = REPO / ".." / "shared" / "corpus" / "urdf"
 
 REPEAT = 5  # the Python-side timings are medians of this many runs
+# robrayc's benchmark robots that VAMP ships: its header in src/impl/vamp/robots/, its class,
+# and where VAMP's model puts the robot's base (x, y, z, yaw; its resources/ur5/ur5.urdf mounts
+# the UR5 at offset_joint), so that the boxes are moved with it
+VAMP_ROBOTS = {"panda": ("Panda", (0, 0, 0, 0)), "ur5": ("UR5", (0, 0, 0.9144, 1.57)),
+               "fetch": ("Fetch", (0, 0, 0, 0)), "baxter": ("Baxter", (0, 0, 0, 0))}
+# VAMP's Release flags (its cmake/CompilerSettings.cmake, x86-64, GCC)
+VAMP_FLAGS = ("-std=c++17", "-O3", "-march=native", "-mavx2", "-fno-math-errno",
+              "-fno-signed-zeros", "-fno-trapping-math", "-fno-rounding-math",
+              "-ffp-contract=fast", "-fassociative-math", "-Wno-ignored-attributes")
+# VAMP's point-cloud header includes pdqsort.h (fetched by its CMake, not in Debian); the
+# harness needs none of it, so std::sort stands in
+PDQSORT_SHIM = """#include <algorithm>
+template <class I, class C> void pdqsort_branchless(I a, I b, C c) { std::sort(a, b, c); }
+template <class I, class C> void pdqsort(I a, I b, C c) { std::sort(a, b, c); }
+"""
 
 HARNESS = r"""
 #include <stdio.h>
@@ -145,6 +165,43 @@ def compiled_times(checker, configs: np.ndarray, tmp: Path) -> tuple[float, floa
     return float(out[0]), float(out[1]), int(out[2])
 
 
+def vamp_times(vamp: Path, key: str, checker, configs: np.ndarray, tmp: Path) -> dict:
+    """VAMP's figures (us per configuration) and its agreement with the exact answers."""
+    import re
+
+    robot, (x, y, z, yaw) = VAMP_ROBOTS[key]
+    base = np.eye(4)
+    base[:3, :3] = [[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]]
+    base[:3, 3] = x, y, z
+    header = vamp / "src" / "impl" / "vamp" / "robots" / f"{key}.hh"
+    names = re.findall(r'"([^"]+)"', re.search(r"joint_names = \{(.*?)\}", header.read_text(),
+                                                  re.S).group(1))
+    columns = [checker.variables.index(n) for n in names]
+    (tmp / "shim").mkdir(exist_ok=True)
+    (tmp / "shim" / "pdqsort.h").write_text(PDQSORT_SHIM)
+    exe = tmp / f"vamp_{key}"
+    subprocess.run(["g++", *VAMP_FLAGS, f"-I{tmp / 'shim'}", f"-I{vamp / 'src' / 'impl'}",
+                    "-I/usr/include/eigen3", f"-DVAMP_ROBOT={robot}",
+                    f"-DVAMP_HEADER=<vamp/robots/{key}.hh>",
+                    str(REPO / "benchmarks" / "vamp_harness.cc"), "-o", str(exe)], check=True)
+    s = checker.solids
+    boxes = [k for k, item in enumerate(s.items) if item.kind == 1
+             and checker.frame_names[checker.owner[k]].startswith("obstacle")]
+    lines = [str(len(boxes))]
+    for k in boxes:
+        m = base @ s.items[k].placement
+        lines.append(" ".join(map(repr, [*m[:3, 3].tolist(), *m[:3, :3].ravel().tolist(),
+                                        *map(float, s.items[k].params)])))
+    lines.append(str(len(configs)))
+    lines += [" ".join(map(repr, row)) for row in configs[:, columns].tolist()]
+    out = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True, check=True).stdout.split()
+    valid = np.array([c == "1" for c in out[0]])
+    exact_free = ~checker.in_collision(configs)
+    return {"vamp": float(out[1]), "vamp_free": float(out[2]), "vamp_hit": float(out[3]),
+            "vamp_block": float(out[4]), "vamp_agree": float((valid == exact_free).mean())}
+
+
 def library_loop(lib: str, checker, configs: np.ndarray) -> float:
     """us per configuration of a Python loop over the checker's solid pairs with python-fcl or
     coal (poses from robrayc's batched kinematics, computed beforehand)."""
@@ -240,46 +297,74 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
     rng = np.random.default_rng(0)
     configs = lo + rng.random((args.configs, len(lo))) * (hi - lo)
     row: dict = {"robot": key, "pairs": len(exact._pi)}
+    skip = set(args.skip.split(","))
     with tempfile.TemporaryDirectory() as tmp:
         row["compiled"], row["compiled_free"], row["free"] = compiled_times(
             CollisionChecker(scene, broadphase="dense"), configs, Path(tmp))
+        if args.vamp and key in VAMP_ROBOTS:
+            row.update(vamp_times(Path(args.vamp), key, exact, configs, Path(tmp)))
         pkg = {}
         if key == "panda":
             pkg = {"example-robot-data": str(path.parents[3])}
-        row["ready"] = ready_time(path, Path(tmp), pkg)
+        if "ready" not in skip:
+            row["ready"] = ready_time(path, Path(tmp), pkg)
     few = configs[:200]
-    row["exact_batch"] = median_us(lambda: exact.collision_matrix(configs), len(configs))
-    row["exact_one"] = median_us(lambda: [exact.colliding_pairs(q) for q in few], len(few))
+    if "exact" not in skip:
+        row["exact_batch"] = median_us(lambda: exact.collision_matrix(configs), len(configs))
+        row["exact_one"] = median_us(lambda: [exact.colliding_pairs(q) for q in few], len(few))
     for lib in ("fcl", "coal"):
+        if lib in skip:
+            continue
         try:
             row[lib] = statistics.median(library_loop(lib, exact, configs[:300])
                                          for _ in range(REPEAT))
         except (ImportError, ValueError):
             row[lib] = float("nan")
-    agree_q = lo + rng.random((args.agree, len(lo))) * (hi - lo)
-    row["agree"], row["disagree"] = args.agree, agreement(scene, agree_q)
+    if args.agree:
+        agree_q = lo + rng.random((args.agree, len(lo))) * (hi - lo)
+        row["agree"], row["disagree"] = args.agree, agreement(scene, agree_q)
     return row
+
+
+# printed columns: (key, ratio to this column or None)
+COLUMNS = (("compiled", None), ("compiled_free", None), ("exact_batch", "compiled"),
+           ("exact_one", "compiled"), ("fcl", "compiled"), ("coal", "compiled"),
+           ("vamp", None), ("vamp_free", None), ("vamp_hit", None), ("vamp_block", None))
+
+
+def print_row(row: dict) -> None:
+    cells = [f"{row['robot']:7} {row['pairs']:5} {row['free']:5}"]
+    for col, base in COLUMNS:
+        if col in row:
+            ratio = f"({row[col] / row[base]:4.0f}x)" if base else ""
+            cells.append(f"{col}={row[col]:.3g}{ratio}")
+    if "vamp_free" in row:
+        cells.append(f"compiled/vamp: all {row['compiled'] / row['vamp']:.1f}x, "
+                     f"free {row['compiled_free'] / row['vamp_free']:.1f}x; "
+                     f"vamp agrees with exact on {100 * row['vamp_agree']:.1f}%")
+    for col in ("ready", "agree", "disagree"):
+        if col in row:
+            cells.append(f"{col}={row[col]:.4g}")
+    print("  ".join(cells), flush=True)
 
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--robots", default="7dof,ur5,lwa4d,baxter,fetch,pr2,panda")
     p.add_argument("--configs", type=int, default=10000)
-    p.add_argument("--agree", type=int, default=100000)
+    p.add_argument("--agree", type=int, default=100000,
+                   help="configurations compared, compiled against exact (0: none)")
+    p.add_argument("--vamp", metavar="PATH", help="a checkout of KavrakiLab/vamp: time it too")
+    p.add_argument("--skip", default="", help="comma-separated: ready,exact,fcl,coal")
     args = p.parse_args()
-    cols = ("compiled", "compiled_free", "exact_batch", "exact_one", "fcl", "coal")
-    print("robot   pairs  free  " + "  ".join(f"{c:>13}" for c in cols)
-          + "  ready_s  agree  disagree")
+    print("robot   pairs  free  (us per configuration)")
     for key in args.robots.split(","):
         try:
             row = run_robot(key, args)
         except ImportError as exc:
             print(f"{key}: skipped ({exc})")
             continue
-        base = row["compiled"]
-        cells = [f"{row[c]:8.3g}({row[c] / base:4.0f}x)" for c in cols]
-        print(f"{key:7} {row['pairs']:5} {row['free']:5}  " + "  ".join(cells)
-              + f"  {row['ready']:7.2f}  {row['agree']:5}  {row['disagree']:8}", flush=True)
+        print_row(row)
 
 
 if __name__ == "__main__":
