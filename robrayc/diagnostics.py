@@ -7,10 +7,11 @@ stages stop at their boundary when errors were reported, so one run shows severa
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+
+from robrayc.records import field, record
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SourcePos:
     """A 1-based position (and optional end) in a source file."""
 
@@ -64,7 +65,7 @@ WARNINGS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """One error, warning or note, at a source position."""
 
@@ -84,7 +85,7 @@ class CompileError(Exception):
         super().__init__("; ".join(d.message for d in self.diagnostics) or "compilation failed")
 
 
-@dataclass
+@record
 class DiagnosticSink:
     """Collects diagnostics; `werror` turns warnings into errors, `quiet` drops warnings.
 

@@ -9,9 +9,9 @@ a C compile never imports numpy).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from robrayc.diagnostics import NOWHERE, SourcePos
+from robrayc.records import field, record
 
 # typing costs a C compile ~3 ms of start-up: its names exist for type checkers only. (Every
 # dataclass has a docstring: dataclasses would otherwise write one with inspect.signature.)
@@ -40,21 +40,21 @@ LINK_ROLES: tuple[str, ...] = ("link", "visual", "collision", "inertial")
 # from the origin along +Z for `height`; grid in the frame's XY plane.
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Box:
     """A box of `dimension` (x, y, z), centred on its frame."""
 
     dimension: Vec3
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Sphere:
     """A sphere centred on its frame."""
 
     radius: float
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cylinder:
     """A cylinder from its frame along +Z."""
 
@@ -62,7 +62,7 @@ class Cylinder:
     radius: float
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Cone:
     """A (truncated) cone from its frame along +Z."""
 
@@ -71,7 +71,7 @@ class Cone:
     end_radius: float
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Grid:
     """A grid in its frame's XY plane."""
 
@@ -80,7 +80,7 @@ class Grid:
     thickness: float
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Mesh:
     """A mesh file. `path` is as resolved (absolute where the file was found); `source` is the
     text the scene gave (e.g. a package:// URI). `scale3` is a per-axis scale applied to the
@@ -124,7 +124,7 @@ def handler(table: Mapping[type, T], shape: Shape) -> T:
 DEFAULT_COLOR: Vec3 = (0.8, 0.8, 0.8)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Geometry:
     """One shape on a frame, with its colour and options."""
 
@@ -144,7 +144,7 @@ class Geometry:
 # --- frames ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Limits:
     """Joint limits as (min, max) pairs; None where unknown."""
 
@@ -161,7 +161,7 @@ class Limits:
 NO_LIMITS = Limits()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Inertial:
     """Mass and the symmetric 3x3 inertia tensor (column-major, 9 values) at the frame origin."""
 
@@ -169,7 +169,7 @@ class Inertial:
     inertia: tuple[float, ...]  # 9 values, column-major (symmetric, so also row-major)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Frame:
     """A named frame: fixed, or a joint moved by `variable`, with its geometry."""
 
@@ -196,7 +196,7 @@ class Frame:
         return self.kind != "fixed"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class AllowedCollision:
     """A pair of frames allowed to collide (allow_collision)."""
 
@@ -205,7 +205,7 @@ class AllowedCollision:
     pos: SourcePos = NOWHERE
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Scene:
     """A validated scene: frames parents-first (siblings in source order), no cycles, every
     parent a frame of the scene or None, allowed pairs sorted and naming known frames.

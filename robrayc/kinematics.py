@@ -14,9 +14,9 @@ functions (4x4 matrices, vectorised over configurations) import numpy when calle
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 from robrayc.ir import Frame, Quat, Scene, Vec3
+from robrayc.records import record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
@@ -191,7 +191,7 @@ def absolute_poses(scene: Scene, config: dict[str, float] | None = None) -> dict
 # fixed frames below it. Chains of fixed frames fold into one constant pose per frame.
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Body:
     """A moving rigid group: its joint frame, the group that frame hangs from, and the joint
     frame's constant pose in that group (every fixed frame in between pre-multiplied)."""
@@ -201,7 +201,7 @@ class Body:
     base: Pose
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class RigidGroups:
     """group[i]: the group of frame i; rel[i]: frame i's constant pose in its group's frame
     (IDENTITY for a joint frame); bodies[g - 1]: the moving group g."""

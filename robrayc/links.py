@@ -12,15 +12,15 @@ the frame, and the root link (the world) is `Scene.root_link`, else `Scene.root`
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from robrayc import ir
+from robrayc.records import record
 
 _PART = re.compile(r"^(?P<link>.+)-(?P<kind>visual|collision|inertial)(?:-(?P<n>[0-9]+))?$")
 PART_ROLES = ("visual", "collision", "inertial")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class LinkPlan:
     """Links of a scene. `links` are the frames that make a link of their own (scene order);
     `folded` maps each part frame to its role, folded into its parent frame's link (or the root

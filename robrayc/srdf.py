@@ -11,18 +11,18 @@ geometry are passed through), `Default` (colliding at the default configuration)
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from xml.sax.saxutils import quoteattr
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos
 from robrayc.links import LinkPlan, plan_links
+from robrayc.records import record
 
 MOVEIT_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
                   "never": "Never", "user": "User"}
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Disabled:
     """One `<disable_collisions>`: link1 < link2, MoveIt's reason word."""
 
@@ -181,7 +181,7 @@ def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabl
 # --- lint ---------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Finding:
     entry: Disabled
     collisions: int  # samples in which the two links collide

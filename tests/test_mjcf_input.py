@@ -10,7 +10,6 @@ import shutil
 import subprocess
 import sys
 import zipfile
-from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +20,7 @@ from robrayc.cli.main import main
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
+from robrayc.records import replace
 from tests.corpus import amino_corpus_files, corpus_id, require_corpus
 from tests.urdf_robots import (
     ROBOTS,

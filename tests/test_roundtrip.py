@@ -8,7 +8,6 @@ import math
 import string
 import subprocess
 import sys
-from dataclasses import replace
 from pathlib import Path
 
 import jsonschema
@@ -23,6 +22,7 @@ from robrayc.backends import robray as robray_backend
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.frontend.frames import stable_unit_quaternion
+from robrayc.records import replace
 from tests.corpus import amino_corpus_files, corpus_id, public_files, require_corpus
 from tests.urdf_robots import ROBOTS, bits, canonical, load, robot_path, ros_env  # noqa: F401
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import os
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,6 +14,7 @@ import pytest
 from robrayc import ir
 from robrayc.diagnostics import NOWHERE, DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
+from robrayc.records import fields, is_record, replace
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
 
 
@@ -93,7 +94,7 @@ def _strip(obj):
     """A dataclass tree without source positions (they name the file a scene came from)."""
     if isinstance(obj, tuple):
         return tuple(_strip(x) for x in obj)
-    if hasattr(obj, "__dataclass_fields__"):
+    if is_record(obj):
         changes = {}
         for f in fields(obj):
             if f.name == "pos":
@@ -124,7 +125,7 @@ def bits(scene: ir.Scene):
             return ("f", repr(obj))
         if isinstance(obj, tuple):
             return tuple(walk(x) for x in obj)
-        if hasattr(obj, "__dataclass_fields__"):
+        if is_record(obj):
             return (type(obj).__name__,) + tuple(
                 (f.name, walk(getattr(obj, f.name))) for f in fields(obj) if f.name != "_index")
         return obj

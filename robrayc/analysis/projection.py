@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, field
 
 from robrayc import ir
 from robrayc.analysis.footprints import DEFAULT_SEGMENTS, geometry_footprint
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos, suggest
 from robrayc.kinematics import absolute_poses, quat_to_matrix
+from robrayc.records import field, record
 
 # --- roles and units ----------------------------------------------------------------------------
 GEOMETRY_ROLES = ("wall", "block", "decorative", "marker", "tape", "robot", "ignore")
@@ -81,7 +81,7 @@ def add_projection_arguments(group: argparse._ArgumentGroup) -> None:
                             f"(default {DEFAULT_SEGMENTS})")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ProjectionOptions:
     z_min: float | None = None
     z_max: float | None = None
@@ -160,7 +160,7 @@ def degrees(rad: float) -> float:
 
 
 # --- results ------------------------------------------------------------------------------------
-@dataclass
+@record
 class Footprint:
     """One geometry's projection: a shapely (Multi)Polygon in world metres."""
 
@@ -182,7 +182,7 @@ class Footprint:
         return self.frame.name if self.index == 0 else f"{self.frame.name}#{self.index}"
 
 
-@dataclass
+@record
 class Sensor:
     frame: ir.Frame
     kind: str  # one of SENSOR_KINDS
@@ -190,7 +190,7 @@ class Sensor:
     heading: float  # radians, counter-clockwise from the robot's +X
 
 
-@dataclass
+@record
 class Robot:
     frame: ir.Frame
     position: tuple[float, float, float]  # world
@@ -230,7 +230,7 @@ class Robot:
         return ir.DEFAULT_COLOR
 
 
-@dataclass
+@record
 class Projection:
     footprints: list[Footprint]  # everything but robot parts, in frame/geometry order
     robots: list[Robot]

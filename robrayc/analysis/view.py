@@ -13,10 +13,10 @@ from __future__ import annotations
 import argparse
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 from robrayc import ir
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos
+from robrayc.records import field, record
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 640, 480  # the original's --pov-x/--pov-y defaults
 DEFAULT_FOV = 45.0  # degrees, horizontal (POV-Ray's `angle`)
@@ -64,7 +64,7 @@ def add_picture_arguments(group: argparse._ArgumentGroup) -> None:
                             "wins")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PictureOptions:
     """The options every picture format reads (built once per output by from_args)."""
 
@@ -117,7 +117,7 @@ def for_scene(opts: PictureOptions, scene: ir.Scene, sink: DiagnosticSink) -> Pi
 
 
 # --- posed geometry -----------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(frozen=True)
 class Posed:
     """One geometry of one frame, with the frame's world transform (4x4 numpy array)."""
 
@@ -269,7 +269,7 @@ def triangles(g: ir.Geometry, sink: DiagnosticSink):
 
 
 # --- camera -------------------------------------------------------------------------------------
-@dataclass(frozen=True)
+@record(frozen=True)
 class Camera:
     eye: tuple[float, float, float]
     look: tuple[float, float, float]
@@ -389,9 +389,8 @@ VIEW_AXES = {"top": ("X", "Y"), "front": ("Y", "Z"), "side": ("X", "Z")}
 def viewed_scene(scene: ir.Scene, view: str) -> ir.Scene:
     """The scene turned so that the view's right/up/towards-viewer axes become X/Y/Z: a new
     top-level frame holds the rotation (a 2D projection onto XY is then that view)."""
-    from dataclasses import replace
-
     from robrayc.kinematics import matrix_to_quat
+    from robrayc.records import replace
 
     if view == "top":
         return scene

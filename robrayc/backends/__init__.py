@@ -12,11 +12,11 @@ from __future__ import annotations
 import argparse
 import importlib
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
 
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
@@ -47,7 +47,7 @@ BACKENDS: dict[str, tuple[str, ...]] = {
 }
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class OutputFile:
     """One file a backend writes: its path and bytes."""
 
@@ -55,7 +55,7 @@ class OutputFile:
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class NoOptions:
     """The options of a backend that has none of its own."""
 
@@ -73,7 +73,7 @@ def model_option(fmt: str, label: str) -> tuple[Callable[[argparse._ArgumentGrou
         group.add_argument(f"--{fmt}-model", metavar="NAME",
                            help=f"{label}: model name (default: -n NAME, else the output's stem)")
 
-    @dataclass(frozen=True, slots=True)
+    @record(frozen=True, slots=True)
     class Options:
         """The format's one option: its model name (--FMT-model NAME)."""
 
@@ -94,7 +94,7 @@ def build_options(name: str, ns: argparse.Namespace, sink: DiagnosticSink) -> An
     return ns if options is None else options.from_args(ns, sink)
 
 
-@dataclass
+@record
 class EmitContext:
     """What a backend's emit receives beside the scene."""
 

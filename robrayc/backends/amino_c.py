@@ -7,13 +7,13 @@ free), each with its geometry; meshes as static arrays before the function; allo
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 from types import SimpleNamespace as View  # jinja reads attributes faster than dict keys
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 from robrayc.templating import render
 
 NAME = "c"
@@ -28,7 +28,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="C: do not write OUTPUT.h beside the C file")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     """The C backend's own options."""
 

@@ -11,11 +11,11 @@ NAME_solid_states (see the header).
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
 from robrayc import ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "c-checker"
 HELP = ("C99 collision checker (certified spheres, AVX2 or scalar, exact sphere/box tests): "
@@ -28,7 +28,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "largest solid); smaller is tighter and slower")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     sphere_size: float | None = None  # --sphere-size LENGTH
 

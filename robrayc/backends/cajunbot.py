@@ -27,7 +27,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import __version__, ir
@@ -46,6 +45,7 @@ from robrayc.analysis.projection import (
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_rpy
+from robrayc.records import record
 from robrayc.xmltext import escape, quoteattr
 
 NAME = "cajunbot"
@@ -69,7 +69,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "working directory) or full path (default base)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     projection: ProjectionOptions
     version: str = "2"
@@ -82,7 +82,7 @@ class Options:
                    ns.cajunbot_mesh_path)
 
 
-@dataclass
+@record
 class _Object:
     kind: str  # autonomous | static | mesh
     name: str

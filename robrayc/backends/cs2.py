@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -42,6 +41,7 @@ from robrayc.analysis.projection import (
 )
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "cs2"
 HELP = ("cs2 simulator board (.board, cm). The projection options here are shared by all 2D "
@@ -54,7 +54,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="cs2: pen width of walls and decorative lines, whole cm (default 1)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     projection: ProjectionOptions
     pen_width: int = 1

@@ -10,11 +10,11 @@ Render with e.g. `dot -Tsvg scene.dot -o scene.svg`.
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "dot"
 HELP = "Graphviz graph of the frame tree (joints labelled with their variable)"
@@ -27,7 +27,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="DOT: also draw allowed collision pairs (dashed)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     allowed: bool = False  # --dot-allowed
 

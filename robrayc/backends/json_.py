@@ -14,11 +14,11 @@ import argparse
 import json
 import math
 import re
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "json"
 HELP = "the scene as JSON (whole IR, JSON Schema in the package; readable as input)"
@@ -33,7 +33,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="JSON: one line, no indentation")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     compact: bool = False
 

@@ -11,13 +11,13 @@ import shutil
 import subprocess
 import sys
 import tempfile
-from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc import ir
 from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "png"
 HELP = "PNG picture rendered by POV-Ray (the picture options are listed under pov output)"
@@ -31,7 +31,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="png: anti-aliased edges (slower)")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     picture: PictureOptions
     includes: tuple[str, ...] = ()  # --pov-include, absolute (POV-Ray runs elsewhere)

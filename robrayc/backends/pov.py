@@ -9,12 +9,12 @@ The picture options shared by the 3D formats are added here, once (see analysis/
 from __future__ import annotations
 
 import argparse
-from dataclasses import dataclass
 
 from robrayc import ir
 from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record
 
 NAME = "pov"
 HELP = ("POV-Ray scene (render with povray); the picture options below also apply to the "
@@ -29,7 +29,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="pov/png: #include FILE at the end of the POV-Ray scene")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     picture: PictureOptions
     includes: tuple[str, ...] = ()

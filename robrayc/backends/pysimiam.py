@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -38,6 +37,7 @@ from robrayc.analysis.projection import (
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_matrix
+from robrayc.records import record
 from robrayc.xmltext import quoteattr
 
 NAME = "pysimiam"
@@ -61,7 +61,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="pySimiam: JSON 'options' attribute of each supervisor")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     projection: ProjectionOptions
     robot_type: str = DEFAULT_ROBOT

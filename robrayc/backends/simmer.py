@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import math
 import re
-from dataclasses import dataclass
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -50,6 +49,7 @@ from robrayc.analysis.projection import (
 )
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, suggest
+from robrayc.records import record
 
 NAME = "simmer"
 HELP = "SimMeR configuration folder (maze.csv, robot.csv, sensors.csv, drive.csv; inches)"
@@ -100,7 +100,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        default="auto", help="SimMeR: robot.csv shape (default: the closer fit)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     projection: ProjectionOptions
     fill: float = 0.5

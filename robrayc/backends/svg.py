@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import math
-from dataclasses import dataclass, replace
 
 from robrayc import __version__, ir
 from robrayc.analysis.projection import (
@@ -33,6 +32,7 @@ from robrayc.analysis.projection import (
 from robrayc.analysis.view import HIGHLIGHT_HEX, VIEW_AXES, PictureOptions, pair_label
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.records import record, replace
 from robrayc.xmltext import escape
 
 NAME = "svg"
@@ -97,7 +97,7 @@ def _bounds(proj: Projection) -> tuple[float, float, float, float]:
     return minx, miny, maxx, maxy
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Options:
     projection: ProjectionOptions  # at the picture configuration (--var, --config)
     picture: PictureOptions

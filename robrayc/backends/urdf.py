@@ -32,7 +32,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from robrayc import __version__, ir
@@ -40,6 +39,7 @@ from robrayc.backends import EmitContext, OutputFile, model_name
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import axis_angle_quat, qmul, qrotate, quat_to_rpy
 from robrayc.links import plan_links
+from robrayc.records import field, record
 from robrayc.stl import cone_stl
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
@@ -60,7 +60,7 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                             "(cones; default: beside the URDF)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Options:
     srdf: str | None = None  # --srdf FILE
     robot: str | None = None  # --urdf-robot NAME
@@ -71,7 +71,7 @@ class Options:
         return cls(srdf=ns.srdf, robot=ns.urdf_robot, mesh_dir=ns.urdf_mesh_dir)
 
 
-@dataclass
+@record
 class _Link:
     name: str
     frame: ir.Frame | None  # the frame whose joint makes this link (None: the root link)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import importlib
 import re
-from dataclasses import replace
 from pathlib import Path
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, LoadOptions, Partial, PendingFrame
+from robrayc.records import replace
 
 __all__ = ["LOADERS", "LoadContext", "LoadOptions", "load_scene", "load_with_context",
            "merge"]

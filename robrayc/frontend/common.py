@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import os
 import stat
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
+from robrayc.records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 MAX_SOURCE_BYTES = 256 << 20
 
 
-@dataclass
+@record
 class LoadOptions:
     """How the loaders read inputs (from the command line)."""
 
@@ -35,7 +35,7 @@ class LoadOptions:
     need_meshes: bool = True
 
 
-@dataclass
+@record
 class PendingFrame:
     """A frame not yet attached, with where its parent was named."""
 
@@ -43,7 +43,7 @@ class PendingFrame:
     parent_pos: SourcePos | None = None  # where the parent was named (for errors)
 
 
-@dataclass
+@record
 class Partial:
     """What one input contributes before merging: frames, allowed pairs, files read."""
 
@@ -55,7 +55,7 @@ class Partial:
     root_link: str | None = None
 
 
-@dataclass
+@record
 class LoadContext:
     """The state of one load: options, diagnostics, sources read."""
 

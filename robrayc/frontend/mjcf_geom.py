@@ -4,12 +4,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import replace
 
 from robrayc import ir
 from robrayc.frontend.common import PendingFrame
 from robrayc.frontend.xmlsource import local
 from robrayc.kinematics import qrotate
+from robrayc.records import replace
 
 GREY = (0.5, 0.5, 0.5, 1.0)  # MuJoCo's default geom rgba
 

@@ -26,7 +26,6 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from robrayc import ir
@@ -36,6 +35,7 @@ from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
 from robrayc.frontend.mjcf_geom import GeomReader
 from robrayc.frontend.xmlsource import XmlSource, local
 from robrayc.kinematics import axis_angle_quat, compose, matrix_to_quat, qmul
+from robrayc.records import field, record
 
 MAX_INCLUDE_DEPTH = 32
 
@@ -57,7 +57,7 @@ READ = {
 }
 
 
-@dataclass
+@record
 class _Defaults:
     """A default class: attributes per element type, inherited from its parent class."""
 
@@ -349,7 +349,7 @@ class _Loader(XmlSource, GeomReader):
         self.children(el, name, inner)
 
     def patch_inertial(self, name: str, inertial: ir.Inertial) -> None:
-        from dataclasses import replace
+        from robrayc.records import replace
 
         last = self.partial.frames[-1]
         assert last.frame.name == name
@@ -372,7 +372,7 @@ class _Loader(XmlSource, GeomReader):
         return parent, q, v, False
 
     def add_joint(self, jname: str, frame: ir.Frame, *, name, parent, q, v) -> None:
-        from dataclasses import replace
+        from robrayc.records import replace
 
         if name != jname:
             self.taken.add(jname)

@@ -4,17 +4,16 @@ blocks (`Block`, `ClassDef`), and the lowering of a frame's and a geometry's att
 
 from __future__ import annotations
 
-import dataclasses
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
-from robrayc import ir
+from robrayc import ir, records
 from robrayc.diagnostics import SourcePos, suggest
 from robrayc.frontend.fold import FoldError, node_pos
 from robrayc.frontend.frames import checked_axis, checked_quaternion
 from robrayc.frontend.parse import Node
 from robrayc.kinematics import rpy_to_quat
+from robrayc.records import field, record
 
 # --- attribute schema -------------------------------------------------------------------------
 NUM, VEC, SYM, STR = "number", "array", "name", "string"
@@ -69,7 +68,7 @@ class Attr:
         return node_pos(self.node, self.file)
 
 
-@dataclass
+@record
 class Block:
     """Resolved attributes of a class, frame or geometry block (own attributes + classes)."""
 
@@ -99,7 +98,7 @@ class Block:
         return default if a is None else a.pos
 
 
-@dataclass
+@record
 class ClassDef:
     """A class: its resolved attributes, frozen when defined."""
 
@@ -259,7 +258,7 @@ class AttributeLowering:
                 self.sink.error("a per-axis scale [x, y, z] needs a mesh", block.pos("scale", pos),
                                 "other shapes take one number, or scale their dimensions")
                 return None
-            shape = dataclasses.replace(shape, scale3=tuple(
+            shape = records.replace(shape, scale3=tuple(
                 a * b for a, b in zip(shape.scale3, scale, strict=True)))
             scale = None
         return ir.Geometry(

@@ -10,16 +10,15 @@ name's offset (``statement_span``).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.parse import Node, Tok
+from robrayc.records import field, record
 
 # attribute -> the kind of name its value is (other attributes hold expressions or strings)
 NAME_ATTRS = {"parent": "frame", "isa": "class", "shape": "shape", "type": "joint"}
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Definition:
     kind: str  # frame | class | def
     name: str
@@ -30,7 +29,7 @@ class Definition:
     children: list[Definition] = field(default_factory=list)  # nested frames
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class Reference:
     kind: str  # frame | class | def | include | attr | shape | joint
     name: str
@@ -41,7 +40,7 @@ class Reference:
     context: str = ""  # attr: frame | geometry | class
 
 
-@dataclass(eq=False, slots=True)
+@record(eq=False, slots=True)
 class FileSymbols:
     path: str  # real path (positions name it)
     text: str
@@ -50,7 +49,7 @@ class FileSymbols:
     references: list[Reference] = field(default_factory=list)
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class SymbolTable:
     files: dict[str, FileSymbols] = field(default_factory=dict)  # real path -> symbols
     frames: dict[str, list[Definition]] = field(default_factory=dict)

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import os
 import sys
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 from robrayc import ir
@@ -51,6 +50,7 @@ from robrayc.frontend.xmlsafe import parse_xml
 from robrayc.frontend.xmlsource import XmlSource
 from robrayc.frontend.xmlsource import local as _local
 from robrayc.kinematics import rpy_to_quat
+from robrayc.records import record, replace
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
                "prismatic": "prismatic"}
@@ -59,7 +59,7 @@ XINCLUDE_NS = "http://www.w3.org/2001/XInclude"
 XACRO_NS = ("http://www.ros.org/wiki/xacro", "http://ros.org/wiki/xacro")
 
 
-@dataclass
+@record
 class _Joint:
     name: str
     kind: str  # URDF type

@@ -8,7 +8,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
 from urllib.parse import unquote, urlparse
 
 from robrayc import ir
@@ -16,9 +15,10 @@ from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext
 from robrayc.frontend.xmlsource import local as _local
 from robrayc.kinematics import qrotate
+from robrayc.records import field, record, replace
 
 
-@dataclass
+@record
 class Body:
     """What ends up on one frame: geometries and an inertial."""
 
@@ -26,7 +26,7 @@ class Body:
     inertial: ir.Inertial | None = None
 
 
-@dataclass
+@record
 class Missing:
     """A mesh not found under --missing-mesh=bbox: replaced once the link's shapes are known."""
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from robrayc import ir
@@ -34,6 +33,7 @@ from robrayc.frontend.robray_attrs import (
     SHAPES,
 )
 from robrayc.frontend.symbols import Definition, FileSymbols, Reference, SymbolTable
+from robrayc.records import field, record
 
 KEYWORDS_TOP = ("include", "def", "class", "frame", "object", "allow_collision")
 KEYWORDS_FRAME = ("geometry", "frame", "object")
@@ -87,7 +87,7 @@ def real(path: str | Path) -> str:
     return os.path.realpath(path)
 
 
-@dataclass
+@record
 class Workspace:
     """Unsaved editor texts by real path; everything else is read from disk."""
 
@@ -126,7 +126,7 @@ class _EditorContext(LoadContext):
         return text.encode("utf-8")
 
 
-@dataclass
+@record
 class Index:
     """Definitions and references the loader recorded while compiling `root`."""
 
@@ -169,7 +169,7 @@ class Index:
         return None
 
 
-@dataclass
+@record
 class Compiled:
     diagnostics: list[Diagnostic]
     scene: ir.Scene | None
@@ -319,7 +319,7 @@ def builtin_hover(name: str) -> str | None:
 # --- completion context -------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class CompletionContext:
     block: str  # top | frame | geometry | class | other
     kind: str  # statement | shape | joint | frame | class | value | include | allow | none

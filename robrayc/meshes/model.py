@@ -3,21 +3,22 @@
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+
+from robrayc.records import record
 
 
 class MeshError(Exception):
     """A mesh file cannot be read or holds no triangles (message names the problem)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class MeshData:
     vertices: object  # (n, 3) float64 numpy array: axes, unit and scale3 applied
     normals: object  # (n, 3) float64 unit per-vertex normals
     faces: object  # (m, 3) int64 indices into vertices
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class RawMesh:
     """Triangles as a file stores them: corners index positions and (optionally) normals."""
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robrayc import ir
+from robrayc import ir, records
 from robrayc.backends import BACKENDS, EmitContext, build_options, load
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
@@ -72,10 +72,10 @@ def test_unknown_shape_raises(tmp_path: Path, fmt: str) -> None:
     path.write_text(scene_text(SHAPES["box"]))
     scene = load_scene([str(path)])
     arm = scene.frame("arm")
-    torus = dataclasses.replace(arm.geometries[0], shape=Torus())
-    frames = tuple(dataclasses.replace(f, geometries=(torus,)) if f is arm else f
+    torus = records.replace(arm.geometries[0], shape=Torus())
+    frames = tuple(records.replace(f, geometries=(torus,)) if f is arm else f
                    for f in scene.frames)
-    scene = dataclasses.replace(scene, frames=frames)
+    scene = records.replace(scene, frames=frames)
     out = output_path(fmt, tmp_path)
     ctx = EmitContext(out, _options(fmt, path, out), DiagnosticSink(), name=NAME)
     with pytest.raises(TypeError, match="shape Torus"):
@@ -84,12 +84,15 @@ def test_unknown_shape_raises(tmp_path: Path, fmt: str) -> None:
 
 @pytest.mark.parametrize("fmt", sorted(BACKENDS))
 def test_options_are_typed(fmt: str) -> None:
-    """Each backend declares its options as a frozen dataclass built once from the command line
+    """Each backend declares its options as a frozen record built once from the command line
     (no namespace reads inside emit); its defaults are the command line's."""
     module = load(fmt)
     assert hasattr(module, "Options"), f"{fmt}: declare Options (backends.NoOptions if none)"
     options = _options(fmt, Path("x.robray"), Path("x.out"))
-    assert dataclasses.is_dataclass(options) and type(options).__dataclass_params__.frozen
-    fields = dataclasses.fields(options)
-    if all(f.default is not dataclasses.MISSING for f in fields):
+    assert records.is_record(options), f"{fmt}: Options must be a robrayc.records.record"
+    fields = records.fields(options)
+    if fields:
+        with pytest.raises(records.FrozenInstanceError):
+            setattr(options, fields[0].name, None)
+    if all(f.default is not records.MISSING for f in fields):
         assert options == module.Options()
