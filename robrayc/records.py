@@ -91,8 +91,9 @@ def _declared_fields(cls: type) -> list[Field]:
     return out
 
 
-def _methods_source(name: str, flds: list[Field], frozen: bool, eq: bool,
-                    post_init: bool) -> str:
+def _factory_source(flds: list[Field], frozen: bool, eq: bool, post_init: bool) -> str:
+    """`def make(<defaults>)` returning the class's methods: a text that depends only on the
+    fields, so the generated module holds each distinct one once."""
     params, body = ["self"], []
     for f in flds:
         if f.default_factory is not MISSING:
@@ -106,16 +107,55 @@ def _methods_source(name: str, flds: list[Field], frozen: bool, eq: bool,
     if post_init:
         body.append("self.__post_init__()")
     shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in flds if f.repr)
-    lines = [f"def __init__({', '.join(params)}):", *(f"    {b}" for b in body or ["pass"]),
-             "def __repr__(self):", f"    return f'{{self.__class__.__qualname__}}({shown})'"]
+    names = ["_setattr", "_FACTORY", *_namespace_names(flds)]
+    lines = [f"def make({', '.join(names)}):",
+             f"    def __init__({', '.join(params)}):", *(f"        {b}" for b in body or ["pass"]),
+             "    def __repr__(self):",
+             f"        return f'{{self.__class__.__qualname__}}({shown})'"]
     compared = "".join(f"self.{f.name}," for f in flds if f.compare)
+    made = ["__init__", "__repr__"]
     if eq:
-        lines += ["def __eq__(self, other):",
-                  "    if other.__class__ is not self.__class__: return NotImplemented",
-                  f"    return ({compared}) == ({compared.replace('self.', 'other.')})"]
+        lines += ["    def __eq__(self, other):",
+                  "        if other.__class__ is not self.__class__:",
+                  "            return NotImplemented",
+                  f"        return ({compared}) == ({compared.replace('self.', 'other.')})"]
+        made.append("__eq__")
         if frozen:
-            lines += ["def __hash__(self):", f"    return hash(({compared}))"]
+            lines += ["    def __hash__(self):", f"        return hash(({compared}))"]
+            made.append("__hash__")
+    lines.append(f"    return {{{', '.join(f'{m!r}: {m}' for m in made)}}}")
     return "\n".join(lines) + "\n"
+
+
+def _namespace_names(flds: list[Field]) -> list[str]:
+    return [f"_factory_{f.name}" if f.default_factory is not MISSING else f"_default_{f.name}"
+            for f in flds if f.default_factory is not MISSING or f.default is not MISSING]
+
+
+def _namespace_values(flds: list[Field]) -> list[Any]:
+    return [f.default_factory if f.default_factory is not MISSING else f.default
+            for f in flds if f.default_factory is not MISSING or f.default is not MISSING]
+
+
+# Every factory text made in this process (regenerating _records.py collects them), and how
+# many had to be compiled because _records.py did not hold them (0 when it is up to date).
+SOURCES: set[str] = set()
+compiled_at_run_time = 0
+
+
+def _methods(flds: list[Field], frozen: bool, eq: bool, post_init: bool) -> dict[str, Any]:
+    global compiled_at_run_time
+    from robrayc._records import FACTORIES
+
+    text = _factory_source(flds, frozen, eq, post_init)
+    SOURCES.add(text)
+    make = FACTORIES.get(text)
+    if make is None:  # a record declared or changed since _records.py was generated
+        namespace: dict[str, Any] = {}
+        exec(text, namespace)  # noqa: S102
+        make = namespace["make"]
+        compiled_at_run_time += 1
+    return make(object.__setattr__, MISSING, *_namespace_values(flds))
 
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
@@ -140,18 +180,13 @@ def _make(cls: type, frozen: bool, slots: bool, eq: bool) -> type:
                  for f in getattr(base, "__record_fields__", ())]
     own = _declared_fields(cls)
     flds = [f for f in inherited if f.name not in {o.name for o in own}] + own
-    namespace: dict[str, Any] = {"_setattr": object.__setattr__, "_FACTORY": MISSING}
-    for f in flds:
-        namespace[f"_default_{f.name}"] = f.default
-        namespace[f"_factory_{f.name}"] = f.default_factory
-    exec(_methods_source(cls.__name__, flds, frozen, eq, hasattr(cls, "__post_init__")),  # noqa: S102
-         namespace)
+    made = _methods(flds, frozen, eq, hasattr(cls, "__post_init__"))
     methods: dict[str, Any] = {
         "__record_fields__": tuple(flds), "__match_args__": tuple(f.name for f in flds),
-        "__init__": namespace["__init__"], "__repr__": namespace["__repr__"]}
+        "__init__": made["__init__"], "__repr__": made["__repr__"]}
     if eq:
-        methods["__eq__"] = namespace["__eq__"]
-        methods["__hash__"] = namespace.get("__hash__")  # None: mutable and comparable
+        methods["__eq__"] = made["__eq__"]
+        methods["__hash__"] = made.get("__hash__")  # None: mutable and comparable
     if frozen:
         methods.update(__setattr__=_frozen_setattr, __delattr__=_frozen_delattr)
     for fn in ("__init__", "__repr__", "__eq__", "__hash__"):
@@ -172,3 +207,41 @@ def _make(cls: type, frozen: bool, slots: bool, eq: bool) -> type:
             else:
                 setattr(cls, f.name, f.default)
     return cls
+
+
+def _generated_module() -> str:
+    """_records.py's text: every factory of the records robrayc's modules declare."""
+    import importlib
+    import pkgutil
+
+    import robrayc
+    from robrayc import records  # not __main__'s copy of this module: the one classes use
+
+    for info in pkgutil.walk_packages(robrayc.__path__, "robrayc."):
+        if not info.name.startswith(("robrayc._records", "robrayc.__main__")):
+            importlib.import_module(info.name)
+    out = ['"""Generated by `python -m robrayc.records` from the records robrayc declares: their',
+           "methods, compiled once at install (robrayc.records compiles a text missing here at",
+           'run time). Do not edit."""', "", "# ruff: noqa", ""]
+    names = []
+    for k, text in enumerate(sorted(records.SOURCES)):
+        out.append(text.replace("def make(", f"def _make{k}(", 1))
+        names.append(f"    {text!r}: _make{k},")
+    return "\n".join([*out, "FACTORIES = {", *names, "}", ""])
+
+
+def main(argv: list[str] | None = None) -> int:
+    """`python -m robrayc.records [--check]`: rewrite (or check) robrayc/_records.py."""
+    import sys
+    from pathlib import Path
+
+    target = Path(__file__).with_name("_records.py")
+    text = _generated_module()
+    if "--check" in (sys.argv[1:] if argv is None else argv):
+        return 0 if target.read_text() == text else 1
+    target.write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

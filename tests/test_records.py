@@ -9,6 +9,8 @@ from __future__ import annotations
 import copy
 import dataclasses
 import pickle
+import subprocess
+import sys
 
 import pytest
 
@@ -114,3 +116,24 @@ def test_a_compile_never_imports_dataclasses(tmp_path) -> None:
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
     loaded = modules_after([str(scene), "-o", str(tmp_path / "one.c")])
     assert not {"dataclasses", "inspect"} & loaded
+
+
+def test_generated_methods_are_up_to_date() -> None:
+    """_records.py holds the methods of every record robrayc declares (regenerate with
+    `python -m robrayc.records`); a stale file only costs start-up, never correctness."""
+    done = subprocess.run([sys.executable, "-m", "robrayc.records", "--check"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, "run: python -m robrayc.records"
+
+
+def test_a_stale_text_is_compiled_not_reused() -> None:
+    """A record whose fields are not in _records.py gets its own methods (compiled now)."""
+    before = records.compiled_at_run_time
+
+    @records.record(frozen=True, slots=True)
+    class Unlisted:
+        zeta_field_not_in_robrayc: int = 7
+
+    assert records.compiled_at_run_time == before + 1
+    assert repr(Unlisted()) == ("test_a_stale_text_is_compiled_not_reused.<locals>.Unlisted("
+                                "zeta_field_not_in_robrayc=7)")
