@@ -18,7 +18,7 @@ from robrayc.kinematics import GroupFK
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000
 # Configurations per vectorised block (bounds the memory of (N, pairs, 3) temporaries).
-BLOCK = 2048
+BLOCK = 1024
 BACKENDS = ("exact", "compiled", "auto")
 # Enclosing capsules farther apart than this are certainly not colliding (far above
 # CONTACT_TOL and the rounding of the segments' closest points).
@@ -166,22 +166,38 @@ class CollisionChecker:
 
     def _prepare_centres(self) -> None:
         """What the dense broad phase needs beyond the pair list, computed once: the moving
-        solids (their centres are the only ones that change), the fixed solids' world centres,
-        the squared reach of each pair."""
+        solids (their centres and capsule axes are the only ones that change), the fixed
+        solids' world centres and axes, and each (moving, fixed) and (moving, moving) cell's
+        pair and squared reach (cells without a pair never match)."""
         s = self.solids
         used = np.unique(np.concatenate([self._pi, self._pj]))
         moving = used[self.group[used] != 0]
         still = used[self.group[used] == 0]
         self._moving, self._still = moving, still
         self._moving_groups = self.group[moving]
+        axes, self._orad = outer_capsules(s)
         # homogeneous local centres, (M, 4): one product with the group poses' top rows
         self._moving_centres = np.concatenate(
             [s.placement[moving, :3, 3], np.ones((len(moving), 1))], axis=1)
+        self._moving_axes = np.einsum("mij,mj->mi", s.placement[moving, :3, :3], axes[moving])
         W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
-        self._still_centres = W0[still, :3, 3].T[:, :, None]  # (3, S, 1)
-        self._reach2 = (s.brad[self._pi] + s.brad[self._pj]) ** 2
-        axes, self._orad = outer_capsules(s)
-        self._axes = np.einsum("oij,oj->oi", s.placement[:, :3, :3], axes)  # in group frames
+        still_c = W0[still, :3, 3]
+        self._still_world = (still_c, np.einsum("sij,sj->si", W0[still, :3, :3], axes[still]))
+        self._still_gemm = np.ascontiguousarray(-2.0 * still_c.T)  # (3, S): -2 c.s
+        self._still_n2 = (still_c * still_c).sum(axis=1)
+        # where each solid's centre sits in the (N, M + S, 3) world arrays
+        self._slot = np.full(len(s), -1, dtype=np.int64)
+        self._slot[moving] = np.arange(len(moving))
+        self._slot[still] = len(moving) + np.arange(len(still))
+        M, S = len(moving), len(still)
+        sa, sb = self._slot[self._pi], self._slot[self._pj]
+        lo, hi = np.minimum(sa, sb), np.maximum(sa, sb)
+        cell = np.where(hi >= M, lo * S + (hi - M), M * S + lo * M + hi)
+        self._cell_pair = np.full(M * S + M * M, -1, dtype=np.int64)
+        self._cell_pair[cell] = np.arange(len(self._pi))
+        self._cell_reach2 = np.full(M * S + M * M, -np.inf)
+        self._cell_reach2[cell] = (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        self._reach2_now = self._cell_reach2
         len2 = (axes * axes).sum(axis=1)
         self._inv_len2 = np.divide(1.0, len2, out=np.zeros_like(len2), where=len2 > 0)
 
@@ -298,14 +314,9 @@ class CollisionChecker:
             return self._compiled_block(q, hits)
         G = self.group_poses(q)
         s = self.solids
-        near = self._near(G)
-        if self._active is not None:
-            near &= self._active[:, None]
-        cp, cn = np.nonzero(near)
-        order = np.argsort(cn, kind="stable")  # configuration-major, as the tester expects
-        cn, cp = cn[order], cp[order]
+        cn, cp, C, E = self._near(G)
         if len(cn):
-            keep = ~self._capsules_apart(G, cn, self._pi[cp], self._pj[cp])
+            keep = ~self._capsules_apart(C, E, cn, self._pi[cp], self._pj[cp])
             cn, cp = cn[keep], cp[keep]
         if not len(cn):
             return hits
@@ -317,41 +328,56 @@ class CollisionChecker:
         hits[cn[hit], fp[hit]] = True
         return hits
 
-    def _near(self, G: np.ndarray) -> np.ndarray:
-        """(moving pairs, N) whether the pair's bounding spheres meet at each configuration
-        (group poses G): coordinate-major rows, the fixed solids' centres not recomputed."""
-        n = G.shape[0]
-        C = np.empty((3, len(self.solids), n))
-        if len(self._moving):
-            C[:, self._moving] = np.einsum("nmij,mj->imn", G[:, self._moving_groups, :3, :],
-                                           self._moving_centres)
-        C[:, self._still] = self._still_centres
-        d2 = np.zeros((len(self._pi), n))
-        for k in range(3):
-            dk = C[k, self._pi]
-            dk -= C[k, self._pj]
-            dk *= dk
-            d2 += dk
-        return d2 <= self._reach2[:, None]
+    def _near(self, G: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Candidate (configuration, moving pair) indices, configuration-major, whose bounding
+        spheres meet at group poses G; and the solids' world centres and capsule axes, (N,
+        M + S, 3) by slot. Squared distances come from matrix products (|a|^2 + |b|^2 - 2 a.b),
+        the fixed solids' centres computed once; their rounding (relative 1e-14 of the
+        squared coordinates) only adds candidates, which the narrow phase re-tests."""
+        n, M = G.shape[0], len(self._moving)
+        rows = G[:, self._moving_groups, :3, :]
+        Cm = np.einsum("nmij,mj->nmi", rows, self._moving_centres)
+        Em = np.einsum("nmij,mj->nmi", rows[..., :3], self._moving_axes)
+        nm = np.einsum("nmi,nmi->nm", Cm, Cm)
+        slack = 1e-14 * (2 * float(nm.max(initial=0.0))
+                         + 2 * float(self._still_n2.max(initial=0.0)) + 1.0)
+        reach2 = self._reach2_now + slack
+        # stacked products (one small BLAS call per configuration: no thread start-up, which
+        # costs more than the product under load)
+        d2_ms = np.matmul(Cm, self._still_gemm)  # (N, M, S)
+        d2_ms += self._still_n2
+        d2_ms += nm[:, :, None]
+        d2_mm = np.matmul(Cm, Cm.transpose(0, 2, 1))
+        d2_mm *= -2.0
+        d2_mm += nm[:, :, None]
+        d2_mm += nm[:, None, :]
+        cut = M * len(self._still)
+        cn, cell = np.nonzero(d2_ms.reshape(n, cut) <= reach2[:cut])
+        cn2, cell2 = np.nonzero(d2_mm.reshape(n, M * M) <= reach2[cut:])
+        cn, cell = np.concatenate([cn, cn2]), np.concatenate([cell, cell2 + cut])
+        still_c, still_e = self._still_world
+        C = np.concatenate([Cm, np.broadcast_to(still_c, (n, *still_c.shape))], axis=1)
+        E = np.concatenate([Em, np.broadcast_to(still_e, (n, *still_e.shape))], axis=1)
+        return cn, self._cell_pair[cell], C, E
 
-    def _capsules_apart(self, G: np.ndarray, cn: np.ndarray, a: np.ndarray, b: np.ndarray
-                        ) -> np.ndarray:
-        """Candidate pairs (solids a, b at configurations cn) where one solid's enclosing
-        capsule clearly misses the other's bounding ball: no exact test can find them
-        colliding, so none is asked (cheaper than the separating axes for long links)."""
-        Ga, Gb = G[cn, self.group[a]], G[cn, self.group[b]]
+    def _capsules_apart(self, C: np.ndarray, E: np.ndarray, cn: np.ndarray, a: np.ndarray,
+                        b: np.ndarray) -> np.ndarray:
+        """Candidate pairs (solids a, b at configurations cn; world centres C and capsule axes
+        E by slot) where one solid's enclosing capsule clearly misses the other's bounding
+        ball: no exact test can find them colliding, so none is asked (cheaper than the
+        separating axes for long links)."""
         s = self.solids
-        ca = np.einsum("kij,kj->ki", Ga[:, :3, :3], s.placement[a, :3, 3]) + Ga[:, :3, 3]
-        cb = np.einsum("kij,kj->ki", Gb[:, :3, :3], s.placement[b, :3, 3]) + Gb[:, :3, 3]
-        apart = self._ball_misses(Ga, a, cb - ca, s.brad[b])
-        apart |= self._ball_misses(Gb, b, ca - cb, s.brad[a])
+        sa, sb = self._slot[a], self._slot[b]
+        ca, cb = C[cn, sa], C[cn, sb]
+        w = cb - ca
+        apart = self._ball_misses(E[cn, sa], a, w, s.brad[b])
+        apart |= self._ball_misses(E[cn, sb], b, -w, s.brad[a])
         return apart
 
-    def _ball_misses(self, G: np.ndarray, a: np.ndarray, w: np.ndarray, r: np.ndarray
+    def _ball_misses(self, e: np.ndarray, a: np.ndarray, w: np.ndarray, r: np.ndarray
                      ) -> np.ndarray:
         """Whether balls (radius r, centre w from solid a's centre) are farther than
-        CAPSULE_MARGIN from a's enclosing capsule (group poses G)."""
-        e = np.einsum("kij,kj->ki", G[:, :3, :3], self._axes[a])
+        CAPSULE_MARGIN from a's enclosing capsule (world half-axes e)."""
         t = np.clip(np.einsum("ki,ki->k", w, e) * self._inv_len2[a], -1.0, 1.0)
         w = w - t[:, None] * e
         reach = self._orad[a] + r + CAPSULE_MARGIN
@@ -362,9 +388,15 @@ class CollisionChecker:
         the others read False. For samplers that stop asking about settled pairs."""
         if columns is None or self.mode != "dense":
             self._active = self._columns = None
+            if self.mode == "dense":
+                self._reach2_now = self._cell_reach2
         else:
             self._columns = np.asarray(columns, dtype=bool)
             self._active = self._columns[self._pfp]
+            live = np.ones(len(self._cell_pair), dtype=bool)
+            has = self._cell_pair >= 0
+            live[has] = self._active[self._cell_pair[has]]
+            self._reach2_now = np.where(live, self._cell_reach2, -np.inf)
 
     def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """_dense_block by the compiled kernel: certain answers from C, MAYBE pairs resolved
