@@ -161,7 +161,9 @@ class PairTester:
             if keys is not None and keys[k] in hit_keys:
                 continue
             if slow[n]:
-                hit = self.exact_pair(a, b, Ti[k], Tj[k])
+                hit = self._hulls_decide(a, b, Transform(R[n], t[n]), req, res)
+                if hit is None:
+                    hit = self.exact_pair(a, b, Ti[k], Tj[k])
             else:
                 oa, ob = s.fcl_object(a), s.fcl_object(b)
                 oa.setTransform(identity)
@@ -171,6 +173,23 @@ class PairTester:
                 out[k] = True
                 if keys is not None:
                     hit_keys.add(keys[k])
+
+    def _hulls_decide(self, a: int, b: int, rel, req, res) -> bool | None:
+        """A pair with a frustum, b at ``rel`` in a's frame, by FCL on its 128-gon hulls: the
+        inscribed hulls colliding, or the circumscribed ones apart, decide it (a few
+        microseconds); None when only the exact GJK can (the rim's 0.03 % band)."""
+        from fcl import Transform, collide
+
+        s = self.s
+        for inner in (True, False):
+            oa = s.fcl_object(a, inner and s.kind[a] == FRUSTUM)
+            ob = s.fcl_object(b, inner and s.kind[b] == FRUSTUM)
+            oa.setTransform(Transform())
+            ob.setTransform(rel)
+            hit = collide(oa, ob, req, res) > 0
+            if hit == inner:
+                return hit
+        return None
 
     def _core_tests(self, m, oi, oj, Ri, ti, Rj, tj, out) -> np.ndarray:
         """Decide what closed forms can about candidates m (writing ``out``); return the rest.
