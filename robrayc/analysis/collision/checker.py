@@ -352,8 +352,8 @@ class CollisionChecker:
         d2_mm += nm[:, :, None]
         d2_mm += nm[:, None, :]
         cut = M * len(self._still)
-        cn, cell = np.nonzero(d2_ms.reshape(n, cut) <= reach2[:cut])
-        cn2, cell2 = np.nonzero(d2_mm.reshape(n, M * M) <= reach2[cut:])
+        cn, cell = _nonzero2(d2_ms.reshape(n, cut) <= reach2[:cut])
+        cn2, cell2 = _nonzero2(d2_mm.reshape(n, M * M) <= reach2[cut:])
         cn, cell = np.concatenate([cn, cn2]), np.concatenate([cell, cell2 + cut])
         still_c, still_e = self._still_world
         C = np.concatenate([Cm, np.broadcast_to(still_c, (n, *still_c.shape))], axis=1)
@@ -492,6 +492,11 @@ class CollisionChecker:
                 pairs: Iterable[tuple[str, str]] | None = None) -> list[PairDistance]:
         """The k frame pairs of smallest signed distance (most penetrating first)."""
         return sorted(self.distance(config, pairs), key=lambda p: (p.distance, p.a, p.b))[:k]
+
+
+def _nonzero2(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """np.nonzero of a 2-D mask, row-major, by its flat indices (several times faster)."""
+    return np.divmod(np.flatnonzero(mask), mask.shape[1])
 
 
 def collision_frames_of(scene: ir.Scene) -> list[str]:
