@@ -80,7 +80,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    solids, clusters, spheres = _solid_tables(checker, covers, margin, size)
+    solids, clusters, spheres, bounds = _solid_tables(checker, covers, margin, size)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     return {
@@ -100,6 +100,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
                                                         checker._pfp.tolist(), strict=True)],
+        **_single_tables(checker, bounds),
         "n_pairs": len(names), "n_pairs_decl": max(1, len(names)),
         "pair_names": [(c_string(a), c_string(b)) for a, b in names],
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
@@ -122,12 +123,13 @@ def _bound(centres: np.ndarray, radii: list[float], margin: float) -> list[float
 
 
 def _solid_tables(checker: CollisionChecker, covers: list, margin: float, size: float
-                  ) -> tuple[list[str], list[str], list[str]]:
+                  ) -> tuple[list[str], list[str], list[str], list[list[float]]]:
     """C initialisers of the solids, their sphere clusters and the spheres (group frames):
-    spheres grouped by cells of CLUSTER_CELLS sphere cells, at most CLUSTER_MAX a cluster."""
+    spheres grouped by cells of CLUSTER_CELLS sphere cells, at most CLUSTER_MAX a cluster;
+    and each solid's bounding sphere (group frame: x, y, z, radius)."""
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    solids, clusters, spheres = [], [], []
+    solids, clusters, spheres, bounds = [], [], [], []
     for k, item in enumerate(s.items):
         c = covers[k]
         radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
@@ -144,11 +146,43 @@ def _solid_tables(checker: CollisionChecker, covers: list, margin: float, size: 
         exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         bound = _bound(c.centres, radii.tolist(), margin)
+        bounds.append(bound)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
                       f"{first_cluster}, {len(clusters) - first_cluster}, "
                       f"{{ {_floats(bound)} }}, {{ {_doubles(_pose12(item.placement))} }}, "
                       f"{{ {_doubles(half)} }}")
-    return solids, clusters, spheres
+    return solids, clusters, spheres, bounds
+
+
+# a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
+_FAR = 1e18
+
+
+def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict:
+    """The one-configuration path's tables: per moving solid, its fixed partners in blocks of
+    8 (their bounding spheres, world frame, structure of arrays: one AVX2 test a block), and
+    the pairs of two moving solids."""
+    moving = checker.group != 0
+    partners: dict[int, list[tuple[int, int]]] = {}
+    movp = []
+    for p, (a, b) in enumerate(zip(checker._pi.tolist(), checker._pj.tolist(), strict=True)):
+        if moving[a] and moving[b]:
+            movp.append(p)
+        else:
+            s, f = (a, b) if moving[a] else (b, a)
+            partners.setdefault(s, []).append((f, p))
+    blocks = []
+    for s, group in sorted(partners.items()):
+        for at in range(0, len(group), 8):
+            part = group[at:at + 8] + [(-1, -1)] * (8 - len(group[at:at + 8]))
+            cols = [bounds[f] if f >= 0 else [_FAR, _FAR, _FAR, 0.0] for f, _ in part]
+            arrays = [_floats([c[k] for c in cols]) for k in range(4)]
+            blocks.append(f"{s}, {{ {', '.join(str(f) for f, _ in part)} }}, "
+                          f"{{ {', '.join(str(q) for _, q in part)} }}, "
+                          + ", ".join(f"{{ {a} }}" for a in arrays))
+    return {"n_fixblocks": len(blocks), "n_fixblocks_decl": max(1, len(blocks)),
+            "fixblocks": blocks, "n_movp": len(movp), "n_movp_decl": max(1, len(movp)),
+            "movp": ", ".join(map(str, movp)) or "0"}
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
