@@ -71,11 +71,15 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
                           return t.tv_sec + 1e-9 * t.tv_nsec; }
 int main(int argc, char **argv)
 {
-    long n = atol(argv[1]), k, free_n = 0;
-    double *q = malloc(sizeof(double) * n * RB_N_CONFIG), t, all = 1e30, clear = 1e30;
-    int *res = malloc(sizeof(int) * n), r;
+    long n = atol(argv[1]), k, free_n = 0, nb;
+    double *q = malloc(sizeof(double) * n * RB_N_CONFIG), *fq, t, all = 1e30, clear = 1e30;
+    double eight = 1e30;
+    int *res = malloc(sizeof(int) * n), r, out[8];
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
     for (k = 0; k < n; k++) { res[k] = rb_check(q + k * RB_N_CONFIG); free_n += !res[k]; }
+    fq = malloc(sizeof(double) * (free_n + 1) * RB_N_CONFIG);
+    for (k = 0, nb = 0; k < n; k++)
+        if (!res[k]) for (r = 0; r < RB_N_CONFIG; r++) fq[nb++] = q[k * RB_N_CONFIG + r];
     for (r = 0; r < 5; r++) {
         long hits = 0;
         t = now();
@@ -84,9 +88,14 @@ int main(int argc, char **argv)
         t = now();
         for (k = 0; k < n; k++) if (!res[k]) hits += rb_check(q + k * RB_N_CONFIG);
         t = now() - t; if (t < clear) clear = t;
+        t = now();
+        for (k = 0; k + 8 <= free_n; k += 8) { rb_check8(fq + k * RB_N_CONFIG, out);
+                                               hits += out[0]; }
+        t = now() - t; if (t < eight) eight = t;
         if (hits < 0) return 2;
     }
-    printf("%.6g %.6g %ld\n", 1e6 * all / n, free_n ? 1e6 * clear / free_n : 0.0, free_n);
+    printf("%.6g %.6g %ld %.6g\n", 1e6 * all / n, free_n ? 1e6 * clear / free_n : 0.0, free_n,
+           free_n >= 8 ? 1e6 * eight / (free_n / 8 * 8) : 0.0);
     return 0;
 }
 """
@@ -148,8 +157,9 @@ def robot_scene(key: str, seed: int = 1):
     return scene, path
 
 
-def compiled_times(checker, configs: np.ndarray, tmp: Path) -> tuple[float, float, int]:
-    """(us per configuration, us per collision-free one, collision-free count) in C."""
+def compiled_times(checker, configs: np.ndarray, tmp: Path) -> tuple[float, float, int, float]:
+    """(us per configuration, us per collision-free one, collision-free count, us per
+    collision-free configuration in NAME_check8 blocks) in C."""
     from robrayc.analysis.collision.compiled import c_source
 
     source, header = c_source(checker, "rb", None, "rb.h")
@@ -162,7 +172,7 @@ def compiled_times(checker, configs: np.ndarray, tmp: Path) -> tuple[float, floa
     text = "\n".join(" ".join(map(repr, row)) for row in configs.tolist())
     out = subprocess.run([str(exe), str(len(configs))], input=text, capture_output=True,
                          text=True, check=True).stdout.split()
-    return float(out[0]), float(out[1]), int(out[2])
+    return float(out[0]), float(out[1]), int(out[2]), float(out[3])
 
 
 def vamp_times(vamp: Path, key: str, checker, configs: np.ndarray, tmp: Path) -> dict:
@@ -299,7 +309,8 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
     row: dict = {"robot": key, "pairs": len(exact._pi)}
     skip = set(args.skip.split(","))
     with tempfile.TemporaryDirectory() as tmp:
-        row["compiled"], row["compiled_free"], row["free"] = compiled_times(
+        row["compiled"], row["compiled_free"], row["free"], row["compiled_block"] = \
+            compiled_times(
             CollisionChecker(scene, broadphase="dense"), configs, Path(tmp))
         if args.vamp and key in VAMP_ROBOTS:
             row.update(vamp_times(Path(args.vamp), key, exact, configs, Path(tmp)))
@@ -327,7 +338,8 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
 
 
 # printed columns: (key, ratio to this column or None)
-COLUMNS = (("compiled", None), ("compiled_free", None), ("exact_batch", "compiled"),
+COLUMNS = (("compiled", None), ("compiled_free", None), ("compiled_block", None),
+           ("exact_batch", "compiled"),
            ("exact_one", "compiled"), ("fcl", "compiled"), ("coal", "compiled"),
            ("vamp", None), ("vamp_free", None), ("vamp_hit", None), ("vamp_block", None))
 
@@ -340,7 +352,8 @@ def print_row(row: dict) -> None:
             cells.append(f"{col}={row[col]:.3g}{ratio}")
     if "vamp_free" in row:
         cells.append(f"compiled/vamp: all {row['compiled'] / row['vamp']:.1f}x, "
-                     f"free {row['compiled_free'] / row['vamp_free']:.1f}x; "
+                     f"free {row['compiled_free'] / row['vamp_free']:.2f}x, "
+                     f"blocks of 8 {row['compiled_block'] / row['vamp_block']:.1f}x; "
                      f"vamp agrees with exact on {100 * row['vamp_agree']:.1f}%")
     for col in ("ready", "agree", "disagree"):
         if col in row:
