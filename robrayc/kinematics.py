@@ -302,6 +302,7 @@ class GroupFK:
                                  np.asarray(f.axis, dtype=float), index[f.variable], f.offset))
         self.rel = np.array([pose_matrix(r) for r in self.groups.rel]).reshape(-1, 4, 4)
         self.group = np.array(self.groups.group, dtype=np.int64)
+        self._one: tuple | None = None  # _group_poses_one's stacked motion data, on first use
 
     def group_poses(self, q: np.ndarray) -> np.ndarray:
         """(N, groups, 4, 4): the world pose of every rigid group (0: the world) for
@@ -324,20 +325,26 @@ class GroupFK:
         return G
 
     def _group_poses_one(self, q: list[float]) -> np.ndarray:
-        """group_poses for one configuration: scalar joint motions (numpy's per-call overhead
-        dominates at N = 1)."""
+        """group_poses for one configuration: every joint's rotation in one vectorised call,
+        then one product per group (numpy's per-call overhead dominates at N = 1)."""
         import numpy as np
 
+        if self._one is None:  # per motion: axes (3, G), variable columns, offsets
+            axes = np.array([m[3] for m in self.motions], dtype=float).reshape(-1, 3)
+            self._one = (axes.T.copy(), [m[4] for m in self.motions],
+                         np.array([m[5] for m in self.motions], dtype=float))
+        axes, columns, offsets = self._one
+        values = np.array([q[c] for c in columns]) + offsets
+        turns = axis_rotations(axes, values)
         G = np.empty((len(self.motions) + 1, 4, 4))
         G[0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
+        for g, (pg, const, kind, axis, *_) in enumerate(self.motions, start=1):
             base = const if pg == 0 else G[pg] @ const
-            value = q[var] + offset
             if kind == "revolute":
-                G[g] = base @ pose_matrix((axis_angle_quat(axis.tolist(), value), (0, 0, 0)))
+                np.matmul(base, turns[g - 1], out=G[g])
             else:
                 G[g] = base
-                G[g, :3, 3] += base[:3, :3] @ axis * value
+                G[g, :3, 3] += base[:3, :3] @ axis * values[g - 1]
         return G
 
     def frame_poses(self, q: np.ndarray) -> np.ndarray:

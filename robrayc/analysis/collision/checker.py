@@ -196,7 +196,8 @@ class CollisionChecker:
         self._cell_pair = np.full(M * S + M * M, -1, dtype=np.int64)
         self._cell_pair[cell] = np.arange(len(self._pi))
         self._cell_reach2 = np.full(M * S + M * M, -np.inf)
-        self._cell_reach2[cell] = (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        self._pair_reach2 = (s.brad[self._pi] + s.brad[self._pj]) ** 2
+        self._cell_reach2[cell] = self._pair_reach2
         self._reach2_now = self._cell_reach2
         len2 = (axes * axes).sum(axis=1)
         self._inv_len2 = np.divide(1.0, len2, out=np.zeros_like(len2), where=len2 > 0)
@@ -314,10 +315,14 @@ class CollisionChecker:
             return self._compiled_block(q, hits)
         G = self.group_poses(q)
         s = self.solids
-        cn, cp, C, E = self._near(G)
-        if len(cn):
-            keep = ~self._capsules_apart(C, E, cn, self._pi[cp], self._pj[cp])
-            cn, cp = cn[keep], cp[keep]
+        if n == 1:  # one configuration: fewer numpy calls, FCL culls what the capsules would
+            cp = self._near_one(G[0])
+            cn = np.zeros(len(cp), dtype=np.int64)
+        else:
+            cn, cp, C, E = self._near(G)
+            if len(cn):
+                keep = ~self._capsules_apart(C, E, cn, self._pi[cp], self._pj[cp])
+                cn, cp = cn[keep], cp[keep]
         if not len(cn):
             return hits
         a, b = self._pi[cp], self._pj[cp]
@@ -359,6 +364,16 @@ class CollisionChecker:
         C = np.concatenate([Cm, np.broadcast_to(still_c, (n, *still_c.shape))], axis=1)
         E = np.concatenate([Em, np.broadcast_to(still_e, (n, *still_e.shape))], axis=1)
         return cn, self._cell_pair[cell], C, E
+
+    def _near_one(self, G: np.ndarray) -> np.ndarray:
+        """The moving pairs whose bounding spheres meet at one configuration's group poses
+        G (groups, 4, 4): _near's test, pair by pair."""
+        Cm = np.einsum("mij,mj->mi", G[self._moving_groups, :3, :], self._moving_centres)
+        C = np.concatenate([Cm, self._still_world[0]])
+        d = C[self._slot[self._pi]] - C[self._slot[self._pj]]
+        reach2 = self._pair_reach2 if self._active is None else np.where(
+            self._active, self._pair_reach2, -np.inf)
+        return np.flatnonzero(np.einsum("pi,pi->p", d, d) <= reach2)
 
     def _capsules_apart(self, C: np.ndarray, E: np.ndarray, cn: np.ndarray, a: np.ndarray,
                         b: np.ndarray) -> np.ndarray:

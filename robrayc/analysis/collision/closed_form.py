@@ -60,10 +60,9 @@ def round_distance(p: np.ndarray, par: np.ndarray) -> np.ndarray:
 _I1, _I2 = np.array([1, 2, 0]), np.array([2, 0, 1])
 
 
-def sat_separated(Ra, ta, ha, Rb, tb, hb) -> np.ndarray:
-    """Oriented boxes (K rotations, centres, half extents) that overlap by at most CONTACT_TOL
-    along one of the 15 axes of the separating-axis theorem (apart or touching): exact for two
-    boxes, conservative for bounding boxes."""
+def face_separated(Ra, ta, ha, Rb, tb, hb) -> tuple[np.ndarray, ...]:
+    """sat_separated on the boxes' six face normals only (apart or touching along one; the
+    cheap part), and what the edge axes need: Rb and tb in A's frame, |R| + eps."""
     R = np.einsum("kji,kjl->kil", Ra, Rb)  # Rb in A's frame
     T = np.einsum("kji,kj->ki", Ra, tb - ta)
     A = np.abs(R) + _EPS_SAT
@@ -71,6 +70,15 @@ def sat_separated(Ra, ta, ha, Rb, tb, hb) -> np.ndarray:
     sep = (np.abs(T) >= ha + np.einsum("kij,kj->ki", A, hb) - tol).any(axis=1)
     TB = np.einsum("kij,ki->kj", R, T)
     sep |= (np.abs(TB) >= np.einsum("ki,kij->kj", ha, A) + hb - tol).any(axis=1)
+    return sep, R, T, A
+
+
+def sat_separated(Ra, ta, ha, Rb, tb, hb) -> np.ndarray:
+    """Oriented boxes (K rotations, centres, half extents) that overlap by at most CONTACT_TOL
+    along one of the 15 axes of the separating-axis theorem (apart or touching): exact for two
+    boxes, conservative for bounding boxes."""
+    sep, R, T, A = face_separated(Ra, ta, ha, Rb, tb, hb)
+    tol = CONTACT_TOL
     # The nine axes A_i x B_j at once, as (K, i, j) arrays.
     ra = ha[:, _I1, None] * A[:, _I2, :] + ha[:, _I2, None] * A[:, _I1, :]
     rb = hb[:, None, _I1] * A[:, :, _I2] + hb[:, None, _I2] * A[:, :, _I1]

@@ -7,6 +7,7 @@ import numpy as np
 from robrayc.analysis.collision.closed_form import (
     _local,
     box_distance,
+    face_separated,
     project,
     round_distance,
     sat_separated,
@@ -34,6 +35,7 @@ _AXIS_SAMPLES = np.linspace(-1.0, 1.0, 5)
 # primitives and on the 7dof demo.
 _VECTOR_MIN = 64
 _AXIS_MIN = 16  # the same for the axis-ball test in front of the (slower) GJK
+_SAT_MIN = 16  # the same for the SAT's rejection of pairs other than two boxes
 
 
 class PairTester:
@@ -108,21 +110,23 @@ class PairTester:
         todo = (d * d).sum(axis=1) <= (s.brad[oi] + s.brad[oj] + CONTACT_TOL) ** 2
 
         sph = ki == SPHERE
-        m = todo & sph & (kj == SPHERE)
-        out[m] = (d[m] * d[m]).sum(axis=1) < (s.par[oi[m], 0] + s.par[oj[m], 0]
-                                               - CONTACT_TOL) ** 2
-        todo &= ~m
-        m = np.flatnonzero(todo & sph & (kj == BOX))
-        if m.size:
-            dist = box_distance(_local(Rj[m], tj[m], ti[m]), s.par[oj[m]])
-            out[m] = dist < s.par[oi[m], 0] - CONTACT_TOL
-            todo[m] = False
-        m = np.flatnonzero(todo & sph & (kj >= CYLINDER) & (kj <= FRUSTUM))
-        if m.size:
-            dist = round_distance(_local(Rj[m], tj[m], ti[m]), s.par[oj[m]])
-            out[m] = dist < s.par[oi[m], 0] - CONTACT_TOL
-            todo[m] = False
+        if sph.any():
+            done = sph & todo & (kj != MESH)
+            self._sphere_pairs(done, oi, oj, kj, Rj, tj, d, ti, out)
+            todo &= ~done
         m = np.flatnonzero(todo)
+        if len(m) < _SAT_MIN:  # few: FCL first (its bounding volumes reject as fast), then
+            # the face axes on its hits, to turn touching (FCL: colliding) into apart; two
+            # boxes get the whole SAT (exact)
+            self._scalar(m, oi, oj, Ti, Tj, None, out)
+            m = m[out[m] & (ki[m] != MESH) & (kj[m] != MESH)]
+            if m.size:
+                args = (Ri[m], ti[m], s.half[oi[m]], Rj[m], tj[m], s.half[oj[m]])
+                boxes = (ki[m] == BOX) & (kj[m] == BOX)
+                out[m] = ~(sat_separated(*args) if boxes.all() else face_separated(*args)[0])
+                if boxes.any() and not boxes.all():
+                    out[m[boxes]] = ~sat_separated(*(x[boxes] for x in args))
+            return out
         if m.size:  # oriented boxes: exact for two boxes, a rejection test for the rest
             sep = sat_separated(Ri[m], ti[m], s.half[oi[m]], Rj[m], tj[m], s.half[oj[m]])
             boxes = (ki[m] == BOX) & (kj[m] == BOX)
@@ -139,6 +143,20 @@ class PairTester:
         if m.size:
             self._scalar(m, oi, oj, Ti, Tj, keys, out)
         return out
+
+    def _sphere_pairs(self, todo, oi, oj, kj, Rj, tj, d, ti, out) -> None:
+        """The candidates ``todo``, a sphere and a sphere, box or round solid (kinds sorted),
+        by closed forms."""
+        s = self.s
+        m = todo & (kj == SPHERE)
+        out[m] = (d[m] * d[m]).sum(axis=1) < (s.par[oi[m], 0] + s.par[oj[m], 0]
+                                               - CONTACT_TOL) ** 2
+        for round_, dist_fn in ((False, box_distance), (True, round_distance)):
+            m = np.flatnonzero(todo & ((kj >= CYLINDER) & (kj <= FRUSTUM) if round_
+                                       else (kj == BOX)))
+            if m.size:
+                dist = dist_fn(_local(Rj[m], tj[m], ti[m]), s.par[oj[m]])
+                out[m] = dist < s.par[oi[m], 0] - CONTACT_TOL
 
     def _scalar(self, m, oi, oj, Ti, Tj, keys, out) -> None:
         """The pairs no vectorised test decided, one by one: FCL, or the GJK for frusta."""
