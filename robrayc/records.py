@@ -17,6 +17,10 @@ if TYPE_CHECKING:
     from typing import Any, TypeVar
 
     T = TypeVar("T")
+    from typing import dataclass_transform
+else:
+    def dataclass_transform(**_: object):  # type checkers read records as dataclasses
+        return lambda decorator: decorator
 
 
 class FrozenInstanceError(AttributeError):
@@ -51,6 +55,7 @@ def field(*, default: Any = MISSING, default_factory: Any = MISSING, repr: bool 
     return Field(default, default_factory, repr, compare)
 
 
+@dataclass_transform(field_specifiers=(field, Field))
 def record(cls: type | None = None, /, *, frozen: bool = False, slots: bool = False,
            eq: bool = True) -> Any:
     """Class decorator: `@record` or `@record(frozen=True, slots=True, eq=False)`."""

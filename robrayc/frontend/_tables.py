@@ -112,456 +112,366 @@ RULES = [('start', 1, False),
  ('__array_star_3', 3, False)]
 
 
-# Per rule: pop its values, return what lark's tree builder would (a Node, the only
+# Per rule: replace its values by what lark's tree builder would make (a Node, the only
 # child of a `?rule`, or a list to splice for an `_rule`).
 def _r0(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    return Node('start', ch)
+    ch = values[-1] if type(values[-1]) is list else [values[-1]]
+    values[-1] = Node('start', ch)
 
 
 def _r1(values):
     ch = []
-    return Node('start', ch)
+    values.append(Node('start', ch))
 
 
 def _r2(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r3(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r4(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r5(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r6(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r7(values):
-    v = values[-1:]
-    del values[-1:]
     ch = []
-    return ch
+    values[-1] = ch
 
 
 def _r8(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[1]]
-    return Node('include', ch)
+    ch = [values[-2]]
+    del values[-2:]
+    values[-1] = Node('include', ch)
 
 
 def _r9(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = [v[1]]
-    return Node('include', ch)
+    ch = [values[-1]]
+    del values[-1:]
+    values[-1] = Node('include', ch)
 
 
 def _r10(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[1], v[2]]
-    return Node('def_stmt', ch)
+    ch = [values[-3], values[-2]]
+    del values[-3:]
+    values[-1] = Node('def_stmt', ch)
 
 
 def _r11(values):
-    v = values[-5:]
-    del values[-5:]
     ch = []
-    ch.append(v[1])
-    ch.extend(v[3]) if type(v[3]) is list else ch.append(v[3])
-    return Node('class_stmt', ch)
+    ch.append(values[-4])
+    ch.extend(values[-2]) if type(values[-2]) is list else ch.append(values[-2])
+    del values[-4:]
+    values[-1] = Node('class_stmt', ch)
 
 
 def _r12(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[1]]
-    return Node('class_stmt', ch)
+    ch = [values[-3]]
+    del values[-3:]
+    values[-1] = Node('class_stmt', ch)
 
 
 def _r13(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r14(values):
-    v = values[-1:]
-    del values[-1:]
     ch = []
-    return ch
+    values[-1] = ch
 
 
 def _r15(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[1], v[2]]
-    return Node('allow', ch)
+    ch = [values[-3], values[-2]]
+    del values[-3:]
+    values[-1] = Node('allow', ch)
 
 
 def _r16(values):
-    v = values[-5:]
-    del values[-5:]
     ch = []
-    ch.append(v[1])
-    ch.extend(v[3]) if type(v[3]) is list else ch.append(v[3])
-    return Node('frame', ch)
+    ch.append(values[-4])
+    ch.extend(values[-2]) if type(values[-2]) is list else ch.append(values[-2])
+    del values[-4:]
+    values[-1] = Node('frame', ch)
 
 
 def _r17(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[1]]
-    return Node('frame', ch)
+    ch = [values[-3]]
+    del values[-3:]
+    values[-1] = Node('frame', ch)
 
 
 def _r18(values):
-    v = values[-5:]
-    del values[-5:]
     ch = []
-    ch.append(v[1])
-    ch.extend(v[3]) if type(v[3]) is list else ch.append(v[3])
-    return Node('frame', ch)
+    ch.append(values[-4])
+    ch.extend(values[-2]) if type(values[-2]) is list else ch.append(values[-2])
+    del values[-4:]
+    values[-1] = Node('frame', ch)
 
 
 def _r19(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[1]]
-    return Node('frame', ch)
+    ch = [values[-3]]
+    del values[-3:]
+    values[-1] = Node('frame', ch)
 
 
 def _r20(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r21(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r22(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch
+    ch = [values[-1]]
+    values[-1] = ch
 
 
 def _r23(values):
-    v = values[-1:]
-    del values[-1:]
     ch = []
-    return ch
+    values[-1] = ch
 
 
 def _r24(values):
-    v = values[-4:]
-    del values[-4:]
     ch = []
-    ch.append(v[0])
-    ch.extend(v[2]) if type(v[2]) is list else ch.append(v[2])
-    return Node('geometry', ch)
+    ch.append(values[-4])
+    ch.extend(values[-2]) if type(values[-2]) is list else ch.append(values[-2])
+    del values[-3:]
+    values[-1] = Node('geometry', ch)
 
 
 def _r25(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0]]
-    return Node('geometry', ch)
+    ch = [values[-3]]
+    del values[-2:]
+    values[-1] = Node('geometry', ch)
 
 
 def _r26(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[1]]
-    return Node('attr', ch)
+    ch = [values[-3], values[-2]]
+    del values[-2:]
+    values[-1] = Node('attr', ch)
 
 
 def _r27(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('value', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('value', ch)
 
 
 def _r28(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('value', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('value', ch)
 
 
 def _r29(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('string', ch)
+    ch = [values[-1]]
+    values[-1] = Node('string', ch)
 
 
 def _r30(values):
-    v = values[-5:]
-    del values[-5:]
     ch = []
-    ch.append(v[0])
-    ch.append(v[1])
-    ch.extend(v[2]) if type(v[2]) is list else ch.append(v[2])
-    return Node('array', ch)
+    ch.append(values[-5])
+    ch.append(values[-4])
+    ch.extend(values[-3]) if type(values[-3]) is list else ch.append(values[-3])
+    del values[-4:]
+    values[-1] = Node('array', ch)
 
 
 def _r31(values):
-    v = values[-4:]
-    del values[-4:]
     ch = []
-    ch.append(v[0])
-    ch.append(v[1])
-    ch.extend(v[2]) if type(v[2]) is list else ch.append(v[2])
-    return Node('array', ch)
+    ch.append(values[-4])
+    ch.append(values[-3])
+    ch.extend(values[-2]) if type(values[-2]) is list else ch.append(values[-2])
+    del values[-3:]
+    values[-1] = Node('array', ch)
 
 
 def _r32(values):
-    v = values[-4:]
-    del values[-4:]
-    ch = [v[0], v[1]]
-    return Node('array', ch)
+    ch = [values[-4], values[-3]]
+    del values[-3:]
+    values[-1] = Node('array', ch)
 
 
 def _r33(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[1]]
-    return Node('array', ch)
+    ch = [values[-3], values[-2]]
+    del values[-2:]
+    values[-1] = Node('array', ch)
 
 
 def _r34(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0]]
-    return Node('array', ch)
+    ch = [values[-3]]
+    del values[-2:]
+    values[-1] = Node('array', ch)
 
 
 def _r35(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = [v[0]]
-    return Node('array', ch)
+    ch = [values[-2]]
+    del values[-1:]
+    values[-1] = Node('array', ch)
 
 
 def _r36(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('ident', ch)
+    ch = [values[-1]]
+    values[-1] = Node('ident', ch)
 
 
 def _r37(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('string', ch)
+    ch = [values[-1]]
+    values[-1] = Node('string', ch)
 
 
 def _r38(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('expr', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('expr', ch)
 
 
 def _r39(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('sum', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('sum', ch)
 
 
 def _r40(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[2]]
-    return Node('add', ch)
+    ch = [values[-3], values[-1]]
+    del values[-2:]
+    values[-1] = Node('add', ch)
 
 
 def _r41(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[2]]
-    return Node('sub', ch)
+    ch = [values[-3], values[-1]]
+    del values[-2:]
+    values[-1] = Node('sub', ch)
 
 
 def _r42(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('product', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('product', ch)
 
 
 def _r43(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[2]]
-    return Node('mul', ch)
+    ch = [values[-3], values[-1]]
+    del values[-2:]
+    values[-1] = Node('mul', ch)
 
 
 def _r44(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[2]]
-    return Node('div', ch)
+    ch = [values[-3], values[-1]]
+    del values[-2:]
+    values[-1] = Node('div', ch)
 
 
 def _r45(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('power', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('power', ch)
 
 
 def _r46(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[1], v[2]]
-    return Node('pow', ch)
+    ch = [values[-3], values[-2], values[-1]]
+    del values[-2:]
+    values[-1] = Node('pow', ch)
 
 
 def _r47(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return ch[0] if len(ch) == 1 else Node('unary', ch)
+    ch = [values[-1]]
+    values[-1] = ch[0] if len(ch) == 1 else Node('unary', ch)
 
 
 def _r48(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = [v[0], v[1]]
-    return Node('neg', ch)
+    ch = [values[-2], values[-1]]
+    del values[-1:]
+    values[-1] = Node('neg', ch)
 
 
 def _r49(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = [v[0], v[1]]
-    return Node('plus', ch)
+    ch = [values[-2], values[-1]]
+    del values[-1:]
+    values[-1] = Node('plus', ch)
 
 
 def _r50(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('number', ch)
+    ch = [values[-1]]
+    values[-1] = Node('number', ch)
 
 
 def _r51(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('ident', ch)
+    ch = [values[-1]]
+    values[-1] = Node('ident', ch)
 
 
 def _r52(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = [v[0]]
-    return Node('ident', ch)
+    ch = [values[-1]]
+    values[-1] = Node('ident', ch)
 
 
 def _r53(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = [v[0], v[1]]
-    return Node('paren', ch)
+    ch = [values[-3], values[-2]]
+    del values[-2:]
+    values[-1] = Node('paren', ch)
 
 
 def _r54(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    return ch
+    ch = values[-1] if type(values[-1]) is list else [values[-1]]
+    values[-1] = ch
 
 
 def _r55(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    ch.extend(v[1]) if type(v[1]) is list else ch.append(v[1])
-    return ch
+    ch = values[-2] if type(values[-2]) is list else [values[-2]]
+    ch.extend(values[-1]) if type(values[-1]) is list else ch.append(values[-1])
+    del values[-1:]
+    values[-1] = ch
 
 
 def _r56(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    return ch
+    ch = values[-1] if type(values[-1]) is list else [values[-1]]
+    values[-1] = ch
 
 
 def _r57(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    ch.extend(v[1]) if type(v[1]) is list else ch.append(v[1])
-    return ch
+    ch = values[-2] if type(values[-2]) is list else [values[-2]]
+    ch.extend(values[-1]) if type(values[-1]) is list else ch.append(values[-1])
+    del values[-1:]
+    values[-1] = ch
 
 
 def _r58(values):
-    v = values[-1:]
-    del values[-1:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    return ch
+    ch = values[-1] if type(values[-1]) is list else [values[-1]]
+    values[-1] = ch
 
 
 def _r59(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    ch.extend(v[1]) if type(v[1]) is list else ch.append(v[1])
-    return ch
+    ch = values[-2] if type(values[-2]) is list else [values[-2]]
+    ch.extend(values[-1]) if type(values[-1]) is list else ch.append(values[-1])
+    del values[-1:]
+    values[-1] = ch
 
 
 def _r60(values):
-    v = values[-2:]
-    del values[-2:]
-    ch = [v[1]]
-    return ch
+    ch = [values[-1]]
+    del values[-1:]
+    values[-1] = ch
 
 
 def _r61(values):
-    v = values[-3:]
-    del values[-3:]
-    ch = v[0] if type(v[0]) is list else [v[0]]
-    ch.append(v[2])
-    return ch
+    ch = values[-3] if type(values[-3]) is list else [values[-3]]
+    ch.append(values[-1])
+    del values[-2:]
+    values[-1] = ch
 
 
 REDUCERS = [_r0, _r1, _r2, _r3, _r4, _r5, _r6, _r7, _r8, _r9, _r10, _r11, _r12, _r13, _r14, _r15, _r16, _r17, _r18, _r19, _r20, _r21, _r22, _r23, _r24, _r25, _r26, _r27, _r28, _r29, _r30, _r31, _r32, _r33, _r34, _r35, _r36, _r37, _r38, _r39, _r40, _r41, _r42, _r43, _r44, _r45, _r46, _r47, _r48, _r49, _r50, _r51, _r52, _r53, _r54, _r55, _r56, _r57, _r58, _r59, _r60, _r61]

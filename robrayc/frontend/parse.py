@@ -82,9 +82,14 @@ class Tok:
 
     def span_to(self, last: Tok, file: str) -> SourcePos:
         """The span from this token to `last` (inclusive) in `file`."""
-        line, col = self.lines.position(self.start_pos)
-        end_line, end_col = self.lines.position(last.end_pos)
-        return SourcePos(file, line, col, end_line, end_col)
+        starts = self.lines.starts
+        line = bisect_right(starts, self.start_pos)
+        end = last.end_pos
+        if line < len(starts) and end >= starts[line]:  # ends on a later line
+            end_line, end_col = self.lines.position(end)
+        else:
+            end_line, end_col = line, end - starts[line - 1] + 1
+        return SourcePos(file, line, self.start_pos - starts[line - 1] + 1, end_line, end_col)
 
     def __str__(self) -> str:
         return self.value
@@ -122,17 +127,22 @@ def _tables():
     from robrayc.frontend import _tables as t
 
     # Ignored text (blanks, comments) before a token is skipped by the same match: one regex
-    # match per token. The regular terminals are named groups; the literal ones (punctuation)
-    # share one group, their text naming them: fewer alternatives for the regex engine to try.
+    # match per token. The regular terminals are groups; the literal ones (punctuation) share
+    # one group, their text naming them: fewer alternatives for the regex engine to try.
     ignored = "|".join(rx for name, rx in t.TERMINALS if name in t.IGNORE)
-    patterns = [f"(?P<{name}>{rx})" for name, rx in t.TERMINALS
-                if name not in t.IGNORE and name not in t.LITERALS.values()]
+    named = [name for name, _ in t.TERMINALS
+             if name not in t.IGNORE and name not in t.LITERALS.values()]
+    patterns = [f"(?P<{name}>{rx})" for name, rx in t.TERMINALS if name in named]
     literal = "|".join(re.escape(text) for text in t.LITERALS)  # longest first
     master = re.compile(f"(?:{ignored})*+(?:" + "|".join(patterns)
                         + f"|(?P<{_LITERAL}>{literal}))?")
+    # group number -> terminal (terminal patterns have no groups of their own)
+    group_kinds = [None, *named, _LITERAL]
+    assert master.groupindex == {k: i for i, k in enumerate(group_kinds) if k}
     rules = [(origin, length, reduce, unit)
              for (origin, length, unit), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
-    return master, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES, t.END
+    return (master, group_kinds, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES,
+            t.END)
 
 
 _GOTO_MEMO: dict[tuple[int, str, str], int] = {}
@@ -151,26 +161,28 @@ def _goto(states: list, rules: list, below: int, origin: str, kind: str) -> int:
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    master, keywords, literals, kept, rules, states, end_state = _tables()
+    master, group_kinds, keywords, literals, kept, rules, states, end_state = _tables()
     goto_memo = _GOTO_MEMO
     stack = [0]
     row = states[0]
     values: list = []
     n = len(text)
     lines = Lines(text)
+    kind: str | None
     # The pattern matches at every offset (possibly nothing), so the matches are contiguous;
     # None after the last one stands for the end of the input.
     for m in chain(master.finditer(text), (None,)):
         if m is None:
             kind, tok, start, end = "$END", None, n, n
         else:
-            kind = m.lastgroup
-            if kind is None:  # blanks and comments, then nothing a terminal matches (or the end)
-                pos = m.end()
-                if pos < n:
-                    raise SyntaxProblem(pos, *lines.position(pos))
+            group = m.lastindex
+            if group is None:  # blanks and comments, then nothing a terminal matches (or the end)
+                end = m.end()
+                if end < n:
+                    raise SyntaxProblem(end, *lines.position(end))
                 continue
-            start, end = m.span(kind)
+            start, end = m.span(group)
+            kind = group_kinds[group]
             if kind == _LITERAL:
                 kind = literals[text[start:end]]
             elif kind == "NAME":
@@ -198,10 +210,15 @@ def parse_text(text: str) -> Node:
                 below = stack[-2]
                 del stack[-1]
             else:
-                if length:
+                reduce(values)  # in place: the rule's values become its one value
+                if length == 1:
+                    below = stack[-2]
+                    del stack[-1]
+                elif length:
                     del stack[-length:]
-                values.append(reduce(values))
-                below = stack[-1]
+                    below = stack[-1]
+                else:
+                    below = stack[-1]
             # The goto, and the unit reductions it leads to (a number climbs atom -> unary ->
             # power -> product -> sum -> expr), depend only on the state below, the rule and
             # the lookahead: memoised.
@@ -219,19 +236,19 @@ def tokens(text: str, start: int = 0):
     comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
     no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
     server, which reads incomplete text; compiles never call this."""
-    master, literals = _tables()[0], _tables()[2]
+    master, group_kinds, literals = _tables()[0], _tables()[1], _tables()[3]
     lines = Lines(text)
     pos, n = start, len(text)
     while pos < n:
         m = master.match(text, pos)
-        kind = m.lastgroup
-        if kind is None:
+        group = m.lastindex
+        if group is None:
             if m.end() < n:
                 yield Tok("$BAD", "", m.end(), m.end(), lines)
             return
         pos = m.end()
-        value = m.group(kind)
-        yield Tok(literals[value] if kind == _LITERAL else kind, value, m.start(kind), pos, lines)
+        kind, value = group_kinds[group], m.group(group)
+        yield Tok(literals[value] if kind == _LITERAL else kind, value, m.start(group), pos, lines)
 
 
 def _describe_token(tok: Tok) -> str:

@@ -120,7 +120,7 @@ def generate() -> str:
         f"RULES = {pprint.pformat(rule_specs, width=96)}",
         "",
         "",
-        "# Per rule: pop its values, return what lark's tree builder would (a Node, the only",
+        "# Per rule: replace its values by what lark's tree builder would make (a Node, the only",
         "# child of a `?rule`, or a list to splice for an `_rule`).",
         *reducers,
         f"REDUCERS = [{', '.join(f'_r{i}' for i in range(len(rules)))}]",
@@ -134,32 +134,42 @@ def generate() -> str:
 
 def reducer(name: str, length: int, data: str | None, expand1: bool,
             plan: tuple[int, ...]) -> str:
-    """Source of the function reducing one rule: no per-child interpretation at run time."""
+    """Source of the function reducing one rule in place: its `length` values on top of
+    `values` become the one value lark's tree builder would make (no per-child work at run
+    time; children read by negative index, no slice copied)."""
+    def child(i: int) -> str:
+        return f"values[{i - length}]"
+
     body = [f"def {name}(values):"]
-    if length:
-        body += [f"    v = values[-{length}:]", f"    del values[-{length}:]"]
     steps = [(i, p) for i, p in enumerate(plan) if p]
     # A spliced value is the list of an `_rule`, or the one child a unit `_rule` passed on.
     if steps and steps[0] == (0, SPLICE):
         # left recursion: extend the list in place (no copy)
-        body.append("    ch = v[0] if type(v[0]) is list else [v[0]]")
+        body.append(f"    ch = {child(0)} if type({child(0)}) is list else [{child(0)}]")
         steps = steps[1:]
     elif all(p == KEEP for _, p in steps):
-        body.append("    ch = [" + ", ".join(f"v[{i}]" for i, _ in steps) + "]")
+        body.append("    ch = [" + ", ".join(child(i) for i, _ in steps) + "]")
         steps = []
     else:
         body.append("    ch = []")
     for i, p in steps:
         if p == KEEP:
-            body.append(f"    ch.append(v[{i}])")
+            body.append(f"    ch.append({child(i)})")
         else:
-            body.append(f"    ch.extend(v[{i}]) if type(v[{i}]) is list else ch.append(v[{i}])")
+            body.append(f"    ch.extend({child(i)}) if type({child(i)}) is list "
+                        f"else ch.append({child(i)})")
     if data is None:
-        body.append("    return ch")
+        result = "ch"
     elif expand1:
-        body.append(f"    return ch[0] if len(ch) == 1 else Node({data!r}, ch)")
+        result = f"ch[0] if len(ch) == 1 else Node({data!r}, ch)"
     else:
-        body.append(f"    return Node({data!r}, ch)")
+        result = f"Node({data!r}, ch)"
+    if length == 0:
+        body.append(f"    values.append({result})")
+    else:
+        if length > 1:
+            body.append(f"    del values[{1 - length}:]")
+        body.append(f"    values[-1] = {result}")
     return "\n".join(body) + "\n\n"
 
 

@@ -163,7 +163,7 @@ class _Unit(AttributeLowering):
                last_isa_wins: bool) -> Block:
         """Evaluate a block's attributes, then merge in its classes by precedence."""
         block = Block()
-        isa: list[tuple[str, SourcePos]] = []
+        isa: list[tuple[str, Tok]] = []  # positions only for a warning: they cost time
         for item in items:
             if not isinstance(item, Node) or item.data != "attr":
                 continue
@@ -179,17 +179,18 @@ class _Unit(AttributeLowering):
             except FoldError:
                 continue
             if name == "isa":
-                isa.append((str(val), _tok_pos(name_tok, file)))
+                isa.append((str(val), name_tok))
             else:
                 block.attrs[name] = Attr(val, value, file)
         order = reversed(isa) if last_isa_wins else iter(isa)
-        for cname, cpos in order:
+        for cname, ctok in order:
             cdef = self.classes.get(cname)
             if cdef is None:
                 if cname in self.undeclared:
                     continue
                 self.undeclared.add(cname)
-                self.sink.warning(f"class '{cname}' is not declared; kept as a tag only", cpos,
+                self.sink.warning(f"class '{cname}' is not declared; kept as a tag only",
+                                  _tok_pos(ctok, file),
                                   suggest(cname, self.classes), name="undeclared-class")
                 continue
             for key, attr in cdef.block.attrs.items():
