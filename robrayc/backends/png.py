@@ -50,53 +50,125 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if povray_bin is None:
         raise ctx.sink.fatal("PNG output needs POV-Ray, which is not installed", hint=INSTALL_HINT)
     opts = view.for_scene(ctx.options.picture, scene, ctx.sink)
-    pairs = view.colliding_pairs(scene, opts, ctx.sink)
-    posed = view.posed_geometries(scene, opts, view.highlighted_frames(pairs))
-    cam = view.camera_for(posed, opts, ctx.sink)
-    text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, ctx.options.includes)
-    ctx.sink.check()
-    with tempfile.TemporaryDirectory(prefix="robrayc-png-") as tmp:
-        pov, png = Path(tmp) / "scene.pov", Path(tmp) / "scene.png"
-        pov.write_text(text, encoding="utf-8")
-        args = [povray_bin, f"+I{pov}", f"+O{png}", f"+W{cam.width}", f"+H{cam.height}",
-                "-D", "+FN", "+Q9", "-GS", "-GR"]
-        if ctx.options.antialias:
-            args += ["+A0.3", "+AM2", "+R2"]
-        show = sys.stderr.isatty() and not ctx.sink.quiet
-        status, log = _run(args + (["+V"] if show else ["-V"]), tmp, show)
-        if status != 0 or not png.is_file():
-            raise ctx.sink.fatal(f"POV-Ray failed (exit status {status}): {_first_error(log)}")
-        data = png.read_bytes()
+    args = [povray_bin, f"+W{opts.width}", f"+H{opts.height}", "-D", "+FN", "+Q9", "-GS", "-GR"]
+    if ctx.options.antialias:
+        args += ["+A0.3", "+AM2", "+R2"]
+    show = sys.stderr.isatty() and not ctx.sink.quiet
+    with tempfile.TemporaryDirectory(prefix="robrayc-png-") as tmp, \
+            _Render(args + (["+V"] if show else ["-V"]), Path(tmp), show) as render:
+        # POV-Ray starts before the scene is made: its start-up overlaps with robrayc's work
+        pairs = view.colliding_pairs(scene, opts, ctx.sink)
+        posed = view.posed_geometries(scene, opts, view.highlighted_frames(pairs))
+        cam = view.camera_for(posed, opts, ctx.sink)
+        text = povray.scene_text(scene, posed, cam, ctx.sink, pairs, ctx.options.includes)
+        ctx.sink.check()
+        status, log, data = render.finish(text)
+    if data is None:
+        raise ctx.sink.fatal(f"POV-Ray failed (exit status {status}): {_first_error(log)}")
     if pairs:
         data = _legend(data, [view.pair_label(p) for p in pairs], ctx)
     return [OutputFile(ctx.output, data)]
 
 
-def _run(args: list[str], cwd: str, show: bool) -> tuple[int, bytes]:
-    """Run POV-Ray; on a terminal, turn its pixel counts into a one-line progress."""
-    proc = subprocess.Popen(args, cwd=cwd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.STDOUT)
-    log = bytearray()
-    assert proc.stdout is not None
-    shown = -1
-    while chunk := proc.stdout.read1(65536):
-        log += chunk
-        if show:
-            found = _PROGRESS.findall(log[-200:])
+PNG_END = b"\0\0\0\0IEND\xaeB`\x82"  # the empty IEND chunk, with its CRC
+
+
+def finished_png(path: Path) -> bytes | None:
+    """The file's bytes once it is a whole PNG (its chunks end with IEND at its end), else
+    None: POV-Ray writes the picture a few tenths of a second before it exits."""
+    try:
+        with open(path, "rb") as f:
+            if f.seek(0, os.SEEK_END) < 8 + len(PNG_END):
+                return None
+            f.seek(-len(PNG_END), os.SEEK_END)
+            if f.read() != PNG_END:
+                return None
+            f.seek(0)
+            data = f.read()
+    except FileNotFoundError:
+        return None
+    pos = 8
+    while pos + 12 <= len(data):
+        pos += 12 + int.from_bytes(data[pos:pos + 4], "big")
+        if data[pos - 8:pos - 4] == b"IEND":
+            return data if pos == len(data) else None
+    return None
+
+
+class _Render:
+    """A POV-Ray run started before its scene exists, done as soon as the PNG is whole (its
+    shut-down is not waited for).
+
+    POV-Ray cannot read a scene from a pipe (it seeks to the end for the size), so it starts
+    on a small scene that opens a FIFO, which blocks until robrayc, having written the real
+    scene, opens the FIFO's other end; then it includes the real scene."""
+
+    def __init__(self, args: list[str], tmp: Path, show: bool) -> None:
+        self.scene, self.png, self.show = tmp / "scene.pov", tmp / "scene.png", show
+        self.ready = tmp / "ready"
+        os.mkfifo(self.ready)
+        start = tmp / "start.pov"
+        start.write_text(f'#fopen RobraycReady "{self.ready}" read\n#fclose RobraycReady\n'
+                         f'#include "{self.scene}"\n', encoding="utf-8")
+        self.fd: int | None = None
+        self.proc = subprocess.Popen(args + [f"+I{start}", f"+O{self.png}"], cwd=tmp,
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                     stderr=subprocess.STDOUT)
+        self.log, self.shown = bytearray(), -1
+
+    def __enter__(self) -> _Render:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        if self.proc.poll() is None:
+            self.proc.kill()
+        self.proc.wait()
+        assert self.proc.stdout is not None
+        self.proc.stdout.close()
+        if self.fd is not None:
+            os.close(self.fd)
+        if self.show and self.shown >= 0:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+
+    def finish(self, text: str) -> tuple[int | None, bytes, bytes | None]:
+        """Write the scene, let POV-Ray go on, read its messages; (exit status or None if
+        still running, the messages' tail, the PNG's bytes or None)."""
+        import selectors
+
+        self.scene.write_text(text, encoding="utf-8")
+        # held open (as a writer) until POV-Ray is done: its second open must not block
+        self.fd = os.open(self.ready, os.O_RDWR | os.O_NONBLOCK)
+        out = self.proc.stdout
+        assert out is not None
+        sel = selectors.DefaultSelector()
+        sel.register(out, selectors.EVENT_READ)
+        while (image := finished_png(self.png)) is None and self.proc.poll() is None:
+            if sel.select(0.02) and not self._read(out.fileno()):
+                sel.unregister(out)
+        sel.close()
+        if image is None:  # POV-Ray ended: its last messages, and the picture if it wrote one
+            while self._read(out.fileno()):
+                pass
+            image = finished_png(self.png)
+        return self.proc.returncode, bytes(self.log), image
+
+    def _read(self, fd: int) -> bool:
+        """Take POV-Ray's messages; on a terminal turn its pixel counts into a progress."""
+        chunk = os.read(fd, 65536)
+        self.log += chunk
+        if self.show:
+            found = _PROGRESS.findall(self.log[-200:])
             if found:
                 done, total = (int(x) for x in found[-1])
                 pct = 100 * done // max(total, 1)
-                if pct != shown:
+                if pct != self.shown:
                     sys.stderr.write(f"\rrobrayc: rendering {pct:3d}%")
                     sys.stderr.flush()
-                    shown = pct
-        if len(log) > 1 << 20:  # keep the tail only
-            del log[: len(log) - (1 << 19)]
-    status = proc.wait()
-    if show and shown >= 0:
-        sys.stderr.write("\r\033[K")
-        sys.stderr.flush()
-    return status, bytes(log)
+                    self.shown = pct
+        if len(self.log) > 1 << 20:  # keep the tail only
+            del self.log[: len(self.log) - (1 << 19)]
+        return bool(chunk)
 
 
 def _first_error(log: bytes) -> str:

@@ -239,3 +239,47 @@ def test_ur5_meshes_cover_the_pixels_fk_puts_them_on(tmp_path, monkeypatch):
     assert 0 < cols.min() and cols.max() < w and 0 < rows.min() and rows.max() < h
     assert abs(xs.min() - cols.min()) < 2 and abs(xs.max() + 1 - cols.max()) < 2
     assert abs(ys.min() - rows.min()) < 2 and abs(ys.max() + 1 - rows.max()) < 2
+
+
+def test_a_failed_compile_leaves_no_povray_running(tmp_path):
+    """POV-Ray starts before the scene is made; a compile that then fails (a missing mesh)
+    must not leave it waiting: nothing of the command's process group outlives it. (The mesh
+    file exists, so the front end accepts it; reading its triangles fails.)"""
+    import subprocess
+    import sys
+
+    from tests.backends.pictures import REPO
+
+    scene = tmp_path / "m.robray"
+    (tmp_path / "bad.stl").write_text("solid x\nfacet garbage\n")
+    scene.write_text('frame m { geometry { shape mesh; mesh "bad.stl"; } }\n')
+    proc = subprocess.Popen([sys.executable, "-m", "robrayc", str(scene), "-o",
+                             str(tmp_path / "m.png")], stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1 and "cannot read mesh 'bad.stl'" in err and "Traceback" not in err
+    with pytest.raises(ProcessLookupError):
+        os.killpg(proc.pid, 0)
+    assert not (tmp_path / "m.png").exists()
+
+
+def test_a_png_is_taken_only_when_whole(tmp_path):
+    """robrayc takes POV-Ray's picture as soon as the file is a whole PNG: never a cut one."""
+    import io
+
+    from PIL import Image
+
+    from robrayc.backends.png import finished_png
+
+    buf = io.BytesIO()
+    Image.new("RGB", (64, 48), (10, 200, 30)).save(buf, format="PNG")
+    whole = buf.getvalue()
+    path = tmp_path / "p.png"
+    assert finished_png(path) is None  # not there yet
+    for cut in (0, 8, 20, len(whole) // 2, len(whole) - 1):
+        path.write_bytes(whole[:cut])
+        assert finished_png(path) is None, cut
+    path.write_bytes(whole[:20] + whole[-12:])  # IEND at the end, but the chunks do not lead there
+    assert finished_png(path) is None
+    path.write_bytes(whole)
+    assert finished_png(path) == whole
