@@ -70,21 +70,23 @@ class XmlSource:
         parsed[text] = values
         return values
 
+    # Attribute text -> its numbers: robots repeat the same few texts ("0 0 0", "1") on
+    # thousands of elements, each parsed once. A class attribute replaced per instance on
+    # first use (numbers() stores into the instance's own dict).
+    _parsed_numbers: dict[str, tuple[float, ...]] | None = None
+
     def _parsed(self) -> dict[str, tuple[float, ...]]:
-        """Attribute text -> its numbers: robots repeat the same few texts ("0 0 0", "1")
-        on thousands of elements, each parsed once."""
-        try:
-            return self._parsed_numbers
-        except AttributeError:
-            self._parsed_numbers: dict[str, tuple[float, ...]] = {}
-            return self._parsed_numbers
+        parsed = self._parsed_numbers
+        if parsed is None:
+            parsed = self._parsed_numbers = {}
+        return parsed
 
     def floats(self, el, attr: str, n: int, default: tuple[float, ...] | None = None,
                what: str | None = None) -> tuple[float, ...] | None:
         text = el.get(attr) if el is not None else None
         if text is None:
             return default
-        values = self._parsed().get(text)
+        values = (self._parsed_numbers or self._parsed()).get(text)
         if values is not None and len(values) == n:  # the common case: seen before, right count
             return values
         if not text.strip() and default is not None:
