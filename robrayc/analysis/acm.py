@@ -48,11 +48,14 @@ class PairVerdict:
     collisions: int = 0  # samples in which the pair collided
     in_scene: bool = False  # already an allow_collision pair of the scene
     checked: int = 0  # samples the pair was checked in (sampling stops once it is 'sometimes')
+    proven: bool = False  # 'never' for certain: apart at every configuration (acm_proof)
 
     @property
     def bound(self) -> float | None:
         """For a pair never seen colliding in n samples: the rule-of-three bound on its
-        collision probability, 3/n (95 % confidence); None otherwise."""
+        collision probability, 3/n (95 % confidence); 0.0 when proven apart; None otherwise."""
+        if self.proven:
+            return 0.0
         return 3.0 / self.checked if self.collisions == 0 and self.checked else None
 
 
@@ -187,6 +190,10 @@ SETTLE_Z = 6.0
 # Batches handed out between two updates of the settled pairs: fixed (not the number of
 # workers), so that the result does not depend on --jobs.
 WAVE = 8
+# From this many samples on, pairs not seen colliding in the first wave are tried for a proof
+# that they never collide (acm_proof), and those proven are not sampled further.
+PROVE_MIN_SAMPLES = 50000
+PROVE_BUDGET = 300  # distance evaluations per pair
 
 
 # --- generation -----------------------------------------------------------------------------
@@ -197,10 +204,12 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
              progress: bool | Callable[[int], None] = False,
              sink: DiagnosticSink | None = None,
              adjacency: Callable[[ir.Scene, set[str]], dict[tuple[str, str], str]]
-             = adjacent_pairs, backend: str = "auto") -> AcmResult:
+             = adjacent_pairs, backend: str = "auto", prove: bool | None = None) -> AcmResult:
     """Classify every pair of collision frames (see the module docstring). `adjacency`
     gives the adjacent pairs (robrayc.srdf passes MoveIt's rule, on robot links). `backend`:
-    the collision checker's ("auto": the compiled one when a C compiler works)."""
+    the collision checker's ("auto": the compiled one when a C compiler works). `prove`:
+    try to prove pairs never colliding after the first wave (None: from PROVE_MIN_SAMPLES
+    samples on), so that they need not be sampled further."""
     from robrayc.analysis.collision import CollisionChecker
 
     global _WORKER
@@ -215,6 +224,9 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
 
     counts = np.zeros(len(rest), dtype=np.int64)
     checked = np.zeros(len(rest), dtype=np.int64)
+    proven = np.zeros(len(rest), dtype=bool)
+    if prove is None:
+        prove = samples >= PROVE_MIN_SAMPLES
     total = 0
     if rest and samples > 0:
         checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest,
@@ -225,16 +237,20 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
         cols = np.array([order[p] for p in rest])
         _WORKER = (id(checker) ^ os.getpid(), checker)
         try:
+            prover = _Prover(full, rest, q0, proven) if prove else None
             total = _sample(scene, checker, cols, counts, checked,
                     _Plan(samples, seed, batch, always_fraction,
                           max(1, min(jobs or os.cpu_count() or 1, math.ceil(samples / batch))),
-                          backend), progress, rest)
+                          backend), progress, rest, prover)
         finally:
             _WORKER = None
     for k, pair in enumerate(rest):
         c, n = int(counts[k]), int(checked[k])
         share = f"{c} of {n} samples ({100 * c / n:.1f}%)" if n else "no samples"
-        if n and c >= always_fraction * n:
+        if proven[k]:
+            verdict[pair] = ("never", f"apart at every configuration within the joint ranges "
+                             f"(proven after {n} samples)", 0, n, True)
+        elif n and c >= always_fraction * n:
             verdict[pair] = ("always", "colliding in " + share, c, n)
         elif n and c == 0:
             verdict[pair] = ("never", f"colliding in none of {n} samples (probability < "
@@ -283,8 +299,8 @@ class _LazyBatches:
 
 
 def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:
-    reason, detail, collisions, *n = v
-    return PairVerdict(a, b, reason, detail, collisions, in_scene, n[0] if n else 0)
+    reason, detail, collisions, *more = v
+    return PairVerdict(a, b, reason, detail, collisions, in_scene, *more)
 
 
 @dataclass(frozen=True)
@@ -297,8 +313,25 @@ class _Plan:
     backend: str
 
 
+class _Prover:
+    """Tries acm_proof on the pairs not seen colliding, once, after the first wave."""
+
+    def __init__(self, full, rest: list, q0: np.ndarray, proven: np.ndarray) -> None:
+        self.full, self.rest, self.q0, self.proven = full, rest, q0, proven
+
+    def __call__(self, counts: np.ndarray) -> None:
+        from robrayc.analysis.acm_proof import prove_apart
+        from robrayc.kinematics import sample_ranges
+
+        lo, hi = sample_ranges(self.full.scene)
+        for k in np.flatnonzero(counts == 0).tolist():
+            a, b = self.rest[k]
+            self.proven[k] = prove_apart(self.full, a, b, self.q0, lo, hi, PROVE_BUDGET)
+
+
 def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
-            checked: np.ndarray, plan: _Plan, progress, rest: list) -> int:
+            checked: np.ndarray, plan: _Plan, progress, rest: list,
+            prover: _Prover | None = None) -> int:
     """Count collisions of the pairs `rest` (checker columns `cols`) batch by batch, in waves
     of WAVE batches: the samples asked for, then (rarely) up to as many more until the set of
     'always' pairs settles. A pair seen colliding, and missing in more samples than 'always'
@@ -324,7 +357,11 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                                                                + z * z / (4 * n * n))) / (
                     1 + z * z / n)
                 settled = (checked - counts > slack) | (upper < plan.always_fraction)
+                if prover is not None and w == WAVE and phase is batches:
+                    prover(counts)
                 live = ~((counts > 0) & settled)
+                if prover is not None:
+                    live &= ~prover.proven
                 active = np.zeros(len(checker.frame_pairs), dtype=bool)
                 active[cols[live]] = True
                 jobs = [(chunk, active) for chunk in phase[w:w + WAVE]]
@@ -412,5 +449,6 @@ def to_json(result: AcmResult) -> str:
         "always_fraction": result.always_fraction,
         "default_configuration": result.default_config,
         "pairs": [{"a": p.a, "b": p.b, "reason": p.reason, "detail": p.detail,
-                   "collisions": p.collisions, "in_scene": p.in_scene} for p in result.pairs],
+                   "collisions": p.collisions, "in_scene": p.in_scene, "checked": p.checked,
+                   "bound": p.bound} for p in result.pairs],
     }, indent=1) + "\n"
