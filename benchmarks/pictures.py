@@ -1,18 +1,26 @@
-"""Picture formats: whole-command wall times, and the viewer page's frame rate in Chromium.
+"""Picture formats: whole-command wall times, and the viewer page's frame time and rate in
+Chromium.
 
-    python benchmarks/pictures.py [--repeat 5] [--robots ur5,fetch,pr2] [--fps-seconds 4]
+    python benchmarks/pictures.py [--repeat 5] [--robots ur5,fetch,pr2,baxter] [--fps-seconds 4]
 
 For each corpus robot (../shared/corpus/urdf, meshes dropped where the corpus lacks them) the
 median wall and CPU time of a fresh `robrayc ROBOT -o OUT` process for OUT = robot.png
 (POV-Ray render at 640x480), robot.pov (the scene only), robot.glb and robot.html; the PNG
-row also gives POV-Ray's own share (`povray` on the written scene). Goals (issue 17): PNG of a
-UR5-sized robot with meshes <= 2 s, HTML <= 1 s to write.
+row also gives POV-Ray alone on the written scene. Goals (issue 17): PNG of a UR5-sized robot
+with meshes <= 2 s, HTML <= 1 s to write.
 
-Then the HTML page of every robot in headless Chromium (Debian's chromium and
-chromium-driver, through selenium): the camera orbits for --fps-seconds while the page
-renders every animation frame; frames per second = frames drawn / seconds (goal >= 30 for the
-largest robot), after a page with one box (the browser's own cost per frame, for scale).
-Chromium's WebGL here is SwiftShader (software): a machine with a GPU does better.
+Then each robot's page in headless Chromium (Debian's chromium and chromium-driver, through
+selenium; WebGL is SwiftShader, software rendering on the CPU: a GPU does far better), in a
+1280x800 window at device pixel ratio 1, with vsync and the frame-rate limit off so that
+nothing but the work caps the rate:
+- frame time: the median over 30 frames of one slider change (every joint moves: forward
+  kinematics in the page), the render, and a 1-pixel readPixels that waits until the frame is
+  drawn; its inverse is the rate of a page that draws one frame at a time;
+- frame rate: frames per second while the camera orbits and a frame is drawn every animation
+  frame for --fps-seconds (the browser overlaps a frame's drawing with the next one's script).
+A page with one box comes first: the browser's own cost per frame, for scale. Goal: >= 30
+frames per second for the largest corpus robot (baxter has the most triangles, pr2 the most
+frames).
 """
 
 from __future__ import annotations
@@ -20,7 +28,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -28,8 +35,35 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from urdf_compile import CORPUS, ROBOTS, ROOTS, timed  # noqa: E402  (the same robots)
+from urdf_compile import CORPUS, ROBOTS, ROOTS, medians  # noqa: E402  (the same robots)
 
+CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
+                  "--window-size=1280,800", "--force-device-scale-factor=1",
+                  "--enable-unsafe-swiftshader", "--use-angle=swiftshader",
+                  "--disable-gpu-vsync", "--disable-frame-rate-limit")
+
+# One frame: every variable moved (slider change), drawn, and waited for (readPixels).
+FRAME_TIME = """
+const v = window.robraycViewer, n = arguments[0];
+const gl = v.renderer.getContext(), pixel = new Uint8Array(4), times = [];
+function frame(i) {
+  const values = {};
+  for (const x of v.variables) values[x.name] = x.lo + (x.hi - x.lo) * (0.5 + 0.4 * Math.sin(i));
+  v.setConfiguration(values);
+  v.render();
+  gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, pixel);
+}
+for (let i = 0; i < 3; i++) frame(i);
+for (let i = 0; i < n; i++) {
+  const t = performance.now();
+  frame(i);
+  times.push(performance.now() - t);
+}
+times.sort((a, b) => a - b);
+return times[Math.floor(n / 2)];
+"""
+
+# Frames per second while the camera orbits, one frame drawn per animation frame.
 ORBIT = """
 const v = window.robraycViewer, c = v.controls, done = arguments[arguments.length - 1];
 const start = performance.now(), first = v.stats.frames, seconds = arguments[0];
@@ -45,34 +79,29 @@ requestAnimationFrame(step);
 """
 
 
-def median_run(cmd: list[str], env: dict, repeat: int) -> tuple[float, float]:
-    runs = [timed(cmd, env) for _ in range(repeat)]
-    return statistics.median(r[0] for r in runs), statistics.median(r[1] for r in runs)
-
-
 def robrayc_cmd() -> list[str]:
     found = shutil.which("robrayc")
     return [found] if found else [sys.executable, "-m", "robrayc"]
 
 
-def browser_fps(page: Path, seconds: float) -> float:
+def browser_figures(page: Path, seconds: float) -> tuple[float, float]:
+    """(median frame time in ms, frames per second while orbiting) of a viewer page."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
     opts = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
-                "--window-size=1024,768", "--enable-unsafe-swiftshader",
-                "--use-angle=swiftshader"):
+    for arg in CHROMIUM_FLAGS:
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
     try:
-        driver.set_script_timeout(seconds + 60)
+        driver.set_script_timeout(seconds + 120)
         driver.get(page.as_uri())
         for _ in range(600):
             if driver.execute_script("return !!window.robraycViewer"):
                 break
             time.sleep(0.05)
-        return float(driver.execute_async_script(ORBIT, seconds))
+        frame_ms = float(driver.execute_script(FRAME_TIME, 30))
+        return frame_ms, float(driver.execute_async_script(ORBIT, seconds))
     finally:
         driver.quit()
 
@@ -80,32 +109,43 @@ def browser_fps(page: Path, seconds: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
-    ap.add_argument("--robots", default="ur5,fetch,pr2")
+    ap.add_argument("--robots", default="ur5,fetch,pr2,baxter")
     ap.add_argument("--fps-seconds", type=float, default=4.0)
+    ap.add_argument("--only", choices=("commands", "browser"),
+                    help="time only the commands, or only the pages in the browser")
     args = ap.parse_args()
     env = dict(os.environ, ROS_PACKAGE_PATH=os.pathsep.join(str(CORPUS / r) for r in ROOTS))
     tmp = Path(tempfile.mkdtemp(prefix="robrayc-pictures-bench-"))
-    print("robot   format   wall s (median)   cpu s   size")
+    if args.only != "browser":
+        print("robot   format   wall s (median)   cpu s   size")
     pages = {}
     for key in args.robots.split(","):
         urdf = CORPUS / ROBOTS[key]
+        pages[key] = tmp / f"{key}.html"
+        if args.only == "browser":
+            subprocess.run([*robrayc_cmd(), str(urdf), "-o", str(pages[key]),
+                            "--missing-mesh=drop"], env=env, check=True, capture_output=True)
+            continue
         for fmt in ("png", "pov", "glb", "html"):
             out = tmp / f"{key}.{fmt}"
             cmd = [*robrayc_cmd(), str(urdf), "-o", str(out), "--missing-mesh=drop"]
-            wall, cpu = median_run(cmd, env, args.repeat)
+            wall, cpu = medians(cmd, env, args.repeat)
             print(f"{key:7} {fmt:8} {wall:15.3f} {cpu:9.3f}   {out.stat().st_size / 1e6:.1f} MB")
-        pov_wall, pov_cpu = median_run(
+        pov_wall, pov_cpu = medians(
             ["povray", f"+I{tmp / (key + '.pov')}", f"+O{tmp / (key + '-p.png')}", "+W640",
              "+H480", "-D", "+Q9", "-V", "-GS", "-GR"], env, args.repeat)
-        print(f"{key:7} {'povray':8} {pov_wall:15.3f} {pov_cpu:9.3f}   (POV-Ray's share of png)")
-        pages[key] = tmp / f"{key}.html"
+        print(f"{key:7} {'povray':8} {pov_wall:15.3f} {pov_cpu:9.3f}   (POV-Ray alone)")
+    if args.only == "commands":
+        return
     box = tmp / "box.robray"
     box.write_text("frame box { geometry { shape box; dimension [1, 1, 1]; } }\n")
     subprocess.run([*robrayc_cmd(), str(box), "-o", str(tmp / "box.html")], env=env, check=True)
     pages = {"one box": tmp / "box.html", **pages}  # the page's own cost, for scale
+    print(f"viewer page, headless Chromium, SwiftShader: {' '.join(CHROMIUM_FLAGS[3:])}")
     for key, page in pages.items():
-        print(f"{key:7} browser  {browser_fps(page, args.fps_seconds):.1f} frames per second "
-              "(headless Chromium, SwiftShader)")
+        frame_ms, fps = browser_figures(page, args.fps_seconds)
+        print(f"{key:7} frame time {frame_ms:6.1f} ms ({1000 / frame_ms:5.1f} per second), "
+              f"orbiting {fps:5.1f} frames per second")
     shutil.rmtree(tmp)
 
 

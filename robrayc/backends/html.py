@@ -63,7 +63,7 @@ def _variables(scene: ir.Scene, config: dict[str, float]) -> list[dict]:
 
 def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, list]:
     """Every visual or collision geometry (the page toggles them) and the shared triangles."""
-    from robrayc.analysis.view import HIGHLIGHT, triangles
+    from robrayc.analysis.view import triangles
     from robrayc.meshes import load_mesh
 
     meshes: list[dict] = []
@@ -85,9 +85,8 @@ def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, lis
                     entry["normals"] = _b64(load_mesh(g.shape, sink, g.pos).normals, "<f4")
                 mesh_index[key] = len(meshes)
                 meshes.append(entry)
-            lit = f.name in highlighted
-            geoms.append({"frame": i, "mesh": mesh_index[key],
-                          "color": list(HIGHLIGHT if lit else g.color), "alpha": g.alpha,
+            geoms.append({"frame": i, "mesh": mesh_index[key], "color": list(g.color),
+                          "highlight": f.name in highlighted, "alpha": g.alpha,
                           "visual": g.visual, "collision": g.collision,
                           "flat": not isinstance(g.shape, (ir.Mesh, ir.Sphere))})
     return geoms, meshes
@@ -111,9 +110,10 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     data = {**_kinematics(scene), "antialiasTriangles": ANTIALIAS_TRIANGLES,
             "variables": _variables(scene, opts.configuration),
             "geometries": geoms, "meshes": meshes, "pairs": [list(p) for p in pairs],
+            "highlightColor": list(view.HIGHLIGHT),
             "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov,
                        "width": cam.width, "height": cam.height}}
-    legend = "".join(f"<div>colliding: {escape(view.pair_label(p))}</div>" for p in pairs)
+    legend = "".join(f'<div class="pair">{escape(view.pair_label(p))}</div>' for p in pairs)
     page = resource_path("viewer", "page.html").read_text(encoding="utf-8")
     title = escape(f"{ctx.name if ctx.name != 'scenegraph' else _title(scene)} - robrayc")
     parts = {"version": __version__, "title": title, "legend": legend,

@@ -105,22 +105,41 @@
   });
   const drawn = [];
   const materials = new Map();
-  for (const g of data.geometries) {
-    const key = g.color.join(",") + "/" + g.alpha + "/" + g.flat;
+  function material(color, g) {  // one per colour, alpha and shading
+    const key = color.join(",") + "/" + g.alpha + "/" + g.flat;
     if (!materials.has(key)) {
       materials.set(key, new THREE.MeshLambertMaterial({  // cheaper to shade than PBR
-        color: new THREE.Color(g.color[0], g.color[1], g.color[2]),
+        color: new THREE.Color(color[0], color[1], color[2]),
         transparent: g.alpha < 1, opacity: g.alpha, side: THREE.DoubleSide,
         flatShading: g.flat }));
     }
-    const mesh = new THREE.Mesh(geometries[g.mesh], materials.get(key));
+    return materials.get(key);
+  }
+  for (const g of data.geometries) {
+    const own = material(g.color, g);
+    const mesh = new THREE.Mesh(geometries[g.mesh], own);
     mesh.matrixAutoUpdate = false;
-    mesh.userData = { frame: frames[g.frame].name, visual: g.visual, collision: g.collision };
+    mesh.userData = { frame: frames[g.frame].name, visual: g.visual, collision: g.collision,
+                      own, red: g.highlight ? material(data.highlightColor, g) : own };
     groups[g.frame].add(mesh);
     drawn.push(mesh);
   }
 
+  // The collision overlay is the exact checker's answer at the configuration robrayc wrote:
+  // shown (red) only while the sliders are there; once they move, the legend says so.
+  const written = q.slice();
+  const legend = document.getElementById("legend");
+  function overlay() {
+    const here = q.every((x, i) => x === written[i]);
+    for (const m of drawn) m.material = here ? m.userData.red : m.userData.own;
+    legend.classList.toggle("moved", !here);
+    document.getElementById("legend-note").textContent = here
+      ? "colliding (drawn red):"
+      : "colliding at the written configuration, not checked here (reset to see them):";
+  }
+
   function pose() {
+    overlay();
     const world = fk(q);
     for (let i = 0; i < frames.length; i++) {
       const m = world[i];
@@ -167,7 +186,7 @@
 
   // --- sliders ---
   const sliders = document.getElementById("sliders");
-  data.variables.forEach((v, i) => {
+  const inputs = data.variables.map((v, i) => {
     const row = document.createElement("label");
     row.className = "slider";
     const name = document.createElement("span");
@@ -185,6 +204,16 @@
     });
     row.append(name, input, value);
     sliders.appendChild(row);
+    return { input, value };
+  });
+  document.getElementById("reset").addEventListener("click", () => {
+    written.forEach((x, i) => {
+      q[i] = x;
+      inputs[i].input.value = x;
+      inputs[i].value.textContent = x.toFixed(3);
+    });
+    pose();
+    request();
   });
   document.getElementById("collision").addEventListener("change", (e) => {
     showCollision = e.target.checked;
@@ -219,6 +248,7 @@
   controls.update();
   window.robraycViewer = {
     fk, stats, renderer, camera, controls, q, frames: frames.map((f) => f.name),
+    variables: data.variables,
     setConfiguration(values) {
       for (const [name, value] of Object.entries(values)) {
         const i = data.variables.findIndex((v) => v.name === name);

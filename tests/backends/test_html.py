@@ -152,13 +152,53 @@ def test_geometry_toggle_and_collision_legend(browser, tmp_path):
     r = robrayc(str(scene), "-o", str(page), *FIXED, "--highlight-collisions")
     assert r.returncode == 0, r.stderr
     canvas = _open(browser, page)
-    assert "colliding: a <-> b" in browser.find_element("id", "legend").text
+    assert "colliding (drawn red):\na <-> b" in browser.find_element("id", "legend").text
     visual = _canvas_pixels(canvas)
     browser.find_element("id", "collision").click()
     time.sleep(0.3)
     collision = _canvas_pixels(canvas)
     red_visual = dominant(visual, 0).sum()
     assert red_visual > dominant(collision, 0).sum() * 2  # the 1 m box is visual only
+    assert not _errors(browser)
+
+
+def test_the_overlay_is_shown_only_at_the_written_configuration(browser, tmp_path):
+    """The red overlay is the checker's answer at the written configuration: a slider moved
+    away takes it off (its own colours back, the legend says so), reset brings it back."""
+    from selenium.webdriver.common.action_chains import ActionChains
+
+    page = tmp_path / "b.html"
+    r = robrayc(str(write_boxes(tmp_path)), "-o", str(page), *FIXED, "--var", "slide",
+                "--val", "0.5", "--highlight-collisions")
+    assert r.returncode == 0, r.stderr
+    canvas = _open(browser, page)
+    legend = browser.find_element("id", "legend")
+    assert "colliding (drawn red):\nblue_box <-> slider" in legend.text
+
+    def colours():
+        shot = _canvas_pixels(canvas)
+        h, w, _ = shot.shape
+        blue_box = shot[h // 2 - 10:h // 2 + 10, _column(0.8, 0.2, w) - 5:_column(0.8, 0.2, w)]
+        return dominant(blue_box, 0).mean(), dominant(blue_box, 2).mean()
+
+    red, blue = colours()
+    assert red > 0.9 and blue == 0  # the colliding blue box is drawn red
+    slider = browser.find_element("css selector", "input[data-variable='slide']")
+    ActionChains(browser).move_to_element_with_offset(
+        slider, -slider.size["width"] // 4, 0).click().perform()
+    time.sleep(0.3)
+    assert browser.execute_script("return window.robraycViewer.q[0]") < 0
+    red, blue = colours()
+    assert red == 0 and blue > 0.9  # its own colour: no claim about this configuration
+    assert "moved" in legend.get_attribute("class")
+    assert "at the written configuration, not checked here" in legend.text
+    browser.find_element("id", "reset").click()
+    time.sleep(0.3)
+    assert browser.execute_script("return window.robraycViewer.q[0]") == 0.5
+    assert float(slider.get_attribute("value")) == 0.5
+    red, blue = colours()
+    assert red > 0.9 and blue == 0
+    assert "moved" not in legend.get_attribute("class")
     assert not _errors(browser)
 
 
