@@ -160,8 +160,9 @@ def startup(tmp: Path, repeat: int) -> dict:
     cmds = {"python -c pass": [sys.executable, "-c", "pass"],
             "robrayc --version": [*robrayc_cmd(), "--version"],
             "robrayc one frame": compile_cmd(robrayc_cmd(), scene, out)}
+    # A few tens of milliseconds each: many more rounds than the compiles, for a stable median
     t = interleaved(cmds, {"python -c pass": None, "robrayc --version": None,
-                           "robrayc one frame": out}, repeat)
+                           "robrayc one frame": out}, max(4 * repeat, 21))
     base = t["python -c pass"]
     print(f"\nstart-up: python -c pass {base * 1e3:.1f} ms; robrayc --version "
           f"{t['robrayc --version'] * 1e3:.1f} ms ({t['robrayc --version'] / base:.2f}x, "
