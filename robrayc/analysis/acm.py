@@ -191,9 +191,12 @@ SETTLE_Z = 6.0
 # workers), so that the result does not depend on --jobs.
 WAVE = 8
 # From this many samples on, pairs not seen colliding in the first wave are tried for a proof
-# that they never collide (acm_proof), and those proven are not sampled further.
+# that they never collide (acm_proof), and those proven are not sampled further. A pair gets
+# as many distance evaluations as the exact tests it would need in the samples left (about
+# PROVE_EVAL_COST of them cost as much as one evaluation), at most PROVE_MAX_BUDGET.
 PROVE_MIN_SAMPLES = 50000
-PROVE_BUDGET = 300  # distance evaluations per pair
+PROVE_EVAL_COST = 14
+PROVE_MAX_BUDGET = 2560
 
 
 # --- generation -----------------------------------------------------------------------------
@@ -319,14 +322,23 @@ class _Prover:
     def __init__(self, full, rest: list, q0: np.ndarray, proven: np.ndarray) -> None:
         self.full, self.rest, self.q0, self.proven = full, rest, q0, proven
 
-    def __call__(self, counts: np.ndarray) -> None:
-        from robrayc.analysis.acm_proof import prove_apart
+    def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int) -> None:
+        """Try the pairs with no collision in the `seen` configurations (the first wave),
+        each with a budget from how often its bounding spheres met in them."""
+        from robrayc.analysis.acm_proof import MAX_VARIABLES, near_share, pair_rates, prove_apart
         from robrayc.kinematics import sample_ranges
 
         lo, hi = sample_ranges(self.full.scene)
+        G = None
         for k in np.flatnonzero(counts == 0).tolist():
             a, b = self.rest[k]
-            self.proven[k] = prove_apart(self.full, a, b, self.q0, lo, hi, PROVE_BUDGET)
+            rates = pair_rates(self.full, a, b, lo, hi)
+            if rates is None or len(rates) > MAX_VARIABLES:
+                continue
+            G = self.full.group_poses(seen) if G is None else G
+            budget = min(PROVE_MAX_BUDGET, int(near_share(self.full, a, b, G)
+                                               * (samples - len(seen)) / PROVE_EVAL_COST))
+            self.proven[k] = prove_apart(self.full, a, b, self.q0, lo, hi, budget)
 
 
 def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
@@ -358,7 +370,7 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                     1 + z * z / n)
                 settled = (checked - counts > slack) | (upper < plan.always_fraction)
                 if prover is not None and w == WAVE and phase is batches:
-                    prover(counts)
+                    prover(counts, configs[:drawn], samples)
                 live = ~((counts > 0) & settled)
                 if prover is not None:
                     live &= ~prover.proven

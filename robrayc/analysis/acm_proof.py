@@ -14,6 +14,7 @@ pair is sampled as usual) at a collision or past its evaluation budget.
 from __future__ import annotations
 
 import math
+from collections import deque
 
 import numpy as np
 
@@ -100,7 +101,10 @@ def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray
 def prove_apart(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, hi: np.ndarray,
                 budget: int) -> bool:
     """Whether frames fa and fb are provably apart (distance above MARGIN) at every
-    configuration with each variable in [lo, hi] (see the module docstring)."""
+    configuration with each variable in [lo, hi] (see the module docstring), within `budget`
+    distance evaluations. Boxes are split breadth first: a pair that comes close somewhere
+    needs every box down to some size, which depth first would only reach for part of the
+    space before the budget runs out."""
     rates = pair_rates(checker, fa, fb, lo, hi)
     if rates is None or len(rates) > MAX_VARIABLES:
         return False
@@ -108,12 +112,14 @@ def prove_apart(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, hi: n
     rate = np.array([rates[v] for v in cols.tolist()])
     margin = MARGIN * (1.0 + sum(checker.solids.brad[checker.owner == checker.scene.index(f)]
                                  .max(initial=0.0) for f in (fa, fb)))
-    stack = [(lo[cols].astype(float), hi[cols].astype(float))]
+    boxes = deque([(lo[cols].astype(float), hi[cols].astype(float))])
     q = q0.astype(float).copy()
-    for _ in range(budget):
-        if not stack:
+    for used in range(budget):
+        if not boxes:
             return True
-        blo, bhi = stack.pop()
+        if used + len(boxes) > budget:
+            return False  # each box left needs an evaluation at least: no proof in budget
+        blo, bhi = boxes.popleft()
         q[cols] = (blo + bhi) / 2
         (d,) = checker.distance(q, [(fa, fb)])
         spread = rate * (bhi - blo) / 2
@@ -125,5 +131,19 @@ def prove_apart(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, hi: n
         mid = (blo[k] + bhi[k]) / 2
         left_hi, right_lo = bhi.copy(), blo.copy()
         left_hi[k], right_lo[k] = mid, mid
-        stack += [(right_lo, bhi), (blo, left_hi)]
-    return not stack
+        boxes += [(blo, left_hi), (right_lo, bhi)]
+    return not boxes
+
+
+def near_share(checker, fa: str, fb: str, G: np.ndarray) -> float:
+    """The share of configurations (their group poses G) at which some solid of fa and some
+    solid of fb have overlapping bounding spheres (how often sampling needs more than a
+    sphere test)."""
+    s = checker.solids
+    ka = np.flatnonzero(checker.owner == checker.scene.index(fa))
+    kb = np.flatnonzero(checker.owner == checker.scene.index(fb))
+    ca = (G[:, checker.group[ka]] @ s.placement[ka])[..., :3, 3]  # (N, A, 3)
+    cb = (G[:, checker.group[kb]] @ s.placement[kb])[..., :3, 3]
+    d = ca[:, :, None] - cb[:, None]
+    reach = s.brad[ka][:, None] + s.brad[kb][None]
+    return float(((d * d).sum(axis=3) <= reach * reach).any(axis=(1, 2)).mean())
