@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import chain
+from itertools import accumulate, chain
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.resources import resource_path
@@ -139,10 +139,38 @@ def _tables():
     # group number -> terminal (terminal patterns have no groups of their own)
     group_kinds = [None, *named, _LITERAL]
     assert master.groupindex == {k: i for i, k in enumerate(group_kinds) if k}
+    # The same alternatives for a whole-text split (see _lex): (ignored text)(token)
+    splitter = re.compile(f"((?:{ignored})*+)(" + "|".join(
+        rx for name, rx in t.TERMINALS if name in named) + f"|{literal})")
+    assert splitter.groups == 2
+    # A token's text -> its terminal: the first alternative matching the whole text is the
+    # one that matched it (an earlier one matching it would have matched there).
+    classes = [(name, re.compile(rx)) for name, rx in t.TERMINALS if name in named]
+    ignorable = re.compile(f"(?:{ignored})*+")
     rules = [(origin, length, reduce, unit)
              for (origin, length, unit), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
     return (master, group_kinds, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES,
-            t.END)
+            t.END, splitter, classes, ignorable)
+
+
+def _lex(text: str) -> tuple[list[str], list[int], list[int], int | None]:
+    """Every token's text, start and end offsets, and the offset of the first text no terminal
+    matches (None: none). One `split` and one running sum do the work in C: a loop over
+    matches in Python cost a third of a large compile."""
+    splitter, ignorable = _tables()[8], _tables()[10]
+    parts = splitter.split(text)  # [skipped, ignored, token, skipped, ignored, token, ..., tail]
+    bounds = list(accumulate(map(len, parts)))
+    texts, starts, ends = parts[2::3], bounds[1::3], bounds[2::3]
+    skipped = parts[0::3]  # text where no match started: empty between valid tokens
+    if not any(skipped):
+        return texts, starts, ends, None
+    # Past the last good token no token follows its blanks and comments: the split then went
+    # on searching, possibly inside those comments. What follows the blanks is the problem,
+    # unless it is the end of the text.
+    first = next(i for i, piece in enumerate(skipped) if piece)
+    del texts[first:], starts[first:], ends[first:]
+    bad = ignorable.match(text, ends[-1] if ends else 0).end()
+    return texts, starts, ends, None if bad == len(text) else bad
 
 
 _GOTO_MEMO: dict[tuple[int, str, str], int] = {}
@@ -161,36 +189,36 @@ def _goto(states: list, rules: list, below: int, origin: str, kind: str) -> int:
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    master, group_kinds, keywords, literals, kept, rules, states, end_state = _tables()
+    tables = _tables()
+    keywords, literals, kept, rules, states, end_state = tables[2:8]
+    classes = tables[9]
     goto_memo = _GOTO_MEMO
     stack = [0]
     row = states[0]
     values: list = []
     n = len(text)
     lines = Lines(text)
+    texts, starts, ends, bad = _lex(text)
+    kinds: dict[str, str] = dict(literals)  # token text -> terminal (texts repeat: "0", "[")
     kind: str | None
-    # The pattern matches at every offset (possibly nothing), so the matches are contiguous;
-    # None after the last one stands for the end of the input.
-    for m in chain(master.finditer(text), (None,)):
-        if m is None:
-            kind, tok, start, end = "$END", None, n, n
+    tok: Tok | None
+    # None after the last token stands for the end of the input (or the text no terminal
+    # matches, refused when the parser gets there: an earlier syntax error comes first).
+    for t, start, end in chain(zip(texts, starts, ends, strict=True), ((None, n, n),)):
+        if t is None:
+            if bad is not None:
+                raise SyntaxProblem(bad, *lines.position(bad))
+            kind, tok = "$END", None
         else:
-            group = m.lastindex
-            if group is None:  # blanks and comments, then nothing a terminal matches (or the end)
-                end = m.end()
-                if end < n:
-                    raise SyntaxProblem(end, *lines.position(end))
-                continue
-            start, end = m.span(group)
-            kind = group_kinds[group]
-            if kind == _LITERAL:
-                kind = literals[text[start:end]]
-            elif kind == "NAME":
-                keyword = keywords.get(text[start:end])
+            kind = kinds.get(t)
+            if kind is None:
+                kind = kinds[t] = next(name for name, rx in classes if rx.fullmatch(t))
+            if kind == "NAME":
+                keyword = keywords.get(t)
                 if keyword is not None and keyword in row:
                     kind = keyword
             # Punctuation and keywords never reach the tree: no token object for them.
-            tok = Tok(kind, text[start:end], start, end, lines) if kind in kept else None
+            tok = Tok(kind, t, start, end, lines) if kind in kept else None
         while True:
             action = row.get(kind)
             if action is None:
