@@ -15,7 +15,7 @@ from robrayc.analysis.collision import (
     round_distance,
     solid_from_shape,
 )
-from robrayc.analysis.spheres import contains, cover, cover_all, grid_solid
+from robrayc.analysis.spheres import contains, cover, cover_all, grid_solid, sphere_tree
 from tests.corpus import ros_package_path
 from tests.urdf_robots import load, robot_path
 
@@ -73,6 +73,41 @@ def test_primitive_covers_contain_every_point(name: str, size: float) -> None:
     assert 0.0 <= c.overshoot <= 2 * float(np.max(c.radii))
 
 
+def _in_sphere_and_its_box(c, pts: np.ndarray, slack: float = 1e-12) -> np.ndarray:
+    """Which points lie in some sphere AND that same sphere's box (the compiled checker opens
+    a leaf's box only where its sphere is hit, so each box must hold its sphere's piece)."""
+    held = np.zeros(len(pts), dtype=bool)
+    for i in range(len(c)):
+        d = pts - c.centres[i]
+        local = (pts - c.box_centres[i]) @ c.box_axes[i].T
+        held |= ((d * d).sum(axis=1) <= (c.radii[i] + slack) ** 2) & (
+            np.abs(local) <= c.box_half[i] + slack).all(axis=1)
+    return held
+
+
+@pytest.mark.parametrize("name", sorted(SHAPES))
+def test_primitive_leaf_boxes_hold_their_pieces(name: str) -> None:
+    solid = solid_from_shape(SHAPES[name])
+    c = cover(solid, 0.1)
+    pts = _volume_and_surface_points(solid, np.random.default_rng(4))
+    assert _in_sphere_and_its_box(c, pts).all()
+
+
+def test_sphere_tree_nodes_hold_their_children() -> None:
+    rng = np.random.default_rng(5)
+    centres, radii = rng.random((500, 3)), rng.uniform(0.001, 0.02, 500)
+    tree = sphere_tree(centres, radii, 0.02, rounding=lambda c: c.astype(np.float32))
+    assert sorted(tree.leaf[tree.leaf >= 0].tolist()) == list(range(500))
+    leaves = tree.leaf >= 0
+    assert (tree.count[leaves] == 0).all() and (tree.count[~leaves] >= 2).all()
+    np.testing.assert_array_equal(tree.centres[leaves], centres[tree.leaf[leaves]])
+    for k in np.flatnonzero(~leaves).tolist():
+        kids = slice(tree.first[k], tree.first[k] + tree.count[k])
+        reach = np.linalg.norm(tree.centres[kids] - tree.centres[k], axis=1) + tree.radii[kids]
+        assert (reach <= tree.radii[k]).all()
+        assert (tree.centres[k] == tree.centres[k].astype(np.float32)).all()  # as stored
+
+
 def test_smaller_cells_mean_more_spheres_and_less_overshoot() -> None:
     solid = solid_from_shape(SHAPES["cylinder"])
     coarse, fine = cover(solid, 0.2), cover(solid, 0.03)
@@ -111,7 +146,10 @@ def test_mesh_covers_hold_every_vertex_and_triangle(key: str, monkeypatch) -> No
         # the vertex proof: every vertex of every triangle in one sphere...
         assert contains(local, solid.vertices, slack=1e-12).all()
         # ...and points spread over every triangle too
-        assert contains(local, _mesh_points(solid, rng), slack=1e-12).all()
+        points = _mesh_points(solid, rng)
+        assert contains(local, points, slack=1e-12).all()
+        # each patch's oriented box holds the patch its sphere holds
+        assert _in_sphere_and_its_box(local, np.concatenate([solid.vertices, points])).all()
 
 
 def test_count_mode_keeps_the_total() -> None:

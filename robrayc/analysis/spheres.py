@@ -44,16 +44,25 @@ _PROBES = 48
 
 @dataclass(frozen=True)
 class SphereCover:
-    """Spheres (centres (k,3), radii (k,)) in the solid's own frame, and the overshoot."""
+    """Spheres (centres (k,3), radii (k,)) in the solid's own frame, and the overshoot; and
+    per sphere, a box holding the same piece of the solid (a cell, or a mesh patch's oriented
+    box: far thinner than its sphere across a flat patch): centres (k,3), axes (k,3,3: the
+    unit axes as rows), half extents (k,3)."""
 
     centres: np.ndarray
     radii: np.ndarray
     overshoot: float
+    box_centres: np.ndarray | None = None
+    box_axes: np.ndarray | None = None
+    box_half: np.ndarray | None = None
 
     def placed(self, placement: np.ndarray) -> SphereCover:
-        """The same cover with centres moved by a 4x4 rigid placement."""
-        c = self.centres @ placement[:3, :3].T + placement[:3, 3]
-        return SphereCover(c, self.radii, self.overshoot)
+        """The same cover moved by a 4x4 rigid placement."""
+        rot, move = placement[:3, :3], placement[:3, 3]
+        boxes = (None, None) if self.box_centres is None else (
+            self.box_centres @ rot.T + move, self.box_axes @ rot.T)
+        return SphereCover(self.centres @ rot.T + move, self.radii, self.overshoot, boxes[0],
+                           boxes[1], self.box_half)
 
     def __len__(self) -> int:
         return len(self.radii)
@@ -84,17 +93,17 @@ def _cells(lo: np.ndarray, hi: np.ndarray, size: float) -> tuple[np.ndarray, np.
     return grid, half
 
 
-def _cover_box(half: np.ndarray, size: float) -> tuple[np.ndarray, np.ndarray]:
+def _cover_box(half: np.ndarray, size: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     centres, h = _cells(-half, half, size)
-    return centres, np.full(len(centres), float(np.linalg.norm(h)))
+    return centres, np.full(len(centres), float(np.linalg.norm(h))), np.tile(h, (len(centres), 1))
 
 
 def _cover_round(r_lo: float, r_hi: float, hh: float, size: float
-                 ) -> tuple[np.ndarray, np.ndarray]:
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Cylinder/cone/frustum along z on [-hh, hh], radius r_lo at -hh and r_hi at +hh."""
     n_z = max(1, math.ceil(2 * hh / size - 1e-9))
     slab = hh / n_z  # half thickness
-    centres, radii = [], []
+    centres, radii, halves = [], [], []
     def radius_at(z: float) -> float:
         return r_lo + (r_hi - r_lo) * (z + hh) / (2 * hh) if hh > 0 else max(r_lo, r_hi)
 
@@ -113,7 +122,8 @@ def _cover_round(r_lo: float, r_hi: float, hh: float, size: float
         zc = z0 + slab
         centres.append(np.column_stack([gx[keep], gy[keep], np.full(keep.sum(), zc)]))
         radii.append(np.full(keep.sum(), math.sqrt(2 * d * d + slab * slab)))
-    return np.concatenate(centres), np.concatenate(radii)
+        halves.append(np.tile([d, d, slab], (int(keep.sum()), 1)))
+    return np.concatenate(centres), np.concatenate(radii), np.concatenate(halves)
 
 
 def _split_triangles(tri: np.ndarray, size: float) -> np.ndarray:
@@ -134,9 +144,9 @@ def _split_triangles(tri: np.ndarray, size: float) -> np.ndarray:
     return np.concatenate(out)
 
 
-def _cover_mesh(vertices: np.ndarray, faces: np.ndarray, size: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(centres, radii, the sub-triangles' vertices) of a triangle soup's cover."""
+def _cover_mesh(vertices: np.ndarray, faces: np.ndarray, size: float) -> tuple:
+    """(centres, radii, the sub-triangles' vertices, the patches' boxes) of a triangle soup's
+    cover."""
     sub = _split_triangles(vertices[faces], size)
     cell = np.floor(sub.mean(axis=1) / size).astype(np.int64)
     _, group = np.unique(cell, axis=0, return_inverse=True)
@@ -153,7 +163,30 @@ def _cover_mesh(vertices: np.ndarray, faces: np.ndarray, size: float
     radii = np.zeros(n)
     np.maximum.at(radii, owner, np.sqrt((d * d).sum(axis=1)))
     # the radius is rounded up by a few ulps so that the farthest vertex stays inside
-    return centres, radii * (1 + 1e-12) + 1e-15, sub
+    return centres, radii * (1 + 1e-12) + 1e-15, sub, _patch_boxes(pts, owner, n)
+
+
+def _patch_boxes(pts: np.ndarray, owner: np.ndarray, n: int
+                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Oriented boxes holding each patch's points (axes: the principal axes of its points),
+    so each holds its patch's triangles: (centres, axes as rows, half extents)."""
+    count = np.bincount(owner, minlength=n)[:, None]
+    mean = np.zeros((n, 3))
+    np.add.at(mean, owner, pts)
+    mean /= count
+    d = pts - mean[owner]
+    cov = np.zeros((n, 3, 3))
+    np.add.at(cov, owner, d[:, :, None] * d[:, None, :])
+    axes = np.linalg.eigh(cov)[1].transpose(0, 2, 1)  # eigenvectors as rows
+    proj = np.einsum("nij,nj->ni", axes[owner], pts)
+    lo = np.full((n, 3), np.inf)
+    hi = np.full((n, 3), -np.inf)
+    np.minimum.at(lo, owner, proj)
+    np.maximum.at(hi, owner, proj)
+    centres = np.einsum("nji,nj->ni", axes, (lo + hi) / 2)
+    # grown by a few ulps of the coordinates so that rounding keeps every point inside
+    slack = 1e-12 * (1 + np.abs(proj).max())
+    return centres, axes, (hi - lo) / 2 + slack
 
 
 def _overshoot_primitive(kind: int, par: np.ndarray, centres, radii) -> float:
@@ -190,17 +223,19 @@ def cover(solid: Solid, size: float) -> SphereCover:
         raise ValueError(f"sphere cell size must be positive, got {size}")
     par = np.asarray(solid.params, dtype=float)
     if solid.kind == SPHERE:
-        return SphereCover(np.zeros((1, 3)), np.array([par[0]]), 0.0)
+        return SphereCover(np.zeros((1, 3)), np.array([par[0]]), 0.0, np.zeros((1, 3)),
+                           np.eye(3)[None], par[None].copy())
     if solid.kind == BOX:
-        c, r = _cover_box(par, size)
+        c, r, half = _cover_box(par, size)
     elif solid.kind in (CYLINDER, CONE, FRUSTUM):
-        c, r = _cover_round(par[0], par[1], par[2], size)
+        c, r, half = _cover_round(par[0], par[1], par[2], size)
     elif solid.kind == MESH:
-        c, r, sub = _cover_mesh(solid.vertices, solid.faces, size)
-        return SphereCover(c, r, _overshoot_mesh(sub, c, r))
+        c, r, sub, boxes = _cover_mesh(solid.vertices, solid.faces, size)
+        return SphereCover(c, r, _overshoot_mesh(sub, c, r), *boxes)
     else:
         raise ValueError(f"no sphere cover for solid kind {solid.kind}")
-    return SphereCover(c, r, _overshoot_primitive(solid.kind, par, c, r))
+    axes = np.broadcast_to(np.eye(3), (len(c), 3, 3)).copy()
+    return SphereCover(c, r, _overshoot_primitive(solid.kind, par, c, r), c.copy(), axes, half)
 
 
 def cover_all(solids: list[Solid], *, size: float | None = None, count: int | None = None
@@ -241,3 +276,69 @@ def contains(cover_: SphereCover, points: np.ndarray, slack: float = 0.0) -> np.
     for hits in tree.query_ball_point(cover_.centres, cover_.radii + slack):
         inside[hits] = True
     return inside
+
+
+@dataclass(frozen=True)
+class SphereTree:
+    """Spheres (the leaves) under a tree of spheres, each holding its children, so each holds
+    what its leaves cover. Breadth first: node 0 is the root, a node's children are the
+    ``count`` nodes from ``first`` (leaves: count 0)."""
+
+    centres: np.ndarray
+    radii: np.ndarray
+    first: np.ndarray
+    count: np.ndarray
+    leaf: np.ndarray  # per node: the index of its sphere in the given spheres, -1 above
+
+    def __len__(self) -> int:
+        return len(self.radii)
+
+
+def _holding(centres: np.ndarray, radii: np.ndarray, rounding) -> tuple[np.ndarray, float]:
+    """A sphere holding the spheres: the centre of their bounding box (passed through
+    ``rounding``), the radius reaching the farthest one, computed from the rounded centre."""
+    centres = np.asarray(centres, dtype=float)
+    centre = np.asarray(rounding((np.min(centres - radii[:, None], axis=0)
+                                  + np.max(centres + radii[:, None], axis=0)) / 2), dtype=float)
+    return centre, float(np.max(np.linalg.norm(centres - centre, axis=1) + radii))
+
+
+def sphere_tree(centres: np.ndarray, radii: np.ndarray, cell: float,
+                rounding=lambda c: c) -> SphereTree:
+    """A tree over spheres: parents group the nodes whose centres share a cell, the cell
+    doubling each level until one node is left (a lone node rises unchanged). ``rounding``
+    maps a parent centre to what will be stored (e.g. to float32): radii are computed from
+    it, so containment holds for the stored centres."""
+    c_all, r_all = [*np.asarray(centres, float)], [*np.asarray(radii, float)]
+    kids: list[list[int]] = [[] for _ in r_all]
+    level = list(range(len(r_all)))
+    while len(level) > 1:
+        cell *= 2
+        key = np.floor(np.array([c_all[k] for k in level]) / cell).astype(np.int64)
+        group = np.unique(key, axis=0, return_inverse=True)[1].ravel()
+        order = np.argsort(group, kind="stable")
+        cuts = np.flatnonzero(np.diff(group[order])) + 1
+        upper = []
+        for part in np.split(order, cuts):
+            members = [level[k] for k in part.tolist()]
+            if len(members) == 1:
+                upper.append(members[0])
+                continue
+            c, r = _holding(np.array([c_all[k] for k in members]),
+                            np.array([r_all[k] for k in members]), rounding)
+            c_all.append(c)
+            r_all.append(r)
+            kids.append(members)
+            upper.append(len(r_all) - 1)
+        level = upper
+    order, first, count, at = [level[0]], [], [], 1
+    for node in order:  # breadth first: children numbered in a row
+        first.append(at if kids[node] else 0)
+        count.append(len(kids[node]))
+        order += kids[node]
+        at += len(kids[node])
+    n = len(radii)
+    return SphereTree(np.array([c_all[k] for k in order]), np.array([r_all[k] for k in order]),
+                      np.array(first, dtype=np.int64), np.array(count, dtype=np.int64),
+                      np.array([k if k < n else -1 for k in order], dtype=np.int64))
+

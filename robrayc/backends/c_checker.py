@@ -1,11 +1,12 @@
 """Compiled collision checker in C99 (`--format c-checker`): `-o x.c` writes x.c and x.h.
 
-No amino, no allocation. Forward kinematics of the rigid groups (fixed chains pre-multiplied),
-float32 tests of certified spheres (robrayc.analysis.spheres) per solid pair, 8 configurations
-at a time (AVX2 when compiled for it, else a portable scalar path), exact closed forms for
-sphere and box pairs, fixed boxes tested exactly against spheres. Allowed pairs and `collision
-0` geometry are never generated. Entry points: NAME_check, NAME_check8, NAME_colliding_pairs,
-NAME_solid_states (see the header).
+No amino, no allocation. Forward kinematics of the rigid groups (fixed chains pre-multiplied);
+per configuration, each moving solid's bounding sphere against its fixed partners 8 at a time
+(AVX2 when compiled for it, else a portable scalar path) and against the other moving solids;
+exact closed forms for sphere and box pairs; other pairs through certified sphere trees
+(robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame.
+Allowed pairs and `collision 0` geometry are never generated. Entry points: NAME_check,
+NAME_check8, NAME_colliding_pairs, NAME_solid_states (see the header).
 """
 
 from __future__ import annotations
@@ -18,14 +19,15 @@ from robrayc.diagnostics import DiagnosticSink
 from robrayc.records import record
 
 NAME = "c-checker"
-HELP = ("C99 collision checker (certified spheres, AVX2 or scalar, exact sphere/box tests): "
-        "NAME_check, NAME_check8, NAME_colliding_pairs; also writes OUTPUT.h")
+HELP = ("C99 collision checker (certified sphere trees, AVX2 or scalar, exact sphere/box "
+        "tests): NAME_check, NAME_check8, NAME_colliding_pairs; also writes OUTPUT.h")
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--sphere-size", type=float, metavar="LENGTH",
-                       help="c-checker: sphere cell edge in scene units (default: 8%% of the "
-                            "largest solid); smaller is tighter and slower")
+                       help="c-checker: leaf sphere cell edge in scene units (default: 8%% of "
+                            "the largest solid); smaller decides more pairs in C, and is "
+                            "bigger")
 
 
 @record(frozen=True, slots=True)

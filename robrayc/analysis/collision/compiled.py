@@ -1,7 +1,7 @@
 """The compiled checker: C generated from an exact checker's solids, pairs and rigid groups
-(certified spheres, float32 sphere tests, exact sphere/box closed forms), built by the system C
-compiler on first use and cached by content hash; the exact checker resolves what the spheres
-leave open (MAYBE), so the answers are the exact checker's.
+(certified sphere trees with oriented leaf boxes, float32 tests, exact sphere/box closed forms),
+built by the system C compiler on first use and cached by content hash; the exact checker
+resolves what the trees leave open (MAYBE), so the answers are the exact checker's.
 """
 
 from __future__ import annotations
@@ -18,7 +18,14 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from robrayc.analysis.collision.closed_form import _EPS_SAT
-from robrayc.analysis.collision.solids import BOX, CONTACT_TOL, SPHERE
+from robrayc.analysis.collision.solids import (
+    BOX,
+    CONE,
+    CONTACT_TOL,
+    CYLINDER,
+    FRUSTUM,
+    SPHERE,
+)
 
 if TYPE_CHECKING:
     from robrayc.analysis.collision.checker import CollisionChecker
@@ -67,20 +74,18 @@ def sphere_size(checker: CollisionChecker, size: float | None) -> float:
 def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> dict:
     """The c_checker templates' variables for a dense-mode exact checker."""
     from robrayc import __version__
-    from robrayc.analysis.spheres import cover
     from robrayc.ctext import c_comment, c_string
 
     if checker.mode != "dense":
         raise ValueError("the compiled checker needs a robot-sized scene (dense mode)")
     s = checker.solids
     size = sphere_size(checker, size)
-    covers = [cover(item, size).placed(item.placement) for item in s.items]
     motions = checker.motions
     reach = 1.0 + sum(float(np.abs(m[1][:3, 3]).sum()) for m in motions) + max(
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    solids, clusters, spheres, bounds = _solid_tables(checker, covers, margin, size)
+    solids, nodes, kids, bounds, leaves = _solid_tables(checker, margin, size)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     return {
@@ -94,8 +99,8 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
                     f"{{ {_doubles(axis.tolist())} }}, {{ {_doubles(_pose12(const))} }}"
                     for pg, const, kind, axis, var, off in motions],
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
-        "n_spheres": len(spheres), "n_spheres_decl": max(1, len(spheres)), "spheres": spheres,
-        "n_clusters_decl": max(1, len(clusters)), "clusters": clusters,
+        "n_nodes_decl": max(1, len(nodes)), "nodes": nodes, "kids": kids,
+        "n_leaves_decl": max(1, len(leaves)), "leaves": leaves,
         "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
@@ -109,49 +114,67 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
     }
 
 
-# Spheres per cluster at most (a cluster is tested as one bounding sphere first), and the edge
-# of the cells that group a solid's spheres into clusters, in sphere cells.
-CLUSTER_MAX = 16
-CLUSTER_CELLS = 4
+def _f32(c: np.ndarray) -> np.ndarray:
+    return np.asarray(c, dtype=np.float32).astype(float)
 
 
-def _bound(centres: np.ndarray, radii: list[float], margin: float) -> list[float]:
-    """A float32 sphere holding the spheres (centre: their bounding box's centre)."""
-    c = (centres.min(axis=0) + centres.max(axis=0)) / 2
-    r = max(float(np.linalg.norm(p - c)) + q for p, q in zip(centres, radii, strict=True))
-    return [*c.tolist(), _f32_up(r + margin)]
+def _tree(item, size: float, margin: float):
+    """The sphere tree of one solid (its group frame): leaves are its certified spheres, radii
+    grown by the margin; exact kinds (spheres, boxes) get a root only, their bounding sphere.
+    Also the cover (None for exact kinds), for the leaves' boxes."""
+    from robrayc.analysis.spheres import SphereTree, cover, sphere_tree
+
+    if item.kind in (SPHERE, BOX):
+        r = item.params[0] if item.kind == SPHERE else float(np.linalg.norm(item.params))
+        return SphereTree(_f32(item.placement[:3, 3])[None], np.array([r + margin]),
+                          np.zeros(1, np.int64), np.zeros(1, np.int64),
+                          np.full(1, -1, np.int64)), None
+    c = cover(item, size).placed(item.placement)
+    radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
+    return sphere_tree(_f32(c.centres), radii, size, rounding=_f32), c
 
 
-def _solid_tables(checker: CollisionChecker, covers: list, margin: float, size: float
-                  ) -> tuple[list[str], list[str], list[str], list[list[float]]]:
-    """C initialisers of the solids, their sphere clusters and the spheres (group frames):
-    spheres grouped by cells of CLUSTER_CELLS sphere cells, at most CLUSTER_MAX a cluster;
-    and each solid's bounding sphere (group frame: x, y, z, radius)."""
+def _box_half(item) -> list[float]:
+    """Half extents of a solid's bounding box in its own frame (meshes: their AABB)."""
+    a, b, c = (float(x) for x in item.params)
+    if item.kind == SPHERE:
+        return [a, a, a]
+    if item.kind in (CYLINDER, CONE, FRUSTUM):
+        return [max(a, b), max(a, b), c]
+    return [a, b, c]
+
+
+def _solid_tables(checker: CollisionChecker, margin: float, size: float
+                  ) -> tuple[list[str], list[str], list[str], list[list[float]], list[str]]:
+    """C initialisers of the solids, their sphere-tree nodes and the nodes' children (group
+    frames); each solid's bounding sphere (its tree's root: x, y, z, radius); and the leaves'
+    boxes."""
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    solids, clusters, spheres, bounds = [], [], [], []
+    solids, nodes, kids, bounds, leaves = [], [], [], [], []
     for k, item in enumerate(s.items):
-        c = covers[k]
-        radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
-        cell = np.floor(c.centres / (CLUSTER_CELLS * size)).astype(np.int64)
-        order = np.lexsort(cell.T[::-1])
-        _, starts = np.unique(cell[order], axis=0, return_index=True)
-        first_cluster = len(clusters)
-        for group in np.split(order, np.sort(starts)[1:]):
-            for at in range(0, len(group), CLUSTER_MAX):
-                part = group[at:at + CLUSTER_MAX]
-                bound = _bound(c.centres[part], radii[part].tolist(), margin)
-                clusters.append(f"{len(spheres)}, {len(part)}, {{ {_floats(bound)} }}")
-                spheres += [_floats([*c.centres[i], radii[i]]) for i in part.tolist()]
+        tree, c = _tree(item, size, margin)
+        root = len(nodes)
+        for i in range(len(tree)):
+            nodes.append(_floats([*tree.centres[i], _f32_up(float(tree.radii[i]))]))
+            if tree.count[i]:
+                kids.append(f"{root + int(tree.first[i])}, {int(tree.count[i])}")
+            elif c is None:
+                kids.append("-1, 0")
+            else:
+                j = int(tree.leaf[i])
+                kids.append(f"{len(leaves)}, 0")
+                leaves.append(_floats([*c.box_centres[j], *c.box_axes[j].T.ravel(),
+                                       *(_f32_up(h + margin) for h in c.box_half[j])]))
+        bound = [*tree.centres[0].tolist(), _f32_up(float(tree.radii[0]))]
+        bounds.append(bound)
         exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
-        bound = _bound(c.centres, radii.tolist(), margin)
-        bounds.append(bound)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
-                      f"{first_cluster}, {len(clusters) - first_cluster}, "
-                      f"{{ {_floats(bound)} }}, {{ {_doubles(_pose12(item.placement))} }}, "
-                      f"{{ {_doubles(half)} }}")
-    return solids, clusters, spheres, bounds
+                      f"{root}, {{ {_floats(bound)} }}, "
+                      f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
+                      f"{{ {_doubles(_box_half(item))} }}")
+    return solids, nodes, kids, bounds, leaves
 
 
 # a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
