@@ -224,7 +224,7 @@ def library_loop(lib: str, checker, configs: np.ndarray) -> float:
         else:
             objs.append(_coal_object(mod, s, k))
     W = checker._solid_poses(configs)
-    pairs = list(zip(checker._pi.tolist(), checker._pj.tolist(), strict=True))
+    pairs = list(zip(*(p.tolist() for p in checker.loop_pairs), strict=True))
     t = time.process_time()
     for n in range(len(configs)):
         for a, b in pairs:

@@ -588,3 +588,30 @@ def test_dense_broad_phase_matches_full_poses(seed: int, monkeypatch) -> None:
     assert (checker.collision_matrix(configs) == fast).all()
     assert checker.frame_pairs == checker.frame_pairs and checker.frame_pairs is not \
         checker.frame_pairs  # cached names, handed out as a fresh list each time
+
+
+def test_pairs_out_of_reach_are_never_near() -> None:
+    """The dense checker drops (fixed, moving) solid pairs that the moving solid's revolute
+    chain can never bring together: at any angles (far outside the limits too) their bounding
+    spheres stay apart, and the answers equal a check over every pair."""
+    require_corpus()
+    demo = load_scene([str(DEMO_7DOF)])
+    rng = np.random.default_rng(21)
+    boxes = tuple(ir.Frame(f"box{k}", translation=tuple(rng.uniform(-2.0, 2.0, 3).tolist()),
+                           geometries=(ir.Geometry(ir.Box((0.2, 0.3, 0.4))),))
+                  for k in range(30))
+    scene = ir.Scene(frames=demo.frames + boxes, allowed=demo.allowed)
+    checker = CollisionChecker(scene)
+    every = set(zip(*(p.tolist() for p in checker.loop_pairs), strict=True))
+    kept = set(zip(checker._pi.tolist(), checker._pj.tolist(), strict=True))
+    dropped = np.array(sorted(every - kept)).reshape(-1, 2)
+    assert kept <= every and 20 < len(dropped) < len(every)
+    configs = rng.uniform(-4 * np.pi, 4 * np.pi, (4000, len(scene.variables)))
+    centres = checker._solid_poses(configs)[:, :, :3, 3]
+    d = centres[:, dropped[:, 0]] - centres[:, dropped[:, 1]]
+    reach = checker.solids.brad[dropped[:, 0]] + checker.solids.brad[dropped[:, 1]]
+    assert ((d * d).sum(axis=2) > reach ** 2).all()
+    pairs = [tuple(p) for p in checker.frame_pairs]
+    assert (checker.collision_matrix(configs[:500]) ==
+            CollisionChecker(scene, frame_pairs=pairs, broadphase="kd")
+            .collision_matrix(configs[:500])).all()
