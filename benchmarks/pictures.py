@@ -1,7 +1,7 @@
 """Picture formats: whole-command wall times, and the viewer page's frame time and rate in
 Chromium.
 
-    python benchmarks/pictures.py [--repeat 5] [--robots ur5,fetch,pr2,baxter] [--fps-seconds 4]
+    python benchmarks/pictures.py [--repeat 5] [--robots ur5,fetch,pr2,baxter] [--only ...]
 
 For each corpus robot (../shared/corpus/urdf, meshes dropped where the corpus lacks them) the
 median wall and CPU time of a fresh `robrayc ROBOT -o OUT` process for OUT = robot.png
@@ -11,16 +11,17 @@ with meshes <= 2 s, HTML <= 1 s to write.
 
 Then each robot's page in headless Chromium (Debian's chromium and chromium-driver, through
 selenium; WebGL is SwiftShader, software rendering on the CPU: a GPU does far better), in a
-1280x800 window at device pixel ratio 1, with vsync and the frame-rate limit off so that
-nothing but the work caps the rate:
-- frame time: the median over 30 frames of one slider change (every joint moves: forward
-  kinematics in the page), the render, and a 1-pixel readPixels that waits until the frame is
-  drawn; its inverse is the rate of a page that draws one frame at a time;
-- frame rate: frames per second while the camera orbits and a frame is drawn every animation
-  frame for --fps-seconds (the browser overlaps a frame's drawing with the next one's script).
-A page with one box comes first: the browser's own cost per frame, for scale. Goal: >= 30
-frames per second for the largest corpus robot (baxter has the most triangles, pr2 the most
-frames).
+1280x800 window at device pixel ratio 1, vsync and the frame-rate limit off: the median time
+over 30 frames of one slider change (every joint moves: forward kinematics in the page), the
+render, and a 1-pixel readPixels that waits until the frame is drawn, as the page draws at
+rest (full meshes, full resolution) and while the view moves (coarse meshes, half
+resolution: see backends/html.py). Its inverse is the page's frame rate. A page with one box
+comes first, for scale. Goal: >= 30 frames per second for the largest corpus robot (baxter
+has the most triangles, pr2 the most frames).
+
+Frame times, not requestAnimationFrame counts: headless Chromium's animation frames follow
+its own compositor, not the page. For the one-box page they gave anything from 0.4 to 64 per
+second depending on flags and on waiting for the GPU (readPixels, finish, or nothing).
 """
 
 from __future__ import annotations
@@ -42,10 +43,12 @@ CHROMIUM_FLAGS = ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage",
                   "--enable-unsafe-swiftshader", "--use-angle=swiftshader",
                   "--disable-gpu-vsync", "--disable-frame-rate-limit")
 
-# One frame: every variable moved (slider change), drawn, and waited for (readPixels).
+# One frame: every variable moved (slider change), drawn, and waited for (readPixels); drawn
+# in full (as at rest) or coarse (as while the view moves).
 FRAME_TIME = """
 const v = window.robraycViewer, n = arguments[0];
 const gl = v.renderer.getContext(), pixel = new Uint8Array(4), times = [];
+v.setDetail(arguments[1]);
 function frame(i) {
   const values = {};
   for (const x of v.variables) values[x.name] = x.lo + (x.hi - x.lo) * (0.5 + 0.4 * Math.sin(i));
@@ -60,32 +63,17 @@ for (let i = 0; i < n; i++) {
   times.push(performance.now() - t);
 }
 times.sort((a, b) => a - b);
+v.setDetail(true);
 return times[Math.floor(n / 2)];
 """
-
-# Frames per second while the camera orbits, one frame drawn per animation frame.
-ORBIT = """
-const v = window.robraycViewer, c = v.controls, done = arguments[arguments.length - 1];
-const start = performance.now(), first = v.stats.frames, seconds = arguments[0];
-function step(now) {
-  const t = (now - start) / 1000;
-  c.object.position.applyAxisAngle(c.object.up, 0.02);
-  c.update();
-  v.render();
-  if (t < seconds) requestAnimationFrame(step);
-  else done((v.stats.frames - first) / t);
-}
-requestAnimationFrame(step);
-"""
-
 
 def robrayc_cmd() -> list[str]:
     found = shutil.which("robrayc")
     return [found] if found else [sys.executable, "-m", "robrayc"]
 
 
-def browser_figures(page: Path, seconds: float) -> tuple[float, float]:
-    """(median frame time in ms, frames per second while orbiting) of a viewer page."""
+def browser_figures(page: Path) -> tuple[float, float]:
+    """(median frame time in ms at rest, the same while moving) of a viewer page."""
     from selenium import webdriver
     from selenium.webdriver.chrome.service import Service
 
@@ -94,14 +82,15 @@ def browser_figures(page: Path, seconds: float) -> tuple[float, float]:
         opts.add_argument(arg)
     driver = webdriver.Chrome(service=Service(shutil.which("chromedriver")), options=opts)
     try:
-        driver.set_script_timeout(seconds + 120)
+        driver.set_script_timeout(300)
         driver.get(page.as_uri())
         for _ in range(600):
             if driver.execute_script("return !!window.robraycViewer"):
                 break
             time.sleep(0.05)
-        frame_ms = float(driver.execute_script(FRAME_TIME, 30))
-        return frame_ms, float(driver.execute_async_script(ORBIT, seconds))
+        rest, moving = (float(driver.execute_script(FRAME_TIME, 30, full))
+                        for full in (True, False))
+        return rest, moving
     finally:
         driver.quit()
 
@@ -110,7 +99,6 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--robots", default="ur5,fetch,pr2,baxter")
-    ap.add_argument("--fps-seconds", type=float, default=4.0)
     ap.add_argument("--only", choices=("commands", "browser"),
                     help="time only the commands, or only the pages in the browser")
     args = ap.parse_args()
@@ -142,10 +130,10 @@ def main() -> None:
     subprocess.run([*robrayc_cmd(), str(box), "-o", str(tmp / "box.html")], env=env, check=True)
     pages = {"one box": tmp / "box.html", **pages}  # the page's own cost, for scale
     print(f"viewer page, headless Chromium, SwiftShader: {' '.join(CHROMIUM_FLAGS[3:])}")
+    print("robot   frame ms at rest (per second)   frame ms moving (per second)")
     for key, page in pages.items():
-        frame_ms, fps = browser_figures(page, args.fps_seconds)
-        print(f"{key:7} frame time {frame_ms:6.1f} ms ({1000 / frame_ms:5.1f} per second), "
-              f"orbiting {fps:5.1f} frames per second")
+        rest, moving = browser_figures(page)
+        print(f"{key:7} {rest:16.1f} {1000 / rest:8.1f} {moving:18.1f} {1000 / moving:8.1f}")
     shutil.rmtree(tmp)
 
 

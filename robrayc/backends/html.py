@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import re
 
 from robrayc import __version__, ir
@@ -20,6 +21,12 @@ HELP = "self-contained 3D viewer page (three.js) with joint sliders and frame na
 # Scenes with more triangles than this are drawn without multisampling: in software WebGL
 # (no GPU) it cost 60 % of a frame of the UR5 (benchmarks/pictures.py).
 ANTIALIAS_TRIANGLES = 50_000
+# While the view moves (orbit, slider), scenes drawing more triangles than this are drawn with
+# coarse meshes (vertex clustering, about this many triangles in all) and at half resolution;
+# at rest the page draws the full meshes at full resolution. Software WebGL draws the
+# baxter's 257,000 triangles at a few frames per second (benchmarks/pictures.py).
+COARSE_BUDGET = 25_000
+COARSE_MIN = 500  # meshes with fewer triangles are never coarsened
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -78,18 +85,82 @@ def _geometries(scene: ir.Scene, highlighted: set[str], sink) -> tuple[list, lis
                 verts, faces = triangles(g, sink)
                 if len(faces) == 0:
                     continue
-                entry = {"positions": _b64(verts, "<f4"), "indices": _b64(faces, "<u4"),
-                         "normals": None, "smooth": isinstance(g.shape, ir.Sphere),
-                         "triangles": len(faces)}
-                if isinstance(g.shape, ir.Mesh):
-                    entry["normals"] = _b64(load_mesh(g.shape, sink, g.pos).normals, "<f4")
+                normals = (load_mesh(g.shape, sink, g.pos).normals
+                           if isinstance(g.shape, ir.Mesh) else None)
                 mesh_index[key] = len(meshes)
-                meshes.append(entry)
+                meshes.append({"verts": verts, "faces": faces, "normals": normals,
+                               "smooth": isinstance(g.shape, ir.Sphere)})
             geoms.append({"frame": i, "mesh": mesh_index[key], "color": list(g.color),
                           "highlight": f.name in highlighted, "alpha": g.alpha,
                           "visual": g.visual, "collision": g.collision,
                           "flat": not isinstance(g.shape, (ir.Mesh, ir.Sphere))})
-    return geoms, meshes
+    return geoms, [_encoded(m, _coarse_share(geoms, meshes, i)) for i, m in enumerate(meshes)]
+
+
+def _coarse_share(geoms: list, meshes: list, index: int) -> float:
+    """The share of its triangles a mesh keeps while the view moves: the budget over the
+    triangles drawn at once (visual or collision geometry, the larger), 1 within budget."""
+    totals = [sum(len(meshes[g["mesh"]]["faces"]) for g in geoms if g[kind])
+              for kind in ("visual", "collision")]
+    return min(1.0, COARSE_BUDGET / max(max(totals), 1))
+
+
+def _encoded(mesh: dict, share: float) -> dict:
+    verts, faces = mesh["verts"], mesh["faces"]
+    entry = {"positions": _b64(verts, "<f4"), "indices": _b64(faces, "<u4"),
+             "normals": None if mesh["normals"] is None else _b64(mesh["normals"], "<f4"),
+             "smooth": mesh["smooth"], "triangles": len(faces), "coarse": None}
+    if share < 1 and len(faces) > COARSE_MIN:
+        pos, tri, nrm = coarse_mesh(verts, faces, mesh["normals"],
+                                    max(COARSE_MIN, int(len(faces) * share)))
+        if len(tri) < 0.7 * len(faces):
+            entry["coarse"] = {"positions": _b64(pos, "<f4"), "indices": _b64(tri, "<u4"),
+                               "normals": None if nrm is None else _b64(nrm, "<f4"),
+                               "smooth": mesh["smooth"], "triangles": len(tri)}
+    return entry
+
+
+def clustered(verts, faces, normals, cells: int):
+    """Vertex clustering: the vertices in each cube of a grid `cells` cubes along the mesh's
+    longest side merge into their mean (normals: the mean direction); triangles that
+    collapse are dropped, and those that turned over are turned back to face their normals
+    (else two-sided shading draws them dark)."""
+    import numpy as np
+
+    lo = verts.min(axis=0)
+    side = float((verts.max(axis=0) - lo).max()) / cells or 1.0
+    ijk = np.minimum(((verts - lo) / side).astype(np.int64), cells)
+    key = (ijk[:, 0] * (cells + 1) + ijk[:, 1]) * (cells + 1) + ijk[:, 2]
+    _, cluster, counts = np.unique(key, return_inverse=True, return_counts=True)
+    cluster = cluster.reshape(-1)
+
+    def mean(values):
+        return np.stack([np.bincount(cluster, values[:, k], len(counts)) for k in range(3)], 1)
+
+    pos = mean(verts) / counts[:, None]
+    tri = cluster[faces]
+    tri = tri[(tri[:, 0] != tri[:, 1]) & (tri[:, 1] != tri[:, 2]) & (tri[:, 2] != tri[:, 0])]
+    if normals is None:
+        return pos, tri, None
+    nrm = mean(normals)
+    nrm /= np.maximum(np.linalg.norm(nrm, axis=1), 1e-12)[:, None]
+    a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
+    flipped = (np.cross(b - a, c - a) * (nrm[tri].sum(axis=1))).sum(axis=1) < 0
+    tri[flipped] = tri[flipped][:, [0, 2, 1]]
+    return pos, tri, nrm
+
+
+def coarse_mesh(verts, faces, normals, target: int):
+    """A clustered mesh with about `target` triangles: a closed surface clustered in a grid of
+    n cubes a side keeps about 5 n^2 of them (fewer if it is long and thin); one correction
+    if the guess was far off."""
+    cells = max(4, round(math.sqrt(target / 5)))
+    out = clustered(verts, faces, normals, cells)
+    if not target / 2 <= len(out[1]) <= 1.5 * target:
+        better = round(cells * math.sqrt(target / max(len(out[1]), 1)))
+        if better != cells:
+            out = clustered(verts, faces, normals, min(max(better, 4), 1024))
+    return out
 
 
 def _json_in_script(data) -> str:

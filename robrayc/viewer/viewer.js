@@ -58,11 +58,22 @@
 
   // --- three.js scene ---
   const container = document.getElementById("viewer");
-  // Multisampling costs most of a frame in software WebGL: only small scenes get it.
+  // Multisampling costs most of a frame in software WebGL (no GPU: SwiftShader, llvmpipe)
+  // even for one box: only small scenes on a GPU get it.
   const triangles = data.geometries.reduce(
     (n, g) => n + (g.visual ? data.meshes[g.mesh].triangles : 0), 0);
-  const renderer = new THREE.WebGLRenderer({ antialias: triangles <= data.antialiasTriangles });
-  renderer.setPixelRatio(window.devicePixelRatio || 1);
+  function softwareGL() {
+    const gl = document.createElement("canvas").getContext("webgl2");
+    if (!gl) return false;
+    const info = gl.getExtension("WEBGL_debug_renderer_info");
+    const name = info ? String(gl.getParameter(info.UNMASKED_RENDERER_WEBGL)) : "";
+    const lose = gl.getExtension("WEBGL_lose_context");
+    if (lose) lose.loseContext();
+    return /swiftshader|llvmpipe|softpipe|software/i.test(name);
+  }
+  const renderer = new THREE.WebGLRenderer({
+    antialias: triangles <= data.antialiasTriangles && !softwareGL() });
+  renderer.setPixelRatio(Math.min(window.devicePixelRatio || 1, 2));  // no more is seen
   container.appendChild(renderer.domElement);
   const scene = new THREE.Scene();
   scene.background = new THREE.Color(0xffffff);
@@ -79,12 +90,13 @@
   scene.add(camera);
   const controls = new THREE.OrbitControls(camera, renderer.domElement);
   controls.target.set(cam.look[0], cam.look[1], cam.look[2]);
+  controls.update();  // before its "change" listener: the first frame is not a move
   const span = Math.hypot(cam.eye[0] - cam.look[0], cam.eye[1] - cam.look[1],
                           cam.eye[2] - cam.look[2]);
   camera.near = span / 1000;
   camera.far = span * 100;
 
-  const geometries = data.meshes.map((m) => {
+  function geometry(m) {
     const g = new THREE.BufferGeometry();
     g.setAttribute("position", new THREE.BufferAttribute(decode(m.positions, Float32Array), 3));
     g.setIndex(new THREE.BufferAttribute(decode(m.indices, Uint32Array), 1));
@@ -95,7 +107,10 @@
     }
     g.computeBoundingSphere();
     return g;
-  });
+  }
+  const geometries = data.meshes.map(geometry);
+  // coarse meshes (robrayc's vertex clustering), drawn while the view moves
+  const coarse = data.meshes.map((m) => (m.coarse ? geometry(m.coarse) : null));
   const groups = frames.map((f) => {
     const group = new THREE.Group();
     group.name = f.name;
@@ -120,7 +135,8 @@
     const mesh = new THREE.Mesh(geometries[g.mesh], own);
     mesh.matrixAutoUpdate = false;
     mesh.userData = { frame: frames[g.frame].name, visual: g.visual, collision: g.collision,
-                      own, red: g.highlight ? material(data.highlightColor, g) : own };
+                      own, red: g.highlight ? material(data.highlightColor, g) : own,
+                      fine: geometries[g.mesh], coarse: coarse[g.mesh] };
     groups[g.frame].add(mesh);
     drawn.push(mesh);
   }
@@ -155,15 +171,32 @@
     for (const m of drawn) m.visible = showCollision ? m.userData.collision : m.userData.visual;
   }
 
-  // --- rendering on demand ---
-  let pending = false;
+  // --- rendering on demand: a frame only when the view or a slider changes ---
+  // While the view moves, a big scene is drawn coarse (coarse meshes, half resolution); a
+  // quarter second after the last change it is drawn in full once.
+  const pixelRatio = renderer.getPixelRatio();
+  const hasCoarse = coarse.some((c) => c);
+  let pending = false, fine = true, restTimer = 0;
   const stats = { frames: 0 };
+  function setDetail(full) {
+    if (full === fine) return;
+    fine = full;
+    for (const m of drawn) {
+      if (m.userData.coarse) m.geometry = full ? m.userData.fine : m.userData.coarse;
+    }
+    renderer.setPixelRatio(full ? pixelRatio : pixelRatio / 2);
+  }
   function draw() {
     pending = false;
     renderer.render(scene, camera);
     stats.frames++;
   }
-  function request() {
+  function request(moving) {
+    if (moving === true && hasCoarse) {
+      setDetail(false);
+      clearTimeout(restTimer);
+      restTimer = setTimeout(() => { setDetail(true); request(); }, 250);
+    }
     if (!pending) {
       pending = true;
       requestAnimationFrame(draw);
@@ -181,7 +214,7 @@
     camera.updateProjectionMatrix();
     request();
   }
-  controls.addEventListener("change", request);
+  controls.addEventListener("change", () => request(true));
   window.addEventListener("resize", resize);
 
   // --- sliders ---
@@ -200,7 +233,7 @@
       q[i] = Number(input.value);
       value.textContent = q[i].toFixed(3);
       pose();
-      request();
+      request(true);
     });
     row.append(name, input, value);
     sliders.appendChild(row);
@@ -245,7 +278,6 @@
   showGeometry();
   pose();
   resize();
-  controls.update();
   window.robraycViewer = {
     fk, stats, renderer, camera, controls, q, frames: frames.map((f) => f.name),
     variables: data.variables,
@@ -258,5 +290,6 @@
       request();
     },
     render: draw,
+    setDetail,  // true: full meshes and resolution (at rest); false: as while moving
   };
 })();

@@ -15,6 +15,7 @@ from robrayc.frontend import load_scene
 from robrayc.kinematics import fk
 from tests.backends.pictures import (
     SEVEN_DOF,
+    UR5,
     chromium,
     corpus_file,
     dominant,
@@ -217,3 +218,66 @@ def test_hostile_frame_names_survive_byte_for_byte(browser, tmp_path):
     assert browser.find_element("id", "tooltip").text == name
     assert browser.execute_script("return window.robraycViewer.frames[0]") == name
     assert not _errors(browser)
+
+
+COARSE_STATE = """
+const v = window.robraycViewer;
+v.render();
+return [v.renderer.info.render.triangles, v.renderer.getPixelRatio()];
+"""
+
+
+def test_a_big_scene_is_drawn_coarse_while_moving_and_in_full_at_rest(browser, tmp_path):
+    """The UR5's 96,000 triangles: a slider's input draws the coarse meshes at half
+    resolution, covering nearly the same pixels; a quarter second later the page draws the
+    full meshes again by itself."""
+    page = tmp_path / "ur5.html"
+    r = robrayc(str(corpus_file(UR5)), "-o", str(page), "--var", "elbow_joint", "--val", "1")
+    assert r.returncode == 0, r.stderr
+    canvas = _open(browser, page)
+    full, ratio = browser.execute_script(COARSE_STATE)
+    assert full > 90_000 and ratio == 1
+    fine = (_canvas_pixels(canvas) < 235).any(axis=2)
+    moved, half = browser.execute_script(
+        "const s = document.querySelector(\"input[data-variable='elbow_joint']\");"
+        "s.value = 1.001; s.dispatchEvent(new Event('input'));" + COARSE_STATE)
+    assert 5_000 < moved < full / 2 and half == 0.5
+    coarse = (_canvas_pixels(canvas) < 235).any(axis=2)
+    assert (fine & coarse).sum() / (fine | coarse).sum() > 0.85  # the same robot, coarser
+    for _ in range(100):  # the page's own full frame after the quarter second
+        time.sleep(0.05)
+        if browser.execute_script("return window.robraycViewer.renderer.info.render"
+                                  ".triangles") == full:
+            break
+    assert browser.execute_script("return window.robraycViewer.renderer.getPixelRatio()") == 1
+    assert browser.execute_script("return window.robraycViewer.renderer.info.render"
+                                  ".triangles") == full
+    assert not _errors(browser)
+
+
+def test_coarse_meshes_keep_their_shape_and_face_their_normals(monkeypatch):
+    """Vertex clustering of a real mesh (the UR5's upper arm, frame shoulder_lift_joint):
+    about the asked number of triangles, every vertex near the original vertices, and every
+    kept triangle facing the way its vertices' normals point."""
+    from scipy.spatial import cKDTree
+
+    from robrayc import ir
+    from robrayc.backends.html import coarse_mesh
+    from robrayc.diagnostics import DiagnosticSink
+    from robrayc.meshes import load_mesh
+    from tests.corpus import ros_package_path
+
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    sink = DiagnosticSink()
+    scene = load_scene([str(corpus_file(UR5))], None, sink)
+    g = next(g for f in scene.frames if f.name == "shoulder_lift_joint" for g in f.geometries
+             if g.visual and isinstance(g.shape, ir.Mesh))
+    mesh = load_mesh(g.shape, sink, g.pos)
+    verts, faces, normals = mesh.vertices, mesh.faces, mesh.normals
+    target = len(faces) // 8
+    pos, tri, nrm = coarse_mesh(verts, faces, normals, target)
+    assert target / 4 < len(tri) < 1.5 * target
+    size = (verts.max(axis=0) - verts.min(axis=0)).max()
+    assert cKDTree(verts).query(pos)[0].max() < 0.1 * size  # a vertex is its cube's mean
+    a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
+    assert ((np.cross(b - a, c - a) * nrm[tri].sum(axis=1)).sum(axis=1) >= 0).all()
