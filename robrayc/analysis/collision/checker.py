@@ -215,8 +215,8 @@ class CollisionChecker:
         W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
         still_c = W0[still, :3, 3]
         self._still_world = (still_c, np.einsum("sij,sj->si", W0[still, :3, :3], axes[still]))
-        self._still_gemm = np.ascontiguousarray(-2.0 * still_c.T)  # (3, S): -2 c.s
-        self._still_n2 = (still_c * still_c).sum(axis=1)
+        self._still_gemm = np.ascontiguousarray(-2.0 * still_c.T, dtype=np.float32)  # -2 c.s
+        self._still_n2 = (still_c * still_c).sum(axis=1).astype(np.float32)
         # where each solid's centre sits in the (N, M + S, 3) world arrays
         self._slot = np.full(len(s), -1, dtype=np.int64)
         self._slot[moving] = np.arange(len(moving))
@@ -368,23 +368,25 @@ class CollisionChecker:
     def _near(self, G: np.ndarray) -> tuple[np.ndarray, ...]:
         """Candidate (configuration, moving pair) indices, configuration-major, whose bounding
         spheres meet at group poses G; and the solids' world centres and capsule axes, (N,
-        M + S, 3) by slot. Squared distances come from matrix products (|a|^2 + |b|^2 - 2 a.b),
-        the fixed solids' centres computed once; their rounding (relative 1e-14 of the
-        squared coordinates) only adds candidates, which the narrow phase re-tests."""
+        M + S, 3) by slot. Squared distances come from matrix products (|a|^2 + |b|^2 - 2 a.b)
+        in float32, the fixed solids' centres computed once; their rounding (below a relative
+        1e-6 of the squared coordinates, allowed for with 1e-5) only adds candidates, which
+        the capsules and the narrow phase re-test."""
         n, M = G.shape[0], len(self._moving)
         rows = G[:, self._moving_groups, :3, :]
         Cm = np.einsum("nmij,mj->nmi", rows, self._moving_centres)
         Em = np.einsum("nmij,mj->nmi", rows[..., :3], self._moving_axes)
-        nm = np.einsum("nmi,nmi->nm", Cm, Cm)
-        slack = 1e-14 * (2 * float(nm.max(initial=0.0))
-                         + 2 * float(self._still_n2.max(initial=0.0)) + 1.0)
-        reach2 = self._reach2_now + slack
+        c32 = Cm.astype(np.float32)
+        nm = np.einsum("nmi,nmi->nm", c32, c32)
+        slack = 1e-5 * (2 * float(nm.max(initial=0.0))
+                        + 2 * float(self._still_n2.max(initial=0.0)) + 1.0)
+        reach2 = (self._reach2_now * (1 + 1e-6) + slack).astype(np.float32)
         # stacked products (one small BLAS call per configuration: no thread start-up, which
         # costs more than the product under load)
-        d2_ms = np.matmul(Cm, self._still_gemm)  # (N, M, S)
+        d2_ms = np.matmul(c32, self._still_gemm)  # (N, M, S)
         d2_ms += self._still_n2
         d2_ms += nm[:, :, None]
-        d2_mm = np.matmul(Cm, Cm.transpose(0, 2, 1))
+        d2_mm = np.matmul(c32, c32.transpose(0, 2, 1))
         d2_mm *= -2.0
         d2_mm += nm[:, :, None]
         d2_mm += nm[:, None, :]
