@@ -72,6 +72,10 @@ def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSin
         return number_value(expr.children[0].value)
     if kind == "ident":
         return _lookup(expr, env, file, sink)
+    try:
+        return _plain(expr, env, 48)
+    except _Unusual:
+        pass  # the walk below computes the same, and reports what there is to report
     # Post-order walk: (node, visited) pairs; results on a value stack.
     stack: list[tuple[Node, bool]] = [(expr, False)]
     values: list[float] = []
@@ -106,6 +110,54 @@ def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSin
                          name="parentheses")
         values.append(_binary(kind, left, right, node, file, sink))
     return values[0]
+
+
+class _Unusual(Exception):
+    """_plain met something to report, or a deep expression."""
+
+
+_UNARY = {"paren", "plus", "neg"}
+
+
+def _plain(node: Node, env: dict[str, float], depth: int) -> float:
+    """The value of a shallow expression that folds without any diagnostic, by recursion (no
+    per-node stack entries); anything else raises _Unusual and fold's walk takes over."""
+    kind = node.data
+    if kind == "number":
+        return number_value(node.children[0].value)
+    if kind == "ident":
+        value = env.get(node.children[0].value)
+        if value is None:
+            value = BUILTINS.get(node.children[0].value)
+        if value is None or isinstance(value, Poisoned):
+            raise _Unusual
+        return value
+    if not depth or (kind not in _BINARY and kind not in _UNARY):
+        raise _Unusual
+    children = node.children
+    right = _plain(children[-1], env, depth - 1)  # an operand is always the last child
+    if kind in _UNARY:
+        return -right if kind == "neg" else right
+    left = children[0]
+    if kind == "pow" and left.data == "neg":
+        raise _Unusual  # -x^y: a warning to give
+    a = _plain(left, env, depth - 1)
+    try:
+        if kind == "add":
+            r = a + right
+        elif kind == "sub":
+            r = a - right
+        elif kind == "mul":
+            r = a * right
+        elif kind == "div":
+            r = a / right
+        else:
+            r = a ** right
+    except (ZeroDivisionError, OverflowError):
+        raise _Unusual from None
+    if type(r) is not float or r - r != 0.0:  # complex, inf or nan: reported by the walk
+        raise _Unusual
+    return r
 
 
 def _describe(node: Node) -> str:

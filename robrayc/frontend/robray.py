@@ -242,8 +242,8 @@ class _Unit(AttributeLowering):
                 want = " or ".join(str(k) for k in lengths)
                 self.sink.error(f"expected {want} values for '{name}', got {n}", where())
                 raise FoldError
-            return self._finite(name, tuple(fold(c, self.env, file, self.sink)
-                                            for c in elements), where)
+            env, sink = self.env, self.sink
+            return self._finite(name, tuple([fold(c, env, file, sink) for c in elements]), where)
         if node.data == "string":
             self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
                             f"'{name}', got a string", where())
