@@ -101,30 +101,39 @@ class _Render:
 
     POV-Ray cannot read a scene from a pipe (it seeks to the end for the size), so it starts
     on a small scene that opens a FIFO, which blocks until robrayc, having written the real
-    scene, opens the FIFO's other end; then it includes the real scene."""
+    scene, opens the FIFO's other end; then it includes the real scene. Where no FIFO can be
+    made, POV-Ray starts once the scene is written."""
 
     def __init__(self, args: list[str], tmp: Path, show: bool) -> None:
-        self.scene, self.png, self.show = tmp / "scene.pov", tmp / "scene.png", show
-        self.ready = tmp / "ready"
-        os.mkfifo(self.ready)
-        start = tmp / "start.pov"
-        start.write_text(f'#fopen RobraycReady "{self.ready}" read\n#fclose RobraycReady\n'
-                         f'#include "{self.scene}"\n', encoding="utf-8")
+        self.args, self.tmp, self.show = args, tmp, show
+        self.scene, self.png, self.ready = tmp / "scene.pov", tmp / "scene.png", tmp / "ready"
+        (tmp / "start.pov").write_text('#fopen RobraycReady "ready" read\n'
+                                       '#fclose RobraycReady\n#include "scene.pov"\n')
         self.fd: int | None = None
-        self.proc = subprocess.Popen(args + [f"+I{start}", f"+O{self.png}"], cwd=tmp,
+        self.log, self.shown = bytearray(), -1
+        self.proc: subprocess.Popen | None = None
+        try:
+            os.mkfifo(self.ready)
+        except (OSError, AttributeError):  # no FIFOs here (AttributeError: not on POSIX)
+            self.ready.touch()
+        else:
+            self._start()
+
+    def _start(self) -> None:
+        self.proc = subprocess.Popen(self.args + ["+Istart.pov", f"+O{self.png}"], cwd=self.tmp,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
-        self.log, self.shown = bytearray(), -1
 
     def __enter__(self) -> _Render:
         return self
 
     def __exit__(self, *exc) -> None:
-        if self.proc.poll() is None:
-            self.proc.kill()
-        self.proc.wait()
-        assert self.proc.stdout is not None
-        self.proc.stdout.close()
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                self.proc.kill()
+            self.proc.wait()
+            assert self.proc.stdout is not None
+            self.proc.stdout.close()
         if self.fd is not None:
             os.close(self.fd)
         if self.show and self.shown >= 0:
@@ -137,10 +146,12 @@ class _Render:
         import selectors
 
         self.scene.write_text(text, encoding="utf-8")
-        # held open (as a writer) until POV-Ray is done: its second open must not block
-        self.fd = os.open(self.ready, os.O_RDWR | os.O_NONBLOCK)
+        if self.proc is None:
+            self._start()
+        else:  # held open (as a writer) until POV-Ray is done: its second open must not block
+            self.fd = os.open(self.ready, os.O_RDWR | os.O_NONBLOCK)
+        assert self.proc is not None and self.proc.stdout is not None
         out = self.proc.stdout
-        assert out is not None
         sel = selectors.DefaultSelector()
         sel.register(out, selectors.EVENT_READ)
         while (image := finished_png(self.png)) is None and self.proc.poll() is None:

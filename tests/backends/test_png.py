@@ -283,3 +283,27 @@ def test_a_png_is_taken_only_when_whole(tmp_path):
     assert finished_png(path) is None
     path.write_bytes(whole)
     assert finished_png(path) == whole
+
+
+def test_where_no_fifo_can_be_made_povray_starts_after_the_scene(tmp_path, monkeypatch):
+    """The fall-back path (a file system without FIFOs): the same picture, POV-Ray started
+    once the scene is written. Run in-process with os.mkfifo failing."""
+    from robrayc.cli.main import main
+
+    def no_fifo(path, *args, **kwargs):
+        raise OSError(95, "Operation not supported", str(path))
+
+    monkeypatch.setattr(os, "mkfifo", no_fifo)
+    shots = {}
+    for name in ("fallback", "usual"):
+        out = tmp_path / f"{name}.png"
+        try:
+            code = main([str(write_boxes(tmp_path)), "-o", str(out), *FIXED, "--pov-x", "200",
+                         "--pov-y", "150"])
+        except SystemExit as done:
+            code = done.code
+        assert code in (0, None)
+        shots[name] = pixels(out)
+        monkeypatch.undo()
+    assert (shots["fallback"] == shots["usual"]).all()
+    assert dominant(shots["usual"], 0).any() and dominant(shots["usual"], 2).any()
