@@ -87,10 +87,10 @@ def finished_png(path: Path) -> bytes | None:
             data = f.read()
     except FileNotFoundError:
         return None
-    pos = 8
+    pos = 8  # after the signature: chunks of length, type, data, CRC
     while pos + 12 <= len(data):
-        pos += 12 + int.from_bytes(data[pos:pos + 4], "big")
-        if data[pos - 8:pos - 4] == b"IEND":
+        kind, pos = data[pos + 4:pos + 8], pos + 12 + int.from_bytes(data[pos:pos + 4], "big")
+        if kind == b"IEND":
             return data if pos == len(data) else None
     return None
 

@@ -268,11 +268,14 @@ def test_a_png_is_taken_only_when_whole(tmp_path):
     import io
 
     from PIL import Image
+    from PIL.PngImagePlugin import PngInfo
 
     from robrayc.backends.png import finished_png
 
     buf = io.BytesIO()
-    Image.new("RGB", (64, 48), (10, 200, 30)).save(buf, format="PNG")
+    text = PngInfo()
+    text.add_text("note", "ends like the last chunk: IEND")  # a chunk's data is not a type
+    Image.new("RGB", (64, 48), (10, 200, 30)).save(buf, format="PNG", pnginfo=text)
     whole = buf.getvalue()
     path = tmp_path / "p.png"
     assert finished_png(path) is None  # not there yet
