@@ -127,13 +127,18 @@ class PairTester:
                 if boxes.any() and not boxes.all():
                     out[m[boxes]] = ~sat_separated(*(x[boxes] for x in args))
             return out
+        # the inscribed capsules first: they settle most colliding pairs, cheaply
+        hit, ca, cb = self._capsules(m, oi, oj, Ri, ti, Rj, tj)
+        out[m[hit]] = True
+        m, ca, cb = m[~hit], ca[~hit], cb[~hit]
         if m.size:  # oriented boxes: exact for two boxes, a rejection test for the rest
             sep = sat_separated(Ri[m], ti[m], s.half[oi[m]], Rj[m], tj[m], s.half[oj[m]])
             boxes = (ki[m] == BOX) & (kj[m] == BOX)
             out[m[boxes]] = ~sep[boxes]
-            m = m[~sep & ~boxes]
+            left = ~sep & ~boxes
+            m, ca, cb = m[left], ca[left], cb[left]
         if len(m) >= _VECTOR_MIN:  # (for fewer, FCL or the GJK one by one is cheaper)
-            m = self._core_tests(m, oi, oj, Ri, ti, Rj, tj, out)
+            m = self._core_tests(m, ca, cb, oi, oj, Ri, ti, Rj, tj, out)
         f = m[(ki[m] == FRUSTUM) | (kj[m] == FRUSTUM)]
         if len(f) >= _AXIS_MIN:  # before many slow scalar GJKs: balls along a capsule axis
             sure = self._axis_accept(oi[f], oj[f], Ri[f], ti[f], Rj[f], tj[f])
@@ -209,35 +214,44 @@ class PairTester:
                 return hit
         return None
 
-    def _core_tests(self, m, oi, oj, Ri, ti, Rj, tj, out) -> np.ndarray:
-        """Decide what closed forms can about candidates m (writing ``out``); return the rest.
-        Certificates of a collision: the inscribed capsules overlap, or a point lies in both
-        solids (closed-form signed distances). Of a separation: an axis along which the
-        solids' exact support functions leave a gap. Candidate points and axes come from the
-        closest points of the solids' core segments (the capsules' axes), refined by one
-        alternating projection between the two solids (not for meshes)."""
+    def _capsules(self, m, oi, oj, Ri, ti, Rj, tj) -> tuple[np.ndarray, ...]:
+        """For candidates m: whether their inscribed capsules overlap by more than
+        CONTACT_TOL (a certain collision), and the closest points of the capsules' axes."""
+        s = self.s
+        a, b = oi[m], oj[m]
+        ea = np.einsum("kij,kj->ki", Ri[m], s.seg[a])
+        eb = np.einsum("kij,kj->ki", Rj[m], s.seg[b])
+        ta, tb = ti[m], tj[m]
+        ca, cb = segment_closest(ta - ea, ta + ea, tb - eb, tb + eb)
+        gap = cb - ca
+        reach = s.irad[a] + s.irad[b] - CONTACT_TOL
+        hit = ((gap * gap).sum(axis=1) < reach * np.abs(reach)) & (s.irad[a] >= 0) & (
+            s.irad[b] >= 0)
+        return hit, ca, cb
+
+    def _core_tests(self, m, ca, cb, oi, oj, Ri, ti, Rj, tj, out) -> np.ndarray:
+        """Decide what closed forms can about candidates m (writing ``out``), whose inscribed
+        capsules (axes' closest points ca, cb) do not overlap; return the rest. Certificates
+        of a collision: a point lies in both solids (closed-form signed distances). Of a
+        separation: an axis along which the solids' exact support functions leave a gap.
+        Candidate points and axes come from ca and cb, refined by one alternating projection
+        between the two solids (not for meshes)."""
         s = self.s
         a, b = oi[m], oj[m]
         Ra, ta, Rb, tb = Ri[m], ti[m], Rj[m], tj[m]
-        ea = np.einsum("kij,kj->ki", Ra, s.seg[a])
-        eb = np.einsum("kij,kj->ki", Rb, s.seg[b])
-        ca, cb = segment_closest(ta - ea, ta + ea, tb - eb, tb + eb)
         gap = cb - ca
-        d2 = (gap * gap).sum(axis=1)
-        reach = s.irad[a] + s.irad[b] - CONTACT_TOL
-        hit = (d2 < reach * np.abs(reach)) & (s.irad[a] >= 0) & (s.irad[b] >= 0)
-        x = (ca + cb) / 2
-        hit |= self._inside_both(a, b, Ra, ta, Rb, tb, [x])
-        apart = ~hit & self._apart(a, b, Ra, ta, Rb, tb, [gap, tb - ta])
-        k = np.flatnonzero(~hit & ~apart & (s.kind[a] != MESH) & (s.kind[b] != MESH))
+        hit = np.zeros(len(m), dtype=bool)
+        apart = self._apart(a, b, Ra, ta, Rb, tb, [gap, tb - ta])
+        k = np.flatnonzero(~apart & (s.kind[a] != MESH) & (s.kind[b] != MESH))
         if k.size:
             ak, bk, Rak, tak, Rbk, tbk = a[k], b[k], Ra[k], ta[k], Rb[k], tb[k]
-            pa = project(s, ak, Rak, tak, x[k])
+            x = (ca[k] + cb[k]) / 2
+            pa = project(s, ak, Rak, tak, x)
             pb = project(s, bk, Rbk, tbk, pa)
             # pb is in B and pa in A, each maybe deep in the other: a small step towards its own
             # solid's centre makes it deep in both (depth is concave on a convex solid).
             hit[k] = self._inside_both(ak, bk, Rak, tak, Rbk, tbk,
-                                       [pb + 1e-3 * (tbk - pb), pa + 1e-3 * (tak - pa)])
+                                       [x, pb + 1e-3 * (tbk - pb), pa + 1e-3 * (tak - pa)])
             apart[k] = ~hit[k] & self._apart(ak, bk, Rak, tak, Rbk, tbk, [pb - pa])
         out[m[hit]] = True
         return m[~hit & ~apart]
