@@ -11,7 +11,6 @@ reading the JSON can point into the original files.
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import re
 
@@ -44,6 +43,8 @@ class Options:
 
 def schema() -> dict:
     """The JSON Schema (draft 2020-12) of this format."""
+    import json
+
     from robrayc.resources import resource_path
 
     with open(resource_path("schemas", SCHEMA_FILE), encoding="utf-8") as fh:
@@ -126,6 +127,8 @@ def scene_dict(scene: ir.Scene) -> dict:
 
 
 def dumps(scene: ir.Scene, compact: bool = False) -> str:
+    import json  # here: `--help` and other formats' runs do not pay for it
+
     doc = scene_dict(scene)
     if compact:
         return json.dumps(doc, ensure_ascii=False, allow_nan=False, separators=(",", ":"))

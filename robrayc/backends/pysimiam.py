@@ -17,7 +17,6 @@ The 2D options (``--z-min`` etc.) are added by the cs2 backend and read here too
 from __future__ import annotations
 
 import argparse
-import json
 import math
 
 from robrayc import __version__, ir
@@ -83,6 +82,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
                             ("supervisor_options", "--supervisor-options",
                              opts.supervisor_options)):
         if text is not None:
+            import json
+
             try:
                 json.loads(text)
             except ValueError as exc:
