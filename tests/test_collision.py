@@ -573,19 +573,20 @@ def test_dense_broad_phase_matches_full_poses(seed: int, monkeypatch) -> None:
     d = centres[:, checker._pi] - centres[:, checker._pj]
     reach = checker.solids.brad[checker._pi] + checker.solids.brad[checker._pj]
     d2 = (d * d).sum(axis=2)
-    cn, cp, C, E = checker._near(checker.group_poses(configs))
+    cn, cp, CE = checker._near(checker.group_poses(configs))
     near = np.zeros_like(d2, dtype=bool)
     near[cn, cp] = True
     assert len(cn) == near.sum()  # each candidate once
     assert not (d2 <= reach ** 2)[~near].any()  # no pair whose spheres meet is missed
     c2 = float((centres * centres).sum(axis=2).max())
     assert (d2 <= reach ** 2 * (1 + 1e-6) + 1e-5 * (4 * c2 + 1))[near].all()  # only rounding
-    slots = checker._slot[np.arange(len(checker.solids))]
-    used = slots >= 0
-    assert np.allclose(C[:, slots[used]], centres[:, used], rtol=0, atol=1e-12)
+    used = np.flatnonzero(checker._slot >= 0)
+    rows = np.repeat(np.arange(len(configs)), len(used))
+    world, _ = checker.world_centres(CE, rows, np.tile(used, len(configs)))
+    assert np.allclose(world, centres[:, used].reshape(-1, 3), rtol=0, atol=1e-12)
     fast = checker.collision_matrix(configs)
     monkeypatch.setattr(CollisionChecker, "_capsules_apart",
-                        lambda self, C, E, cn, a, b: np.zeros(len(cn), dtype=bool))
+                        lambda self, CE, cn, a, b: np.zeros(len(cn), dtype=bool))
     assert (checker.collision_matrix(configs) == fast).all()
     assert checker.frame_pairs == checker.frame_pairs and checker.frame_pairs is not \
         checker.frame_pairs  # cached names, handed out as a fresh list each time

@@ -211,7 +211,10 @@ class CollisionChecker:
         # homogeneous local centres, (M, 4): one product with the group poses' top rows
         self._moving_centres = np.concatenate(
             [s.placement[moving, :3, 3], np.ones((len(moving), 1))], axis=1)
-        self._moving_axes = np.einsum("mij,mj->mi", s.placement[moving, :3, :3], axes[moving])
+        self._moving_local = np.zeros((len(moving), 2, 4))  # (centre, 1), (axis, 0)
+        self._moving_local[:, 0] = self._moving_centres
+        self._moving_local[:, 1, :3] = np.einsum("mij,mj->mi", s.placement[moving, :3, :3],
+                                                 axes[moving])
         W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
         still_c = W0[still, :3, 3]
         self._still_world = (still_c, np.einsum("sij,sj->si", W0[still, :3, :3], axes[still]))
@@ -351,9 +354,9 @@ class CollisionChecker:
             cp = self._near_one(G[0])
             cn = np.zeros(len(cp), dtype=np.int64)
         else:
-            cn, cp, C, E = self._near(G)
+            cn, cp, CE = self._near(G)
             if len(cn):
-                keep = ~self._capsules_apart(C, E, cn, self._pi[cp], self._pj[cp])
+                keep = ~self._capsules_apart(CE, cn, self._pi[cp], self._pj[cp])
                 cn, cp = cn[keep], cp[keep]
         if not len(cn):
             return hits
@@ -367,16 +370,16 @@ class CollisionChecker:
 
     def _near(self, G: np.ndarray) -> tuple[np.ndarray, ...]:
         """Candidate (configuration, moving pair) indices, configuration-major, whose bounding
-        spheres meet at group poses G; and the solids' world centres and capsule axes, (N,
-        M + S, 3) by slot. Squared distances come from matrix products (|a|^2 + |b|^2 - 2 a.b)
-        in float32, the fixed solids' centres computed once; their rounding (below a relative
-        1e-6 of the squared coordinates, allowed for with 1e-5) only adds candidates, which
-        the capsules and the narrow phase re-test."""
+        spheres meet at group poses G; and the moving solids' world centres and capsule axes,
+        (N, M, 2, 3) (see world_centres). Squared distances come from matrix products
+        (|a|^2 + |b|^2 - 2 a.b) in float32, the fixed solids' centres computed once; their
+        rounding (below a relative 1e-6 of the squared coordinates, allowed for with 1e-5)
+        only adds candidates, which the capsules and the narrow phase re-test."""
         n, M = G.shape[0], len(self._moving)
-        rows = G[:, self._moving_groups, :3, :]
-        Cm = np.einsum("nmij,mj->nmi", rows, self._moving_centres)
-        Em = np.einsum("nmij,mj->nmi", rows[..., :3], self._moving_axes)
-        c32 = Cm.astype(np.float32)
+        # centres and capsule axes of the moving solids in one product, (N, M, 2, 3)
+        CE = np.einsum("nmij,mkj->nmki", G[:, self._moving_groups, :3, :], self._moving_local,
+                       optimize=True)
+        c32 = CE[:, :, 0].astype(np.float32)
         nm = np.einsum("nmi,nmi->nm", c32, c32)
         slack = 1e-5 * (2 * float(nm.max(initial=0.0))
                         + 2 * float(self._still_n2.max(initial=0.0)) + 1.0)
@@ -394,10 +397,19 @@ class CollisionChecker:
         cn, cell = _nonzero2(d2_ms.reshape(n, cut) <= reach2[:cut])
         cn2, cell2 = _nonzero2(d2_mm.reshape(n, M * M) <= reach2[cut:])
         cn, cell = np.concatenate([cn, cn2]), np.concatenate([cell, cell2 + cut])
-        still_c, still_e = self._still_world
-        C = np.concatenate([Cm, np.broadcast_to(still_c, (n, *still_c.shape))], axis=1)
-        E = np.concatenate([Em, np.broadcast_to(still_e, (n, *still_e.shape))], axis=1)
-        return cn, self._cell_pair[cell], C, E
+        return cn, self._cell_pair[cell], CE
+
+    def world_centres(self, CE: np.ndarray, cn: np.ndarray, k: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray]:
+        """World centres and capsule half-axes of solids k at configurations cn, from _near's
+        moving-solid products CE (the fixed solids' are constant)."""
+        slot, M = self._slot[k], len(self._moving)
+        moving = slot < M
+        c, e = np.empty((len(k), 3)), np.empty((len(k), 3))
+        c[moving], e[moving] = CE[cn[moving], slot[moving], 0], CE[cn[moving], slot[moving], 1]
+        still = slot[~moving] - M
+        c[~moving], e[~moving] = self._still_world[0][still], self._still_world[1][still]
+        return c, e
 
     def _near_one(self, G: np.ndarray) -> np.ndarray:
         """The moving pairs whose bounding spheres meet at one configuration's group poses
@@ -409,18 +421,17 @@ class CollisionChecker:
             self._active, self._pair_reach2, -np.inf)
         return np.flatnonzero(np.einsum("pi,pi->p", d, d) <= reach2)
 
-    def _capsules_apart(self, C: np.ndarray, E: np.ndarray, cn: np.ndarray, a: np.ndarray,
+    def _capsules_apart(self, CE: np.ndarray, cn: np.ndarray, a: np.ndarray,
                         b: np.ndarray) -> np.ndarray:
-        """Candidate pairs (solids a, b at configurations cn; world centres C and capsule axes
-        E by slot) where one solid's enclosing capsule clearly misses the other's bounding
-        ball: no exact test can find them colliding, so none is asked (cheaper than the
-        separating axes for long links)."""
+        """Candidate pairs (solids a, b at configurations cn; CE from _near) where one solid's
+        enclosing capsule clearly misses the other's bounding ball: no exact test can find
+        them colliding, so none is asked (cheaper than the separating axes for long links)."""
         s = self.solids
-        sa, sb = self._slot[a], self._slot[b]
-        ca, cb = C[cn, sa], C[cn, sb]
+        ca, ea = self.world_centres(CE, cn, a)
+        cb, eb = self.world_centres(CE, cn, b)
         w = cb - ca
-        apart = self._ball_misses(E[cn, sa], a, w, s.brad[b])
-        apart |= self._ball_misses(E[cn, sb], b, -w, s.brad[a])
+        apart = self._ball_misses(ea, a, w, s.brad[b])
+        apart |= self._ball_misses(eb, b, -w, s.brad[a])
         return apart
 
     def _ball_misses(self, e: np.ndarray, a: np.ndarray, w: np.ndarray, r: np.ndarray
