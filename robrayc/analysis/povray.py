@@ -55,30 +55,57 @@ def texture(color: ir.Vec3, alpha: float, specular: ir.Vec3) -> str:
     return f"texture {{ pigment {{ {pigment} }}{finish} }}"
 
 
-def _rows(rows, digits: int | None = None) -> str:
-    """One `<a,b,c>` per line. With `digits`, floats are written as integers times a power of
-    ten (`<1234567e-7,...>`: POV-Ray reads exponents) keeping that many significant digits of
-    the array's largest value: integer text is twice as fast to make as float text, and
-    meshes hold hundreds of thousands of rows."""
+def _rows(rows, exp: int | None = None) -> str:
+    """One `<a,b,c>` per line; with `exp`, integers times ten to that power (`<1234567e-7,...>`:
+    POV-Ray reads exponents). Integer text is twice as fast to make as float text, and meshes
+    hold hundreds of thousands of rows."""
     import numpy as np
 
     rows = np.asarray(rows)
-    if digits is None:
+    if exp is None:
         return ",\n".join(map("<{},{},{}>".format, *rows.T.tolist()))
+    return ",\n".join(map(f"<{{}}e{exp},{{}}e{exp},{{}}e{exp}>".format, *rows.T.tolist()))
+
+
+def _quantized(rows, digits: int):
+    """(integers, exponent): the rows to `digits` significant digits of their largest value."""
+    import numpy as np
+
     big = float(np.max(np.abs(rows))) if rows.size else 0.0
     exp = (math.floor(math.log10(big)) if big > 0 else 0) - (digits - 1)
-    ints = np.rint(rows / 10.0 ** exp).astype(np.int64)
-    return ",\n".join(map(f"<{{}}e{exp},{{}}e{exp},{{}}e{exp}>".format, *ints.T.tolist()))
+    return np.rint(rows / 10.0 ** exp).astype(np.int64), exp
+
+
+def _distinct(ints):
+    """(distinct rows, index of each row among them) of an integer array."""
+    import numpy as np
+
+    ints = np.ascontiguousarray(ints)
+    keys = ints.view(np.dtype((np.void, ints.dtype.itemsize * ints.shape[1]))).reshape(-1)
+    _, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    return ints[first], inverse.reshape(-1)
 
 
 def mesh2(name: str, verts, normals, faces) -> str:
-    """`#declare NAME = mesh2 {...}` with Y and Z swapped (per-vertex normals)."""
-    v = verts[:, [0, 2, 1]]
-    n = normals[:, [0, 2, 1]]
-    return (f"#declare {name} = mesh2 {{\n"
-            f"vertex_vectors {{ {len(v)},\n{_rows(v, 8)} }}\n"
-            f"normal_vectors {{ {len(n)},\n{_rows(n, 4)} }}\n"
-            f"face_indices {{ {len(faces)},\n{_rows(faces)} }}\n}}")
+    """`#declare NAME = mesh2 {...}` with Y and Z swapped. Vertices are (position, normal)
+    pairs; where edges are hard (a position under many normals), positions and normals are
+    written once each, with normal_indices beside face_indices, if that is fewer rows
+    (POV-Ray's parse time goes with the rows: half of them for the Fetch's meshes)."""
+    v, v_exp = _quantized(verts[:, [0, 2, 1]], 8)
+    n, n_exp = _quantized(normals[:, [0, 2, 1]], 4)
+    positions, at_position = _distinct(v)
+    directions, at_direction = _distinct(n)
+    if len(positions) + len(directions) + len(faces) < 2 * len(v):
+        lists = [("vertex_vectors", _rows(positions, v_exp), len(positions)),
+                 ("normal_vectors", _rows(directions, n_exp), len(directions)),
+                 ("face_indices", _rows(at_position[faces]), len(faces)),
+                 ("normal_indices", _rows(at_direction[faces]), len(faces))]
+    else:
+        lists = [("vertex_vectors", _rows(v, v_exp), len(v)),
+                 ("normal_vectors", _rows(n, n_exp), len(n)),
+                 ("face_indices", _rows(faces), len(faces))]
+    body = "\n".join(f"{keyword} {{ {count},\n{rows} }}" for keyword, rows, count in lists)
+    return f"#declare {name} = mesh2 {{\n{body}\n}}"
 
 
 def _box(shape: ir.Box, mesh_names: dict[str, str]) -> str | None:

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from tests.backends.pictures import SEVEN_DOF, corpus_file, need, robrayc, write_boxes
+from tests.backends.pictures import SEVEN_DOF, corpus_file, need, pixels, robrayc, write_boxes
 
 
 def test_conventions_of_the_original(tmp_path):
@@ -97,3 +97,52 @@ def test_config_file_errors_are_located(tmp_path):
     assert r.returncode == 1
     assert f"{config}:2:1: error: unknown configuration variable 'slyde'" in r.stderr
     assert "slide" in r.stderr.split("unknown configuration variable 'slyde'")[1]  # did you mean
+
+
+def _cube_stl() -> str:
+    """An ASCII STL cube of side 1 centred on the origin: 12 facets, hard edges."""
+    import itertools
+
+    facets = []
+    for axis, sign in itertools.product(range(3), (-1, 1)):
+        u, v = [(axis + 1) % 3, (axis + 2) % 3][:: sign]
+        corners = []
+        for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1)):
+            p = [0.0, 0.0, 0.0]
+            p[axis], p[u], p[v] = 0.5 * sign, 0.5 * a, 0.5 * b
+            corners.append(p)
+        normal = [0, 0, 0]
+        normal[axis] = sign
+        for tri in ((0, 1, 2), (0, 2, 3)):
+            facets.append(f"facet normal {normal[0]} {normal[1]} {normal[2]}\nouter loop\n"
+                          + "".join(f"vertex {c[0]} {c[1]} {c[2]}\n"
+                                    for c in (corners[i] for i in tri))
+                          + "endloop\nendfacet\n")
+    return "solid cube\n" + "".join(facets) + "endsolid cube\n"
+
+
+def test_hard_edged_meshes_write_each_position_and_normal_once(tmp_path):
+    """A mesh with hard edges (an STL cube: 8 corners, 6 face normals, 24 position-normal
+    pairs) is written with normal_indices: 8 positions and 6 normals, not 24 of each; POV-Ray
+    draws its three visible faces flat, in three different shades."""
+    import numpy as np
+
+    (tmp_path / "cube.stl").write_text(_cube_stl())
+    scene = tmp_path / "c.robray"
+    scene.write_text('frame c { geometry { shape mesh; mesh "cube.stl"; color [.8, .8, .8]; } }\n')
+    out = tmp_path / "c.pov"
+    view = ("--cam-eye", "3 2 1.5", "--cam-look", "0 0 0", "--pov-x", "200", "--pov-y", "150")
+    r = robrayc(str(scene), "-o", str(out), *view)
+    assert r.returncode == 0, r.stderr
+    text = out.read_text()
+    assert "vertex_vectors { 8," in text and "normal_vectors { 6," in text
+    assert "face_indices { 12," in text and "normal_indices { 12," in text
+    need("povray")
+    png = tmp_path / "c.png"
+    r = robrayc(str(scene), "-o", str(png), *view)
+    assert r.returncode == 0, r.stderr
+    shades = {tuple(int(c) // 8 for c in px)
+              for px in pixels(png)[40:110, 60:140].reshape(-1, 3) if px.max() < 250}
+    grey = {s for s in shades if max(s) - min(s) <= 1}
+    assert len(grey) >= 3  # three flat faces (a smooth cube would blend them)
+    assert np.asarray(pixels(png)).std() > 10
