@@ -118,7 +118,7 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
                 pending.frame = replace(pending.frame, parent=None)
                 continue
             sink.error(f"unknown parent frame '{parent}' of frame '{pending.frame.name}'",
-                       pending.parent_pos or pending.frame.pos, suggest(parent, by_name))
+                       pending.parent_position(), suggest(parent, by_name))
     sink.check()
     frames = _parents_first(order, sink)
     sink.check()
@@ -189,10 +189,10 @@ def _report_cycles(order: list[PendingFrame], placed: set[str], sink: Diagnostic
             continue
         reported.update(cycle)
         first = parent_of[cycle[0]]
-        notes = tuple((parent_of[n].parent_pos or parent_of[n].frame.pos,
+        notes = tuple((parent_of[n].parent_position(),
                        f"'{n}' has parent '{parent_of[n].frame.parent}'") for n in cycle[1:])
         sink.error("parent cycle: " + " -> ".join(cycle + [cycle[0]]),
-                   first.parent_pos or first.frame.pos, notes=notes)
+                   first.parent_position(), notes=notes)
 
 
 def _allowed(partials: list[Partial], frames: dict, sink: DiagnosticSink):

@@ -12,6 +12,8 @@ from robrayc.records import field, record
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from robrayc.frontend.symbols import SymbolTable
 
 MAX_SOURCE_BYTES = 256 << 20
@@ -40,7 +42,16 @@ class PendingFrame:
     """A frame not yet attached, with where its parent was named."""
 
     frame: ir.Frame
-    parent_pos: SourcePos | None = None  # where the parent was named (for errors)
+    # Where the parent was named, for errors: a position, or a function that finds it (a
+    # position costs time to find, and only an error needs it).
+    parent_pos: SourcePos | Callable[[], SourcePos] | None = None
+
+    def parent_position(self) -> SourcePos:
+        """Where the parent was named (the frame's own position when not named)."""
+        at = self.parent_pos
+        if at is None:
+            return self.frame.pos
+        return at() if callable(at) else at
 
 
 @record

@@ -296,7 +296,7 @@ class _Unit(AttributeLowering):
                                 f"it is nested in '{outer}', which is its parent")
             else:
                 parent = str(block.get("parent"))
-                parent_pos = block.attrs["parent"].pos
+                parent_pos = block.attrs["parent"].position_finder()
         geometries = []
         nested: list[tuple[Node, str]] = []
         for item in items:

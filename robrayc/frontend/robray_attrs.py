@@ -15,6 +15,10 @@ from robrayc.frontend.parse import Node
 from robrayc.kinematics import rpy_to_quat
 from robrayc.records import field, record
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 # --- attribute schema -------------------------------------------------------------------------
 NUM, VEC, SYM, STR = "number", "array", "name", "string"
 
@@ -66,6 +70,10 @@ class Attr:
     @property
     def pos(self) -> SourcePos:
         return node_pos(self.node, self.file)
+
+    def position_finder(self) -> Callable[[], SourcePos]:
+        """What finds `pos` when asked (positions cost time; most are never asked for)."""
+        return lambda: node_pos(self.node, self.file)
 
 
 @record
