@@ -149,6 +149,8 @@ class CollisionChecker:
         if wanted is not None:
             keep &= np.isin(keys, self._wanted_keys)
         ii, jj, keys = ii[keep], jj[keep], keys[keep]
+        swap = self.solids.kind[ii] > self.solids.kind[jj]  # kinds in the narrow phase's order
+        ii, jj = np.where(swap, jj, ii), np.where(swap, ii, jj)
         pair_keys, pfp = np.unique(keys, return_inverse=True)
         if wanted is not None:  # frame pairs asked for but without solids still get a column
             pair_keys = np.unique(np.concatenate([pair_keys, self._wanted_keys]))
