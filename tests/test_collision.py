@@ -582,7 +582,7 @@ def test_dense_broad_phase_matches_full_poses(seed: int, monkeypatch) -> None:
     assert (d2 <= reach ** 2 * (1 + 1e-6) + 1e-5 * (4 * c2 + 1))[near].all()  # only rounding
     used = np.flatnonzero(checker._slot >= 0)
     rows = np.repeat(np.arange(len(configs)), len(used))
-    world, _ = checker.world_centres(CE, rows, np.tile(used, len(configs)))
+    ((world, _),) = checker.world_centres(CE, rows, np.tile(used, len(configs)))
     assert np.allclose(world, centres[:, used].reshape(-1, 3), rtol=0, atol=1e-12)
     fast = checker.collision_matrix(configs)
     monkeypatch.setattr(CollisionChecker, "_capsules_apart",

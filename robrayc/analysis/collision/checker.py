@@ -219,7 +219,8 @@ class CollisionChecker:
                                                  axes[moving])
         W0 = self._solid_poses(np.zeros((1, len(self.variables))))[0]
         still_c = W0[still, :3, 3]
-        self._still_world = (still_c, np.einsum("sij,sj->si", W0[still, :3, :3], axes[still]))
+        self._still_world = np.stack(  # (S, 2, 3): centres and capsule half-axes
+            [still_c, np.einsum("sij,sj->si", W0[still, :3, :3], axes[still])], axis=1)
         self._still_gemm = np.ascontiguousarray(-2.0 * still_c.T, dtype=np.float32)  # -2 c.s
         self._still_n2 = (still_c * still_c).sum(axis=1).astype(np.float32)
         # where each solid's centre sits in the (N, M + S, 3) world arrays
@@ -401,23 +402,24 @@ class CollisionChecker:
         cn, cell = np.concatenate([cn, cn2]), np.concatenate([cell, cell2 + cut])
         return cn, self._cell_pair[cell], CE
 
-    def world_centres(self, CE: np.ndarray, cn: np.ndarray, k: np.ndarray
-                      ) -> tuple[np.ndarray, np.ndarray]:
-        """World centres and capsule half-axes of solids k at configurations cn, from _near's
-        moving-solid products CE (the fixed solids' are constant)."""
-        slot, M = self._slot[k], len(self._moving)
-        moving = slot < M
-        c, e = np.empty((len(k), 3)), np.empty((len(k), 3))
-        c[moving], e[moving] = CE[cn[moving], slot[moving], 0], CE[cn[moving], slot[moving], 1]
-        still = slot[~moving] - M
-        c[~moving], e[~moving] = self._still_world[0][still], self._still_world[1][still]
-        return c, e
+    def world_centres(self, CE: np.ndarray, cn: np.ndarray, *solids: np.ndarray
+                      ) -> list[tuple[np.ndarray, np.ndarray]]:
+        """World centres and capsule half-axes of each array of solids at configurations cn,
+        from _near's moving-solid products CE (the fixed solids' are constant)."""
+        N, M = CE.shape[:2]
+        table = np.concatenate([CE.reshape(N * M, 2, 3), self._still_world])
+        out = []
+        for k in solids:
+            slot = self._slot[k]
+            ce = table[np.where(slot < M, cn * M + slot, N * M - M + slot)]
+            out.append((ce[:, 0], ce[:, 1]))
+        return out
 
     def _near_one(self, G: np.ndarray) -> np.ndarray:
         """The moving pairs whose bounding spheres meet at one configuration's group poses
         G (groups, 4, 4): _near's test, pair by pair."""
         Cm = np.einsum("mij,mj->mi", G[self._moving_groups, :3, :], self._moving_centres)
-        C = np.concatenate([Cm, self._still_world[0]])
+        C = np.concatenate([Cm, self._still_world[:, 0]])
         d = C[self._slot[self._pi]] - C[self._slot[self._pj]]
         reach2 = self._pair_reach2 if self._active is None else np.where(
             self._active, self._pair_reach2, -np.inf)
@@ -429,8 +431,7 @@ class CollisionChecker:
         enclosing capsule clearly misses the other's bounding ball: no exact test can find
         them colliding, so none is asked (cheaper than the separating axes for long links)."""
         s = self.solids
-        ca, ea = self.world_centres(CE, cn, a)
-        cb, eb = self.world_centres(CE, cn, b)
+        (ca, ea), (cb, eb) = self.world_centres(CE, cn, a, b)
         w = cb - ca
         apart = self._ball_misses(ea, a, w, s.brad[b])
         apart |= self._ball_misses(eb, b, -w, s.brad[a])
