@@ -131,8 +131,15 @@ def clustered(verts, faces, normals, cells: int):
     side = float((verts.max(axis=0) - lo).max()) / cells or 1.0
     ijk = np.minimum(((verts - lo) / side).astype(np.int64), cells)
     key = (ijk[:, 0] * (cells + 1) + ijk[:, 1]) * (cells + 1) + ijk[:, 2]
-    _, cluster, counts = np.unique(key, return_inverse=True, return_counts=True)
-    cluster = cluster.reshape(-1)
+    if (cells + 1) ** 3 <= 1 << 22:  # a table over the grid's cubes: no sort
+        counts = np.bincount(key, minlength=(cells + 1) ** 3)
+        occupied = np.flatnonzero(counts)
+        number = np.zeros(len(counts), dtype=np.int64)
+        number[occupied] = np.arange(len(occupied))
+        cluster, counts = number[key], counts[occupied]
+    else:
+        _, cluster, counts = np.unique(key, return_inverse=True, return_counts=True)
+        cluster = cluster.reshape(-1)
 
     def mean(values):
         return np.stack([np.bincount(cluster, values[:, k], len(counts)) for k in range(3)], 1)
