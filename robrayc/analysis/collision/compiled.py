@@ -85,7 +85,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    solids, nodes, kids, bounds, leaves = _solid_tables(checker, margin, size)
+    solids, nodes, kids, bounds, leaves, boxes = _solid_tables(checker, margin, size)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     return {
@@ -100,7 +100,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
                     for pg, const, kind, axis, var, off in motions],
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
         "n_nodes_decl": max(1, len(nodes)), "nodes": nodes, "kids": kids,
-        "n_leaves_decl": max(1, len(leaves)), "leaves": leaves,
+        "n_leaves_decl": max(1, len(leaves)), "leaves": leaves, "boxes": boxes,
         "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
@@ -145,13 +145,14 @@ def _box_half(item) -> list[float]:
 
 
 def _solid_tables(checker: CollisionChecker, margin: float, size: float
-                  ) -> tuple[list[str], list[str], list[str], list[list[float]], list[str]]:
+                  ) -> tuple[list[str], list[str], list[str], list[list[float]], list[str],
+                             list[str]]:
     """C initialisers of the solids, their sphere-tree nodes and the nodes' children (group
-    frames); each solid's bounding sphere (its tree's root: x, y, z, radius); and the leaves'
-    boxes."""
+    frames); each solid's bounding sphere (its tree's root: x, y, z, radius); the leaves'
+    boxes; and each solid's bounding box (as a leaf box, float, margin included)."""
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    solids, nodes, kids, bounds, leaves = [], [], [], [], []
+    solids, nodes, kids, bounds, leaves, boxes = [], [], [], [], [], []
     for k, item in enumerate(s.items):
         tree, c = _tree(item, size, margin)
         root = len(nodes)
@@ -168,13 +169,15 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float
                                        *(_f32_up(h + margin) for h in c.box_half[j])]))
         bound = [*tree.centres[0].tolist(), _f32_up(float(tree.radii[0]))]
         bounds.append(bound)
+        boxes.append(_floats([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
+                              *(_f32_up(h + margin) for h in _box_half(item))]))
         exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
                       f"{root}, {{ {_floats(bound)} }}, "
                       f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
                       f"{{ {_doubles(_box_half(item))} }}")
-    return solids, nodes, kids, bounds, leaves
+    return solids, nodes, kids, bounds, leaves, boxes
 
 
 # a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
