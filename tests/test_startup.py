@@ -18,6 +18,14 @@ def test_version_imports_nothing_heavy() -> None:
                 "dataclasses"} & modules
 
 
+def test_help_imports_no_library_it_does_not_use() -> None:
+    """`--help` loads every backend for its options: their heavy imports wait for `emit`."""
+    modules = modules_after(["--help"])
+    assert {load(name).__name__ for name in BACKENDS} <= modules
+    assert not {"json", "subprocess", "tempfile", "shutil", "typing", "numpy", "lxml",
+                "dataclasses", "inspect", "threading", "base64", "struct", "jinja2"} & modules
+
+
 @pytest.mark.parametrize("suffix, fmt", [(".c", "c"), (".json", "json"), (".dot", "dot")])
 def test_compile_imports_only_its_backend(tmp_path: Path, suffix: str, fmt: str) -> None:
     scene = tmp_path / "a.robray"

@@ -12,8 +12,6 @@ whose start-up alone would cost more than writing a robot.
 from __future__ import annotations
 
 import argparse
-import json
-import struct
 
 from robrayc import __version__, ir
 from robrayc.analysis.view import PictureOptions as Options  # noqa: F401  (typed options)
@@ -153,6 +151,9 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
 
 def _glb(gltf: dict, binary: bytes) -> bytes:
     """The GLB container: 12-byte header, JSON chunk (space padded), BIN chunk (zero padded)."""
+    import json  # here: `--help` loads every backend
+    import struct
+
     text = json.dumps(gltf, separators=(",", ":"), ensure_ascii=False).encode()
     text += b" " * ((-len(text)) % 4)
     out = [struct.pack("<I4s", len(text), b"JSON"), text]

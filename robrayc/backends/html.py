@@ -7,8 +7,6 @@ frame name under the pointer, and a visual/collision geometry toggle. The pictur
 from __future__ import annotations
 
 import argparse
-import base64
-import json
 import math
 import re
 
@@ -34,6 +32,8 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
 
 
 def _b64(array, dtype) -> str:
+    import base64  # here, as numpy: `--help` loads every backend
+
     import numpy as np
 
     return base64.b64encode(np.ascontiguousarray(array, dtype=dtype).tobytes()).decode()
@@ -173,6 +173,7 @@ def coarse_mesh(verts, faces, normals, target: int):
 def _json_in_script(data) -> str:
     """JSON safe inside a <script> element: every '<' as its JSON escape (no '</script>', no
     '<!--' can end or change the element)."""
+    import json
     return json.dumps(data, separators=(",", ":")).replace("<", "\\u003c")
 
 

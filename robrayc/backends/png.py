@@ -7,10 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
-import shutil
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 from robrayc import ir
@@ -18,6 +15,10 @@ from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.records import record
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    import subprocess
 
 NAME = "png"
 HELP = "PNG picture rendered by POV-Ray (the picture options are listed under pov output)"
@@ -44,6 +45,9 @@ class Options:
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
+    import shutil  # here, as the other heavy imports: `--help` loads every backend
+    import tempfile
+
     from robrayc.analysis import povray, view
 
     povray_bin = shutil.which("povray")
@@ -120,6 +124,8 @@ class _Render:
             self._start()
 
     def _start(self) -> None:
+        import subprocess
+
         self.proc = subprocess.Popen(self.args + ["+Istart.pov", f"+O{self.png}"], cwd=self.tmp,
                                      stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                      stderr=subprocess.STDOUT)
