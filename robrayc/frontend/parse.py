@@ -147,8 +147,8 @@ def _tables():
     # one that matched it (an earlier one matching it would have matched there).
     classes = [(name, re.compile(rx)) for name, rx in t.TERMINALS if name in named]
     ignorable = re.compile(f"(?:{ignored})*+")
-    rules = [(origin, length, reduce, unit)
-             for (origin, length, unit), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
+    rules = [(origin, length, reduce, unit, wrap)
+             for (origin, length, unit, wrap), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
     return (master, group_kinds, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES,
             t.END, splitter, classes, ignorable)
 
@@ -233,8 +233,12 @@ def parse_text(text: str) -> Node:
                 values.append(tok)
                 row = states[action]
                 break
-            origin, length, reduce, unit = rules[~action]
+            origin, length, reduce, unit, wrap = rules[~action]
             if unit:  # `?a: b`: the value passes through, only the state changes
+                below = stack[-2]
+                del stack[-1]
+            elif wrap is not None:  # `number: NUMBER`: a node around the value, in place
+                values[-1] = Node(wrap, [values[-1]])
                 below = stack[-2]
                 del stack[-1]
             else:

@@ -48,8 +48,10 @@ def _states(table, rule_index: dict[int, int]) -> tuple[dict, list[dict[str, int
     return order, states
 
 
-def _rules(rules) -> tuple[list[tuple[str, int, bool]], list[str], set[str]]:
-    """(per rule: origin, length, unit), the reducers' source, the terminals the tree keeps."""
+def _rules(rules) -> tuple[list[tuple[str, int, bool, str | None]], list[str], set[str]]:
+    """(per rule: origin, length, unit, wrap), the reducers' source, the terminals the tree
+    keeps. `wrap` labels a rule whose value is a node around its one symbol (`number`,
+    `ident`: the commonest reductions), which the driver builds without calling a reducer."""
     rule_specs, reducers = [], []
     kept: set[str] = set()
     for i, r in enumerate(rules):
@@ -68,7 +70,8 @@ def _rules(rules) -> tuple[list[tuple[str, int, bool]], list[str], set[str]]:
         # `?a: b`, and `_a: b` (a one-element list to splice: spliced values that are not
         # lists are appended instead, see reducer()).
         unit = (expand1 or data is None) and len(plan) == 1 and plan[0] == KEEP
-        rule_specs.append((origin, len(r.expansion), unit))
+        wrap = data if plan == [KEEP] and data is not None and not expand1 else None
+        rule_specs.append((origin, len(r.expansion), unit, wrap))
         reducers.append(reducer(f"_r{i}", len(r.expansion), data, expand1, tuple(plan)))
     return rule_specs, reducers, kept
 
@@ -116,7 +119,8 @@ def generate() -> str:
         f"LITERALS = {pprint.pformat(literals, width=96, sort_dicts=False)}",
         "# terminals the tree keeps (the others, punctuation and keywords, are never looked at)",
         f"KEPT = {pprint.pformat(sorted(kept), width=96)}",
-        "# (origin, length, unit: a `?rule` with one kept child, which only changes the state)",
+        "# (origin, length, unit: a `?rule` with one kept child, which only changes the state,",
+        "#  wrap: the label of a node around the rule's one symbol, else None)",
         f"RULES = {pprint.pformat(rule_specs, width=96)}",
         "",
         "",
