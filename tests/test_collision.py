@@ -345,6 +345,7 @@ def vector_paths(request, monkeypatch) -> None:
 
         monkeypatch.setattr(narrow, "_VECTOR_MIN", 0)
         monkeypatch.setattr(narrow, "_AXIS_MIN", 0)
+        monkeypatch.setattr(narrow, "_SAT_MIN", 0)
 
 
 @pytest.mark.parametrize("seed", range(12))

@@ -35,7 +35,8 @@ _AXIS_SAMPLES = np.linspace(-1.0, 1.0, 5)
 # primitives and on the 7dof demo.
 _VECTOR_MIN = 64
 _AXIS_MIN = 16  # the same for the axis-ball test in front of the (slower) GJK
-_SAT_MIN = 16  # the same for the SAT's rejection of pairs other than two boxes
+_SAT_MIN = 48  # the same for the capsules and the SAT in front of FCL (one configuration
+# of a robot among obstacles has some 20 candidates: FCL first is faster there)
 
 
 class PairTester:
