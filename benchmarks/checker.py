@@ -18,7 +18,8 @@ them (2,000 samples), and the same random configurations for every checker. Colu
 - fcl / coal: a Python loop per configuration over the same solid pairs (forward kinematics by
   robrayc, batched beforehand and not timed);
 - agree: configurations compared, compiled (CollisionChecker(backend="compiled")) against the
-  exact checker, and the disagreements (the goal is 0);
+  exact checker, spread over --fields random obstacle fields, and the disagreements (the goal
+  is 0);
 - ready: seconds from the URDF to a compiled checker (`robrayc --format c-checker` + gcc).
 - vamp (with --vamp PATH, PATH a checkout of KavrakiLab/vamp; Panda, UR5, Fetch, Baxter):
   VAMP's own kernels built here by benchmarks/vamp_harness.cc (g++ and Eigen from Debian),
@@ -333,9 +334,14 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
                                          for _ in range(REPEAT))
         except (ImportError, ValueError):
             row[lib] = float("nan")
-    if args.agree:
-        agree_q = lo + rng.random((args.agree, len(lo))) * (hi - lo)
-        row["agree"], row["disagree"] = args.agree, agreement(scene, agree_q)
+    if args.agree:  # spread over args.fields random obstacle fields
+        row["agree"], row["disagree"] = 0, 0
+        for field in range(args.fields):
+            count = args.agree // args.fields + (field < args.agree % args.fields)
+            field_scene = scene if field == 0 else robot_scene(key, seed=1 + field)[0]
+            agree_q = lo + rng.random((count, len(lo))) * (hi - lo)
+            row["agree"] += count
+            row["disagree"] += agreement(field_scene, agree_q)
     return row
 
 
@@ -369,6 +375,8 @@ def main() -> None:
     p.add_argument("--configs", type=int, default=10000)
     p.add_argument("--agree", type=int, default=100000,
                    help="configurations compared, compiled against exact (0: none)")
+    p.add_argument("--fields", type=int, default=1,
+                   help="random obstacle fields the --agree configurations are spread over")
     p.add_argument("--vamp", metavar="PATH", help="a checkout of KavrakiLab/vamp: time it too")
     p.add_argument("--skip", default="", help="comma-separated: ready,exact,fcl,coal")
     args = p.parse_args()
