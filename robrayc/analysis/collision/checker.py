@@ -17,8 +17,11 @@ from robrayc.kinematics import GroupFK
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000
-# Configurations per vectorised block (bounds the memory of (N, pairs, 3) temporaries).
-BLOCK = 1024
+# Configurations per vectorised block, at most (bounds the memory of its temporaries).
+BLOCK = 8192
+# Broad-phase cells (configurations x solid pairs) per block: the float32 distances of a block
+# stay within a few tens of megabytes whatever the robot.
+BLOCK_CELLS = 1 << 21
 BACKENDS = ("exact", "compiled", "auto")
 # Enclosing capsules farther apart than this are certainly not colliding (far above
 # CONTACT_TOL and the rounding of the segments' closest points).
@@ -233,6 +236,7 @@ class CollisionChecker:
         cell = np.where(hi >= M, lo * S + (hi - M), M * S + lo * M + hi)
         self._cell_pair = np.full(M * S + M * M, -1, dtype=np.int64)
         self._cell_pair[cell] = np.arange(len(self._pi))
+        self._block = int(np.clip(BLOCK_CELLS // max(1, M * S + M * M), 256, BLOCK))
         self._cell_reach2 = np.full(M * S + M * M, -np.inf)
         self._pair_reach2 = (s.brad[self._pi] + s.brad[self._pj]) ** 2
         self._cell_reach2[cell] = self._pair_reach2
@@ -338,8 +342,9 @@ class CollisionChecker:
                 out[row, np.searchsorted(self.pair_keys, keys)] = True
             return out
         out = np.empty((q.shape[0], len(self.pair_keys)), dtype=bool)
-        for start in range(0, q.shape[0], BLOCK):
-            out[start:start + BLOCK] = self._dense_block(q[start:start + BLOCK])
+        step = self._block
+        for start in range(0, q.shape[0], step):
+            out[start:start + step] = self._dense_block(q[start:start + step])
         return out
 
     def _dense_block(self, q: np.ndarray) -> np.ndarray:
@@ -508,8 +513,9 @@ class CollisionChecker:
             return [self._sparse_one(row) for row in q]
         names = self._pair_names()[1]
         out = []
-        for start in range(0, q.shape[0], BLOCK):
-            hits = self._dense_block(q[start:start + BLOCK])
+        step = self._block
+        for start in range(0, q.shape[0], step):
+            hits = self._dense_block(q[start:start + step])
             for row in hits:
                 out.append(sorted(names[k] for k in np.flatnonzero(row).tolist()))
         return out
