@@ -13,9 +13,6 @@ pair is sampled as usual) at a collision or past its evaluation budget.
 
 from __future__ import annotations
 
-import math
-from collections import deque
-
 import numpy as np
 
 # Distances below this (scene units, plus 1e-6 of the pair's size) prove nothing: they cover
@@ -102,37 +99,53 @@ def prove_apart(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, hi: n
                 budget: int) -> bool:
     """Whether frames fa and fb are provably apart (distance above MARGIN) at every
     configuration with each variable in [lo, hi] (see the module docstring), within `budget`
-    distance evaluations. Boxes are split breadth first: a pair that comes close somewhere
-    needs every box down to some size, which depth first would only reach for part of the
-    space before the budget runs out."""
+    distance evaluations. Boxes are split breadth first, a level at a time (one batched
+    kinematics call per level): a pair that comes close somewhere needs every box down to
+    some size, which depth first would only reach for part of the space before the budget
+    runs out."""
     rates = pair_rates(checker, fa, fb, lo, hi)
     if rates is None or len(rates) > MAX_VARIABLES:
         return False
     cols = np.array(sorted(rates), dtype=np.int64)
     rate = np.array([rates[v] for v in cols.tolist()])
-    margin = MARGIN * (1.0 + sum(checker.solids.brad[checker.owner == checker.scene.index(f)]
-                                 .max(initial=0.0) for f in (fa, fb)))
-    boxes = deque([(lo[cols].astype(float), hi[cols].astype(float))])
-    q = q0.astype(float).copy()
-    for used in range(budget):
-        if not boxes:
-            return True
-        if used + len(boxes) > budget:
+    solids = [np.flatnonzero(checker.owner == checker.scene.index(f)) for f in (fa, fb)]
+    margin = MARGIN * (1.0 + sum(checker.solids.brad[k].max(initial=0.0) for k in solids))
+    level_lo, level_hi = lo[cols][None].astype(float), hi[cols][None].astype(float)
+    used = 0
+    while len(level_lo):
+        if used + len(level_lo) > budget:
             return False  # each box left needs an evaluation at least: no proof in budget
-        blo, bhi = boxes.popleft()
-        q[cols] = (blo + bhi) / 2
-        (d,) = checker.distance(q, [(fa, fb)])
-        spread = rate * (bhi - blo) / 2
-        if d.distance > spread.sum() + margin:
-            continue
-        if not d.distance > margin or not math.isfinite(d.distance):
-            return False  # colliding (or touching) here: sampling will see it
-        k = int(np.argmax(spread))
-        mid = (blo[k] + bhi[k]) / 2
-        left_hi, right_lo = bhi.copy(), blo.copy()
-        left_hi[k], right_lo[k] = mid, mid
-        boxes += [(blo, left_hi), (right_lo, bhi)]
-    return not boxes
+        used += len(level_lo)
+        q = np.repeat(q0[None].astype(float), len(level_lo), axis=0)
+        q[:, cols] = (level_lo + level_hi) / 2
+        d = _distances(checker, *solids, checker.group_poses(q))
+        spread = (rate * (level_hi - level_lo) / 2)
+        if not (d > margin).all() or not np.isfinite(d).all():
+            return False  # colliding (or touching) somewhere: sampling will see it
+        split = d <= spread.sum(axis=1) + margin
+        level_lo, level_hi, spread = level_lo[split], level_hi[split], spread[split]
+        k = np.argmax(spread, axis=1)
+        rows = np.arange(len(k))
+        mid = (level_lo[rows, k] + level_hi[rows, k]) / 2
+        left_hi, right_lo = level_hi.copy(), level_lo.copy()
+        left_hi[rows, k], right_lo[rows, k] = mid, mid
+        level_lo = np.concatenate([level_lo, right_lo])
+        level_hi = np.concatenate([left_hi, level_hi])
+    return True
+
+
+def _distances(checker, ka: np.ndarray, kb: np.ndarray, G: np.ndarray) -> np.ndarray:
+    """Per configuration (group poses G): the least exact distance between solids ka and kb
+    (the checker's pair distance, as CollisionChecker.distance takes it)."""
+    s = checker.solids
+    out = np.full(len(G), np.inf)
+    for n, Gn in enumerate(G):
+        for a in ka.tolist():
+            Ta = Gn[checker.group[a]] @ s.placement[a]
+            for b in kb.tolist():
+                Tb = Gn[checker.group[b]] @ s.placement[b]
+                out[n] = min(out[n], checker.tester.distance(a, b, Ta, Tb))
+    return out
 
 
 def near_share(checker, fa: str, fb: str, G: np.ndarray) -> float:
