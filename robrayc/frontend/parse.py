@@ -14,9 +14,11 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate
+from types import SimpleNamespace
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
+from robrayc.frontend import phrases
 from robrayc.resources import resource_path
 
 STATEMENT_WORDS = ("include", "def", "class", "frame", "object", "allow_collision")
@@ -149,15 +151,23 @@ def _tables():
     ignorable = re.compile(f"(?:{ignored})*+")
     rules = [(origin, length, reduce, unit, wrap)
              for (origin, length, unit, wrap), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
-    return (master, group_kinds, t.KEYWORDS, t.LITERALS, frozenset(t.KEPT), rules, t.STATES,
-            t.END, splitter, classes, ignorable)
+    # States an attribute may start in (frame, class and geometry bodies), and the action
+    # reducing `attr: NAME value ";"`
+    attr_states = frozenset(s for s, row in enumerate(t.STATES) if "attr" in row)
+    attr_action = ~next(k for k, rule in enumerate(t.RULES) if rule[0] == "attr")
+    return SimpleNamespace(
+        master=master, group_kinds=group_kinds, keywords=t.KEYWORDS,
+        keyword_kinds=frozenset(t.KEYWORDS.values()), literals=t.LITERALS,
+        kept=frozenset(t.KEPT), rules=rules, states=t.STATES, end_state=t.END,
+        splitter=splitter, classes=classes, ignorable=ignorable, attr_states=attr_states,
+        attr_action=attr_action)
 
 
 def _lex(text: str) -> tuple[list[str], list[int], list[int], int | None]:
     """Every token's text, start and end offsets, and the offset of the first text no terminal
     matches (None: none). One `split` and one running sum do the work in C: a loop over
     matches in Python cost a third of a large compile."""
-    splitter, ignorable = _tables()[8], _tables()[10]
+    splitter, ignorable = _tables().splitter, _tables().ignorable
     parts = splitter.split(text)  # [skipped, ignored, token, skipped, ignored, token, ..., tail]
     bounds = list(accumulate(map(len, parts)))
     texts, starts, ends = parts[2::3], bounds[1::3], bounds[2::3]
@@ -189,9 +199,10 @@ def _goto(states: list, rules: list, below: int, origin: str, kind: str) -> int:
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    tables = _tables()
-    keywords, literals, kept, rules, states, end_state = tables[2:8]
-    classes = tables[9]
+    t = _tables()
+    keywords, kept, rules, states, end_state = (t.keyword_kinds, t.kept, t.rules, t.states,
+                                                t.end_state)
+    attr_states, attr_action = t.attr_states, t.attr_action
     goto_memo = _GOTO_MEMO
     stack = [0]
     row = states[0]
@@ -199,26 +210,23 @@ def parse_text(text: str) -> Node:
     n = len(text)
     lines = Lines(text)
     texts, starts, ends, bad = _lex(text)
-    kinds: dict[str, str] = dict(literals)  # token text -> terminal (texts repeat: "0", "[")
-    kind: str | None
-    tok: Tok | None
-    # None after the last token stands for the end of the input (or the text no terminal
-    # matches, refused when the parser gets there: an earlier syntax error comes first).
-    for t, start, end in chain(zip(texts, starts, ends, strict=True), ((None, n, n),)):
-        if t is None:
-            if bad is not None:
+    lexical = _lexical(texts)
+    count = len(texts)
+    pending = None  # an attribute parsed token by token: (its shape, first token)
+    resolved = None  # the next token's terminal, as decided after a templated attribute
+    i = -1
+    while True:
+        i += 1
+        if i == count:  # the end of the input (or the text no terminal matches, refused
+            if bad is not None:  # when the parser gets there: an earlier error comes first)
                 raise SyntaxProblem(bad, *lines.position(bad))
-            kind, tok = "$END", None
+            kind, start, end = "$END", n, n
         else:
-            kind = kinds.get(t)
-            if kind is None:
-                kind = kinds[t] = next(name for name, rx in classes if rx.fullmatch(t))
-            if kind == "NAME":
-                keyword = keywords.get(t)
-                if keyword is not None and keyword in row:
-                    kind = keyword
-            # Punctuation and keywords never reach the tree: no token object for them.
-            tok = Tok(kind, t, start, end, lines) if kind in kept else None
+            kind, start, end = lexical[i], starts[i], ends[i]
+            if resolved is not None:
+                kind, resolved = resolved, None
+            elif kind in keywords and kind not in row:
+                kind = "NAME"  # a keyword's spelling where the grammar takes a name
         while True:
             action = row.get(kind)
             if action is None:
@@ -226,11 +234,21 @@ def parse_text(text: str) -> Node:
                     return values[-1]
                 expected = frozenset(s for s in row if s.isupper() or s == "$END")
                 raise SyntaxProblem(start, *lines.position(start),
-                                    tok or Tok(kind, text[start:end], start, end, lines),
-                                    expected)
+                                    Tok(kind, text[start:end], start, end, lines), expected)
             if action >= 0:
+                if kind == "NAME" and stack[-1] in attr_states:  # an attribute starts
+                    found = phrases.phrase(stack[-1], lexical, texts, i)
+                    if found is not None:
+                        done = _from_template(found, stack, values, t, lexical, texts, starts,
+                                              ends, lines, i)
+                        if done is not None:
+                            i, resolved = done
+                            row = states[stack[-1]]
+                            break
+                        pending = (found[0], i)
                 stack.append(action)
-                values.append(tok)
+                # Punctuation and keywords never reach the tree: no token object for them.
+                values.append(Tok(kind, texts[i], start, end, lines) if kind in kept else None)
                 row = states[action]
                 break
             origin, length, reduce, unit, wrap = rules[~action]
@@ -242,6 +260,8 @@ def parse_text(text: str) -> Node:
                 below = stack[-2]
                 del stack[-1]
             else:
+                if action == attr_action and pending is not None:
+                    after_semicolon = stack[-1]
                 reduce(values)  # in place: the rule's values become its one value
                 if length == 1:
                     below = stack[-2]
@@ -251,6 +271,9 @@ def parse_text(text: str) -> Node:
                     below = stack[-1]
                 else:
                     below = stack[-1]
+                if action == attr_action and pending is not None:
+                    phrases.record(pending[0], values[-1], pending[1], starts, after_semicolon)
+                    pending = None
             # The goto, and the unit reductions it leads to (a number climbs atom -> unary ->
             # power -> product -> sum -> expr), depend only on the state below, the rule and
             # the lookahead: memoised.
@@ -260,7 +283,46 @@ def parse_text(text: str) -> Node:
                 state = goto_memo[key] = _goto(states, rules, below, origin, kind)
             stack.append(state)
             row = states[state]
-    raise AssertionError("unreachable: the end of the input is always accepted or refused")
+
+
+def _lexical(texts: list[str]) -> list[str]:
+    """Each token's terminal, a keyword's spelling as that keyword (whether it is one depends
+    on the parser state: parse_text decides). Texts repeat ("0", "[", names): each distinct
+    one is classified once, the list is made in C."""
+    t = _tables()
+    kinds: dict[str, str] = {**t.literals, **t.keywords}
+    for text in set(texts).difference(kinds):
+        kinds[text] = next(name for name, rx in t.classes if rx.fullmatch(text))
+    return list(map(kinds.__getitem__, texts))
+
+
+def _from_template(found: tuple[tuple, int], stack: list, values: list, t, lexical: list,
+                   texts: list, starts: list, ends: list, lines: Lines, i: int
+                   ) -> tuple[int, str] | None:
+    """Build the attribute starting at token i from its shape's template (phrases.py), as
+    the automaton would: its tree on `values`, the state after it on `stack`. Returns the
+    index of its `;` and the terminal the next token is there (decided in the state after the
+    `;`, as the automaton decides it), or None: no template yet, or the token after the `;`
+    is an error there, which the automaton then finds."""
+    shape, semicolon = found
+    built = phrases.template(shape)
+    if built is None:
+        return None
+    build, after_semicolon = built
+    kind = lexical[semicolon + 1]
+    row = t.states[after_semicolon]
+    if kind in t.keyword_kinds and kind not in row:
+        kind = "NAME"
+    if row.get(kind) != t.attr_action:
+        return None
+    below = stack[-1]
+    key = (below, "attr", kind)
+    state = _GOTO_MEMO.get(key)
+    if state is None:
+        state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, "attr", kind)
+    values.append(build(texts, starts, ends, i, lines))
+    stack.append(state)
+    return semicolon, kind
 
 
 def tokens(text: str, start: int = 0):
@@ -268,7 +330,7 @@ def tokens(text: str, start: int = 0):
     comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
     no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
     server, which reads incomplete text; compiles never call this."""
-    master, group_kinds, literals = _tables()[0], _tables()[1], _tables()[3]
+    master, group_kinds, literals = _tables().master, _tables().group_kinds, _tables().literals
     lines = Lines(text)
     pos, n = start, len(text)
     while pos < n:
