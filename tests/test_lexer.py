@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from robrayc.frontend.parse import _lex, tokens
+from robrayc.frontend.parse import Lines, _lex, tokens
 from tests.corpus import CORPUS, corpus_id
 
 SCENES = sorted(CORPUS.rglob("*.robray")) if CORPUS.is_dir() else []
@@ -56,3 +56,12 @@ def test_comments_at_the_end_hold_no_tokens() -> None:
     """A trailing comment holding '/' and '}' (the split searches inside it): no tokens."""
     assert split_lexer("a;\n//   }\n// }\n") == ([("a", 0, 1), (";", 1, 2)], None)
     assert split_lexer("a /* { */ @ b") == ([("a", 0, 1)], 10)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_line_starts(seed: int) -> None:
+    """Lines (offsets to line and column) starts a line after every newline, and only there."""
+    rng = random.Random(seed)
+    for _ in range(100):
+        text = "".join(rng.choice(["a", "\n", "\r\n", "\r", " ", "π"]) for _ in range(30))
+        assert Lines(text).starts == [0] + [k + 1 for k, ch in enumerate(text) if ch == "\n"]

@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate
+from itertools import accumulate, count
+from operator import add
 from types import SimpleNamespace
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
@@ -33,7 +34,6 @@ _TERMINAL_TEXT = {
     "INCLUDE": "'include'", "ALLOW_COLLISION": "'allow_collision'",
 }
 _LITERAL = "LITERAL"  # the master regex's group of literal terminals
-_NEWLINE = re.compile("\n")
 
 
 class Lines:
@@ -43,8 +43,9 @@ class Lines:
     __slots__ = ("starts",)
 
     def __init__(self, text: str) -> None:
-        self.starts = [0]
-        self.starts.extend(m.end() for m in _NEWLINE.finditer(text))
+        # line k starts after the k earlier lines and their newlines (computed in C)
+        lengths = map(len, text.split("\n")[:-1])
+        self.starts = [0, *map(add, accumulate(lengths), count(1))]
 
     def position(self, offset: int) -> tuple[int, int]:
         line = bisect_right(self.starts, offset)
