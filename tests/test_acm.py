@@ -301,6 +301,7 @@ frame slider { type prismatic; axis [0, 0, 1]; translation [0, 0, -0.3]; limit_p
     proved = acm.generate(scene, samples=3000, seed=3, jobs=1, batch=100, prove=True)
     assert [(p.a, p.b, p.reason) for p in plain.pairs] == \
         [(p.a, p.b, p.reason) for p in proved.pairs]
+    assert acm.generate(scene, samples=3000, seed=3, jobs=2, batch=100, prove=True) == proved
     verdicts = {(p.a, p.b): p for p in proved.pairs}
     assert verdicts[("hit", "link")].reason is None  # sometimes
     proven = [(p.a, p.b) for p in proved.pairs if p.proven]

@@ -322,14 +322,16 @@ class _Prover:
     def __init__(self, full, rest: list, q0: np.ndarray, proven: np.ndarray) -> None:
         self.full, self.rest, self.q0, self.proven = full, rest, q0, proven
 
-    def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int) -> None:
+    def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int, pool=None) -> None:
         """Try the pairs with no collision in the `seen` configurations (the first wave),
-        each with a budget from how often its bounding spheres met in them."""
-        from robrayc.analysis.acm_proof import MAX_VARIABLES, near_share, pair_rates, prove_apart
+        each with a budget from how often its bounding spheres met in them; on the worker
+        pool when there is one (each proof is the same wherever it runs)."""
+        from robrayc.analysis.acm_proof import MAX_VARIABLES, near_share, pair_rates
         from robrayc.kinematics import sample_ranges
 
         lo, hi = sample_ranges(self.full.scene)
         G = None
+        jobs = []
         for k in np.flatnonzero(counts == 0).tolist():
             a, b = self.rest[k]
             rates = pair_rates(self.full, a, b, lo, hi)
@@ -338,7 +340,19 @@ class _Prover:
             G = self.full.group_poses(seen) if G is None else G
             budget = min(PROVE_MAX_BUDGET, int(near_share(self.full, a, b, G)
                                                * (samples - len(seen)) / PROVE_EVAL_COST))
-            self.proven[k] = prove_apart(self.full, a, b, self.q0, lo, hi, budget)
+            if budget > 0:
+                jobs.append((k, a, b, self.q0, lo, hi, budget))
+        jobs.sort(key=lambda job: -job[-1])  # the long ones first, spread over the workers
+        for k, ok in (pool.imap_unordered(_prove, jobs) if pool else map(_prove, jobs)):
+            self.proven[k] = ok
+
+
+def _prove(job: tuple) -> tuple[int, bool]:
+    """One pair's proof on this process's checker (a worker's, or the parent's)."""
+    from robrayc.analysis.acm_proof import prove_apart
+
+    k, a, b, q0, lo, hi, budget = job
+    return k, prove_apart(_WORKER[1], a, b, q0, lo, hi, budget)  # type: ignore[index]
 
 
 def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
@@ -370,7 +384,7 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                     1 + z * z / n)
                 settled = (checked - counts > slack) | (upper < plan.always_fraction)
                 if prover is not None and w == WAVE and phase is batches:
-                    prover(counts, configs[:drawn], samples)
+                    prover(counts, configs[:drawn], samples, pool)
                 live = ~((counts > 0) & settled)
                 if prover is not None:
                     live &= ~prover.proven
