@@ -28,18 +28,18 @@ import json
 import math
 import os
 from collections.abc import Callable
-from dataclasses import dataclass, field
 
 import numpy as np
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import rigid_groups, sample_configs, sample_ranges
+from robrayc.records import field, record
 
 REASONS = ("adjacent", "default", "always", "never")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PairVerdict:
     a: str  # a < b
     b: str
@@ -59,7 +59,7 @@ class PairVerdict:
         return 3.0 / self.checked if self.collisions == 0 and self.checked else None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class AcmResult:
     pairs: tuple[PairVerdict, ...]  # every pair of collision frames, sorted by names
     samples: int  # random configurations checked
@@ -306,7 +306,7 @@ def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:
     return PairVerdict(a, b, reason, detail, collisions, in_scene, *more)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class _Plan:
     samples: int
     seed: int

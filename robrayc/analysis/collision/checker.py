@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import GroupFK
+from robrayc.records import record
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000
@@ -30,7 +30,7 @@ CAPSULE_MARGIN = 1e-6
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class PairDistance:
     a: str
     b: str

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 import numpy as np
 
 from robrayc import ir
+from robrayc.records import record
 
 SPHERE, BOX, CYLINDER, CONE, FRUSTUM, MESH = range(6)
 KIND_NAMES = ("sphere", "box", "cylinder", "cone", "frustum", "mesh")
@@ -20,7 +20,7 @@ ROUND = (CYLINDER, CONE, FRUSTUM)
 # not flicker with rounding. FCL's GJK-based tests agree (they report no contact for touching).
 CONTACT_TOL = 1e-9
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Solid:
     """One convex primitive or mesh in its own centred frame.
 
