@@ -21,7 +21,6 @@ points spread densely over the surface, so it also counts the inside of a closed
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -37,12 +36,13 @@ from robrayc.analysis.collision import (
     box_distance,
     round_distance,
 )
+from robrayc.records import record
 
 # Points per sphere surface at which the overshoot is measured.
 _PROBES = 48
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SphereCover:
     """Spheres (centres (k,3), radii (k,)) in the solid's own frame, and the overshoot; and
     per sphere, a box holding the same piece of the solid (a cell, or a mesh patch's oriented
@@ -278,7 +278,7 @@ def contains(cover_: SphereCover, points: np.ndarray, slack: float = 0.0) -> np.
     return inside
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class SphereTree:
     """Spheres (the leaves) under a tree of spheres, each holding its children, so each holds
     what its leaves cover. Breadth first: node 0 is the root, a node's children are the
