@@ -8,6 +8,7 @@ sub-expression's position; folding of the other expressions goes on so several a
 from __future__ import annotations
 
 import math
+import operator
 import re
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
@@ -62,7 +63,9 @@ class Poisoned(float):
 POISONED = Poisoned("nan")
 
 
-_BINARY = {"add", "sub", "mul", "div", "pow"}
+_ARITHMETIC = {"add": operator.add, "sub": operator.sub, "mul": operator.mul,
+               "div": operator.truediv, "pow": operator.pow}
+_BINARY = set(_ARITHMETIC)
 
 
 def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSink) -> float:
@@ -143,16 +146,7 @@ def _plain(node: Node, env: dict[str, float], depth: int) -> float:
         raise _Unusual  # -x^y: a warning to give
     a = _plain(left, env, depth - 1)
     try:
-        if kind == "add":
-            r = a + right
-        elif kind == "sub":
-            r = a - right
-        elif kind == "mul":
-            r = a * right
-        elif kind == "div":
-            r = a / right
-        else:
-            r = a ** right
+        r = _ARITHMETIC[kind](a, right)
     except (ZeroDivisionError, OverflowError):
         raise _Unusual from None
     if type(r) is not float or r - r != 0.0:  # complex, inf or nan: reported by the walk
@@ -198,30 +192,21 @@ def _is_number(text: str) -> bool:
 def _binary(kind: str, a: float, b: float, node: Node, file: str, sink: DiagnosticSink) -> float:
     # node_pos(node) only when reporting: it walks the node's left spine, so computing it for
     # every node made a 100,000-term sum quadratic (minutes).
+    if kind == "div" and b == 0:
+        sink.error("division by zero", node_pos(node, file))
+        raise FoldError
     try:
-        if kind == "add":
-            r = a + b
-        elif kind == "sub":
-            r = a - b
-        elif kind == "mul":
-            r = a * b
-        elif kind == "div":
-            if b == 0:
-                sink.error("division by zero", node_pos(node, file))
-                raise FoldError
-            r = a / b
-        else:
-            r = a ** b
-            if isinstance(r, complex):
-                sink.error(f"complex result: ({a!r}) ** {b!r}", node_pos(node, file),
-                           "a negative base needs an integer exponent")
-                raise FoldError
+        r = _ARITHMETIC[kind](a, b)
     except ZeroDivisionError:
         sink.error("division by zero (zero to a negative power)", node_pos(node, file))
         raise FoldError from None
     except OverflowError:
         sink.error("number too large (overflow)", node_pos(node, file))
         raise FoldError from None
+    if isinstance(r, complex):
+        sink.error(f"complex result: ({a!r}) ** {b!r}", node_pos(node, file),
+                   "a negative base needs an integer exponent")
+        raise FoldError
     if math.isinf(r):
         sink.error("number too large (overflow to infinity)", node_pos(node, file))
         raise FoldError
