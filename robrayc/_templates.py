@@ -18,62 +18,173 @@ def render_amino_c_c_j2(ctx: dict) -> str:
         _v3 = ctx['header']
         w(f'#include "{_v3!s}"\n')
     for l_m_6 in ctx['meshes']:
-        _v7 = _attr(l_m_6, 'comment')
-        _v8 = _attr(l_m_6, 'n_vertices')
-        _v9 = _attr(l_m_6, 'n_triangles')
-        _v10 = _attr(l_m_6, 'fn')
-        _v11 = _attr(l_m_6, 'n_vertex_floats')
-        _v12 = _attr(l_m_6, 'vertices')
-        _v13 = _attr(l_m_6, 'n_vertex_floats')
-        _v14 = _attr(l_m_6, 'normals')
-        _v15 = _attr(l_m_6, 'n_index')
-        _v16 = _attr(l_m_6, 'indices')
-        _v17 = _attr(l_m_6, 'n_vertices')
-        _v18 = _attr(l_m_6, 'n_vertices')
-        _v19 = _attr(l_m_6, 'n_triangles')
+        try:
+            _v7 = l_m_6.comment
+        except AttributeError:
+            _v7 = l_m_6['comment']
+        try:
+            _v8 = l_m_6.n_vertices
+        except AttributeError:
+            _v8 = l_m_6['n_vertices']
+        try:
+            _v9 = l_m_6.n_triangles
+        except AttributeError:
+            _v9 = l_m_6['n_triangles']
+        try:
+            _v10 = l_m_6.fn
+        except AttributeError:
+            _v10 = l_m_6['fn']
+        try:
+            _v11 = l_m_6.n_vertex_floats
+        except AttributeError:
+            _v11 = l_m_6['n_vertex_floats']
+        try:
+            _v12 = l_m_6.vertices
+        except AttributeError:
+            _v12 = l_m_6['vertices']
+        try:
+            _v13 = l_m_6.n_vertex_floats
+        except AttributeError:
+            _v13 = l_m_6['n_vertex_floats']
+        try:
+            _v14 = l_m_6.normals
+        except AttributeError:
+            _v14 = l_m_6['normals']
+        try:
+            _v15 = l_m_6.n_index
+        except AttributeError:
+            _v15 = l_m_6['n_index']
+        try:
+            _v16 = l_m_6.indices
+        except AttributeError:
+            _v16 = l_m_6['indices']
+        try:
+            _v17 = l_m_6.n_vertices
+        except AttributeError:
+            _v17 = l_m_6['n_vertices']
+        try:
+            _v18 = l_m_6.n_vertices
+        except AttributeError:
+            _v18 = l_m_6['n_vertices']
+        try:
+            _v19 = l_m_6.n_triangles
+        except AttributeError:
+            _v19 = l_m_6['n_triangles']
         w(f'/* mesh {_v7!s}: {_v8!s} vertices, {_v9!s} triangles */\nstatic struct aa_rx_mesh *{_v10!s}(void)\n{{\n    static const float vertices[{_v11!s}] = {{\n{_v12!s}\n    }};\n    static const float normals[{_v13!s}] = {{\n{_v14!s}\n    }};\n    static const unsigned indices[{_v15!s}] = {{\n{_v16!s}\n    }};\n    struct aa_rx_mesh *mesh = aa_rx_mesh_create();\n    aa_rx_mesh_set_vertices(mesh, {_v17!s}, vertices, 0);\n    aa_rx_mesh_set_normals(mesh, {_v18!s}, normals, 0);\n    aa_rx_mesh_set_indices(mesh, {_v19!s}, indices, 0);\n    return mesh;\n}}\n')
     _v20 = ctx['function']
     w(f'struct aa_rx_sg *{_v20!s}(struct aa_rx_sg *sg, const char *root)\n{{\n    if (NULL == sg) sg = aa_rx_sg_create();\n    (void)root;\n')
     for l_m_23 in ctx['meshes']:
-        _v24 = _attr(l_m_23, 'var')
-        _v25 = _attr(l_m_23, 'fn')
+        try:
+            _v24 = l_m_23.var
+        except AttributeError:
+            _v24 = l_m_23['var']
+        try:
+            _v25 = l_m_23.fn
+        except AttributeError:
+            _v25 = l_m_23['fn']
         w(f'    struct aa_rx_mesh *{_v24!s} = {_v25!s}();\n')
     for l_f_28 in ctx['frames']:
-        _v29 = _attr(l_f_28, 'comment')
-        _v30 = _attr(l_f_28, 'q')
-        _v31 = _attr(l_f_28, 'v')
+        try:
+            _v29 = l_f_28.comment
+        except AttributeError:
+            _v29 = l_f_28['comment']
+        try:
+            _v30 = l_f_28.q
+        except AttributeError:
+            _v30 = l_f_28['q']
+        try:
+            _v31 = l_f_28.v
+        except AttributeError:
+            _v31 = l_f_28['v']
         w(f'\n    /* frame {_v29!s} */\n    {{\n        static const double q[4] = {{ {_v30!s} }};\n        static const double v[3] = {{ {_v31!s} }};\n')
         if _attr(l_f_28, 'axis'):
-            _v32 = _attr(l_f_28, 'axis')
-            _v33 = _attr(l_f_28, 'kind')
-            _v34 = _attr(l_f_28, 'parent')
-            _v35 = _attr(l_f_28, 'name')
-            _v36 = _attr(l_f_28, 'variable')
-            _v37 = _attr(l_f_28, 'offset')
+            try:
+                _v32 = l_f_28.axis
+            except AttributeError:
+                _v32 = l_f_28['axis']
+            try:
+                _v33 = l_f_28.kind
+            except AttributeError:
+                _v33 = l_f_28['kind']
+            try:
+                _v34 = l_f_28.parent
+            except AttributeError:
+                _v34 = l_f_28['parent']
+            try:
+                _v35 = l_f_28.name
+            except AttributeError:
+                _v35 = l_f_28['name']
+            try:
+                _v36 = l_f_28.variable
+            except AttributeError:
+                _v36 = l_f_28['variable']
+            try:
+                _v37 = l_f_28.offset
+            except AttributeError:
+                _v37 = l_f_28['offset']
             w(f'        static const double axis[3] = {{ {_v32!s} }};\n        aa_rx_sg_add_frame_{_v33!s}(sg, {_v34!s}, {_v35!s}, q, v, {_v36!s}, axis, {_v37!s});\n')
         else:
-            _v38 = _attr(l_f_28, 'parent')
-            _v39 = _attr(l_f_28, 'name')
+            try:
+                _v38 = l_f_28.parent
+            except AttributeError:
+                _v38 = l_f_28['parent']
+            try:
+                _v39 = l_f_28.name
+            except AttributeError:
+                _v39 = l_f_28['name']
             w(f'        aa_rx_sg_add_frame_fixed(sg, {_v38!s}, {_v39!s}, q, v);\n')
         for (l_fn_42, l_lo_43, l_hi_44,) in _attr(l_f_28, 'limits'):
-            _v45 = _attr(l_f_28, 'variable')
+            try:
+                _v45 = l_f_28.variable
+            except AttributeError:
+                _v45 = l_f_28['variable']
             w(f'        aa_rx_sg_set_limit_{l_fn_42!s}(sg, {_v45!s}, {l_lo_43!s}, {l_hi_44!s});\n')
         if _attr(l_f_28, 'inertia'):
-            _v46 = _attr(l_f_28, 'inertia')
-            _v47 = _attr(l_f_28, 'name')
-            _v48 = _attr(l_f_28, 'mass')
+            try:
+                _v46 = l_f_28.inertia
+            except AttributeError:
+                _v46 = l_f_28['inertia']
+            try:
+                _v47 = l_f_28.name
+            except AttributeError:
+                _v47 = l_f_28['name']
+            try:
+                _v48 = l_f_28.mass
+            except AttributeError:
+                _v48 = l_f_28['mass']
             w(f'        static const double inertia[9] = {{ {_v46!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v47!s}, {_v48!s}, inertia);\n')
         w(f'    }}\n')
         for l_g_51 in _attr(l_f_28, 'geometries'):
-            _v52 = _attr(l_g_51, 'color')
-            _v53 = _attr(l_g_51, 'alpha')
-            _v54 = _attr(l_g_51, 'specular')
-            _v55 = _attr(l_g_51, 'visual')
-            _v56 = _attr(l_g_51, 'collision')
-            _v57 = _attr(l_g_51, 'no_shadow')
+            try:
+                _v52 = l_g_51.color
+            except AttributeError:
+                _v52 = l_g_51['color']
+            try:
+                _v53 = l_g_51.alpha
+            except AttributeError:
+                _v53 = l_g_51['alpha']
+            try:
+                _v54 = l_g_51.specular
+            except AttributeError:
+                _v54 = l_g_51['specular']
+            try:
+                _v55 = l_g_51.visual
+            except AttributeError:
+                _v55 = l_g_51['visual']
+            try:
+                _v56 = l_g_51.collision
+            except AttributeError:
+                _v56 = l_g_51['collision']
+            try:
+                _v57 = l_g_51.no_shadow
+            except AttributeError:
+                _v57 = l_g_51['no_shadow']
             w(f'    {{\n        struct aa_rx_geom *geom;\n        struct aa_rx_geom_opt *opt = aa_rx_geom_opt_create();\n        aa_rx_geom_opt_set_color3(opt, {_v52!s});\n        aa_rx_geom_opt_set_alpha(opt, {_v53!s});\n        aa_rx_geom_opt_set_specular3(opt, {_v54!s});\n        aa_rx_geom_opt_set_visual(opt, {_v55!s});\n        aa_rx_geom_opt_set_collision(opt, {_v56!s});\n        aa_rx_geom_opt_set_no_shadow(opt, {_v57!s});\n')
             if _attr(l_g_51, 'scale'):
-                _v58 = _attr(l_g_51, 'scale')
+                try:
+                    _v58 = l_g_51.scale
+                except AttributeError:
+                    _v58 = l_g_51['scale']
                 w(f'        aa_rx_geom_opt_set_scale(opt, {_v58!s});\n')
             if _attr(l_g_51, 'array'):
                 _v59 = _attr(l_g_51, 'array')[0]
@@ -85,11 +196,20 @@ def render_amino_c_c_j2(ctx: dict) -> str:
                 _v63 = _attr(l_g_51, 'array2')[1]
                 _v64 = _attr(l_g_51, 'array2')[2]
                 w(f'        static const double {_v62!s}[{_v63!s}] = {{ {_v64!s} }};\n')
-            _v65 = _attr(l_g_51, 'constructor')
-            _v66 = _attr(l_f_28, 'name')
+            try:
+                _v65 = l_g_51.constructor
+            except AttributeError:
+                _v65 = l_g_51['constructor']
+            try:
+                _v66 = l_f_28.name
+            except AttributeError:
+                _v66 = l_f_28['name']
             w(f'        geom = {_v65!s};\n        aa_rx_geom_attach(sg, {_v66!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
     for l_m_69 in ctx['meshes']:
-        _v70 = _attr(l_m_69, 'var')
+        try:
+            _v70 = l_m_69.var
+        except AttributeError:
+            _v70 = l_m_69['var']
         w(f'    aa_rx_mesh_destroy({_v70!s});\n')
     for (l_a_73, l_b_74,) in ctx['allowed']:
         w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_73!s}, {l_b_74!s}, 1);\n')
@@ -253,18 +373,54 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
     w(f'\nconst struct robrayc_frame {_v5!s}_frames[{_v6!s}] = {{\n')
     _items7 = list(ctx['frames'])
     for _i8, l_f_9 in enumerate(_items7):
-        _v10 = _attr(l_f_9, 'comment')
-        _v11 = _attr(l_f_9, 'name')
-        _v12 = _attr(l_f_9, 'parent')
-        _v13 = _attr(l_f_9, 'kind')
-        _v14 = _attr(l_f_9, 'config')
-        _v15 = _attr(l_f_9, 'axis')
-        _v16 = _attr(l_f_9, 'offset')
-        _v17 = _attr(l_f_9, 'q')
-        _v18 = _attr(l_f_9, 'v')
-        _v19 = _attr(l_f_9, 'mass')
-        _v20 = _attr(l_f_9, 'has_inertial')
-        _v21 = _attr(l_f_9, 'inertia')
+        try:
+            _v10 = l_f_9.comment
+        except AttributeError:
+            _v10 = l_f_9['comment']
+        try:
+            _v11 = l_f_9.name
+        except AttributeError:
+            _v11 = l_f_9['name']
+        try:
+            _v12 = l_f_9.parent
+        except AttributeError:
+            _v12 = l_f_9['parent']
+        try:
+            _v13 = l_f_9.kind
+        except AttributeError:
+            _v13 = l_f_9['kind']
+        try:
+            _v14 = l_f_9.config
+        except AttributeError:
+            _v14 = l_f_9['config']
+        try:
+            _v15 = l_f_9.axis
+        except AttributeError:
+            _v15 = l_f_9['axis']
+        try:
+            _v16 = l_f_9.offset
+        except AttributeError:
+            _v16 = l_f_9['offset']
+        try:
+            _v17 = l_f_9.q
+        except AttributeError:
+            _v17 = l_f_9['q']
+        try:
+            _v18 = l_f_9.v
+        except AttributeError:
+            _v18 = l_f_9['v']
+        try:
+            _v19 = l_f_9.mass
+        except AttributeError:
+            _v19 = l_f_9['mass']
+        try:
+            _v20 = l_f_9.has_inertial
+        except AttributeError:
+            _v20 = l_f_9['has_inertial']
+        try:
+            _v21 = l_f_9.inertia
+        except AttributeError:
+            _v21 = l_f_9['inertia']
         w(f'    /* {_i8!s} {_v10!s} */\n    {{ {_v11!s}, {_v12!s}, {_v13!s}, {_v14!s}, {{ {_v15!s} }}, {_v16!s},\n      {{ {_v17!s} }}, {{ {_v18!s} }},\n      {_v19!s}, {_v20!s}, {{ {_v21!s} }} }},\n')
     if not _items7:
         w(f'    {{ NULL, -1, ROBRAYC_FIXED, -1, {{ 0.0, 0.0, 0.0 }}, 0.0, {{ 0.0, 0.0, 0.0, 1.0 }},\n      {{ 0.0, 0.0, 0.0 }}, 0.0, 0, {{ 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0 }} }} /* none */\n')
@@ -273,12 +429,30 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
     w(f'}};\n\nconst struct robrayc_config {_v22!s}_configs[{_v23!s}] = {{\n')
     _items24 = list(ctx['configs'])
     for l_c_26 in _items24:
-        _v27 = _attr(l_c_26, 'name')
-        _v28 = _attr(l_c_26, 'mask')
-        _v29 = _attr(l_c_26, 'position')
-        _v30 = _attr(l_c_26, 'velocity')
-        _v31 = _attr(l_c_26, 'acceleration')
-        _v32 = _attr(l_c_26, 'effort')
+        try:
+            _v27 = l_c_26.name
+        except AttributeError:
+            _v27 = l_c_26['name']
+        try:
+            _v28 = l_c_26.mask
+        except AttributeError:
+            _v28 = l_c_26['mask']
+        try:
+            _v29 = l_c_26.position
+        except AttributeError:
+            _v29 = l_c_26['position']
+        try:
+            _v30 = l_c_26.velocity
+        except AttributeError:
+            _v30 = l_c_26['velocity']
+        try:
+            _v31 = l_c_26.acceleration
+        except AttributeError:
+            _v31 = l_c_26['acceleration']
+        try:
+            _v32 = l_c_26.effort
+        except AttributeError:
+            _v32 = l_c_26['effort']
         w(f'    {{ {_v27!s}, {_v28!s}, {{ {_v29!s} }}, {{ {_v30!s} }},\n      {{ {_v31!s} }}, {{ {_v32!s} }} }},\n')
     if not _items24:
         w(f'    {{ NULL, 0u, {{ 0.0, 0.0 }}, {{ 0.0, 0.0 }}, {{ 0.0, 0.0 }}, {{ 0.0, 0.0 }} }} /* none */\n')
@@ -287,18 +461,54 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
     w(f'}};\n\nconst struct robrayc_geometry {_v33!s}_geometries[{_v34!s}] = {{\n')
     _items35 = list(ctx['geometries'])
     for l_g_37 in _items35:
-        _v38 = _attr(l_g_37, 'frame')
-        _v39 = _attr(l_g_37, 'shape')
-        _v40 = _attr(l_g_37, 'size')
-        _v41 = _attr(l_g_37, 'mesh')
-        _v42 = _attr(l_g_37, 'color')
-        _v43 = _attr(l_g_37, 'alpha')
-        _v44 = _attr(l_g_37, 'specular')
-        _v45 = _attr(l_g_37, 'scale')
-        _v46 = _attr(l_g_37, 'visual')
-        _v47 = _attr(l_g_37, 'collision')
-        _v48 = _attr(l_g_37, 'no_shadow')
-        _v49 = _attr(l_g_37, 'transform')
+        try:
+            _v38 = l_g_37.frame
+        except AttributeError:
+            _v38 = l_g_37['frame']
+        try:
+            _v39 = l_g_37.shape
+        except AttributeError:
+            _v39 = l_g_37['shape']
+        try:
+            _v40 = l_g_37.size
+        except AttributeError:
+            _v40 = l_g_37['size']
+        try:
+            _v41 = l_g_37.mesh
+        except AttributeError:
+            _v41 = l_g_37['mesh']
+        try:
+            _v42 = l_g_37.color
+        except AttributeError:
+            _v42 = l_g_37['color']
+        try:
+            _v43 = l_g_37.alpha
+        except AttributeError:
+            _v43 = l_g_37['alpha']
+        try:
+            _v44 = l_g_37.specular
+        except AttributeError:
+            _v44 = l_g_37['specular']
+        try:
+            _v45 = l_g_37.scale
+        except AttributeError:
+            _v45 = l_g_37['scale']
+        try:
+            _v46 = l_g_37.visual
+        except AttributeError:
+            _v46 = l_g_37['visual']
+        try:
+            _v47 = l_g_37.collision
+        except AttributeError:
+            _v47 = l_g_37['collision']
+        try:
+            _v48 = l_g_37.no_shadow
+        except AttributeError:
+            _v48 = l_g_37['no_shadow']
+        try:
+            _v49 = l_g_37.transform
+        except AttributeError:
+            _v49 = l_g_37['transform']
         w(f'    {{ {_v38!s}, {_v39!s}, {{ {_v40!s} }}, {_v41!s},\n      {{ {_v42!s} }}, {_v43!s}, {{ {_v44!s} }}, {_v45!s},\n      {_v46!s}, {_v47!s}, {_v48!s}, {{ {_v49!s} }} }},\n')
     if not _items35:
         w(f'    {{ -1, ROBRAYC_BOX, {{ 0.0, 0.0, 0.0, 0.0, 0.0 }}, NULL, {{ 0.0, 0.0, 0.0 }}, 0.0,\n      {{ 0.0, 0.0, 0.0 }}, 0.0, 0, 0, 0, {{ 1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0 }} }}\n    /* none */\n')
@@ -326,7 +536,10 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
         _v70 = ctx['name']
         w(f'/* frames {_v68!s} to {_v69!s} (the FK is split so compilers stay fast on\n * large scenes) */\nstatic void {_v70!s}_fk_part{_i66!s}(const double *q, double (*tf_out)[7])\n{{\n    (void)q;\n')
         for l_b_73 in l_part_67:
-            _v74 = _attr(l_b_73, 'comment')
+            try:
+                _v74 = l_b_73.comment
+            except AttributeError:
+                _v74 = l_b_73['comment']
             w(f'    {{ /* {_v74!s} */\n')
             for l_line_77 in _attr(l_b_73, 'lines'):
                 w(f'        {l_line_77!s}\n')
@@ -343,7 +556,10 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
             w(f'    {_v84!s}_fk_part{_i82!s}(q, tf_out);\n')
     else:
         for l_b_87 in [l_b_87 for l_b_87 in ctx['fk_parts'][0] if ctx['fk_parts']]:
-            _v88 = _attr(l_b_87, 'comment')
+            try:
+                _v88 = l_b_87.comment
+            except AttributeError:
+                _v88 = l_b_87['comment']
             w(f'    {{ /* {_v88!s} */\n')
             for l_line_91 in _attr(l_b_87, 'lines'):
                 w(f'        {l_line_91!s}\n')

@@ -15,6 +15,7 @@ filters) and refuses anything else, naming it.
 
 from __future__ import annotations
 
+import keyword
 import sys
 from functools import cache, lru_cache
 from pathlib import Path
@@ -106,10 +107,23 @@ class _Translator:
                 code = self.expr(part)
                 if not code.isidentifier():  # f-string fields hold no quotes: a temporary
                     temp = self.fresh("_v")
-                    self.emit(depth, f"{temp} = {code}")
+                    self.assign(depth, temp, part, code)
                     code = temp
                 text.append("{" + code + "!s}")
         self.emit(depth, "w(f" + repr("".join(text)) + ")")
+
+    def assign(self, depth: int, temp: str, node, code: str) -> None:
+        """temp = the value of `node` (Python `code`). `x.name` of a variable inline, as _attr
+        does it (an attribute, else an item): no call for each of a large model's values."""
+        obj = self.expr(node.node) if type(node).__name__ == "Getattr" else ""
+        if obj.isidentifier() and code == f"_attr({obj}, {node.attr!r})" and \
+                not keyword.iskeyword(node.attr):
+            self.emit(depth, "try:")
+            self.emit(depth + 1, f"{temp} = {obj}.{node.attr}")
+            self.emit(depth, "except AttributeError:")
+            self.emit(depth + 1, f"{temp} = {obj}[{node.attr!r}]")
+        else:
+            self.emit(depth, f"{temp} = {code}")
 
     def stmt_If(self, node, depth: int) -> None:
         self.emit(depth, f"if {self.expr(node.test)}:")
