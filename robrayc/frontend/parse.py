@@ -168,7 +168,8 @@ def _lex(text: str) -> tuple[list[str], list[int], list[int], int | None]:
     """Every token's text, start and end offsets, and the offset of the first text no terminal
     matches (None: none). One `split` and one running sum do the work in C: a loop over
     matches in Python cost a third of a large compile."""
-    splitter, ignorable = _tables().splitter, _tables().ignorable
+    t = _tables()
+    splitter, ignorable = t.splitter, t.ignorable
     parts = splitter.split(text)  # [skipped, ignored, token, skipped, ignored, token, ..., tail]
     bounds = list(accumulate(map(len, parts)))
     texts, starts, ends = parts[2::3], bounds[1::3], bounds[2::3]
@@ -209,18 +210,18 @@ def parse_text(text: str) -> Node:
     row = states[0]
     values: list = []
     n = len(text)
-    lines = Lines(text)
-    texts, starts, ends, bad = _lex(text)
-    lexical = _lexical(texts)
+    lexed = _Lexed(text)
+    texts, starts, ends, lexical, lines = (lexed.texts, lexed.starts, lexed.ends,
+                                           lexed.lexical, lexed.lines)
     count = len(texts)
     pending = None  # an attribute parsed token by token: (its shape, first token)
     resolved = None  # the next token's terminal, as decided after a templated attribute
     i = -1
     while True:
         i += 1
-        if i == count:  # the end of the input (or the text no terminal matches, refused
-            if bad is not None:  # when the parser gets there: an earlier error comes first)
-                raise SyntaxProblem(bad, *lines.position(bad))
+        if i == count:  # the end of the input (or the text no terminal matches,
+            if lexed.bad is not None:  # refused here: an earlier error comes first)
+                raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
             kind, start, end = "$END", n, n
         else:
             kind, start, end = lexical[i], starts[i], ends[i]
@@ -233,20 +234,14 @@ def parse_text(text: str) -> Node:
             if action is None:
                 if kind == "$END" and stack[-1] == end_state:
                     return values[-1]
-                expected = frozenset(s for s in row if s.isupper() or s == "$END")
-                raise SyntaxProblem(start, *lines.position(start),
-                                    Tok(kind, text[start:end], start, end, lines), expected)
+                raise _refused(row, kind, text, start, end, lines)
             if action >= 0:
                 if kind == "NAME" and stack[-1] in attr_states:  # an attribute starts
-                    found = phrases.phrase(stack[-1], lexical, texts, i)
-                    if found is not None:
-                        done = _from_template(found, stack, values, t, lexical, texts, starts,
-                                              ends, lines, i)
-                        if done is not None:
-                            i, resolved = done
-                            row = states[stack[-1]]
-                            break
-                        pending = (found[0], i)
+                    done, pending = _from_template(stack, values, lexed, i, t)
+                    if done is not None:
+                        i, resolved = done
+                        row = states[stack[-1]]
+                        break
                 stack.append(action)
                 # Punctuation and keywords never reach the tree: no token object for them.
                 values.append(Tok(kind, texts[i], start, end, lines) if kind in kept else None)
@@ -261,20 +256,18 @@ def parse_text(text: str) -> Node:
                 below = stack[-2]
                 del stack[-1]
             else:
-                if action == attr_action and pending is not None:
-                    after_semicolon = stack[-1]
                 reduce(values)  # in place: the rule's values become its one value
+                if action == attr_action and pending is not None:
+                    # not popped yet: the stack's top is the state the attribute's `;` led to
+                    phrases.record(pending[0], values[-1], pending[1], starts, stack[-1])
+                    pending = None
                 if length == 1:
                     below = stack[-2]
                     del stack[-1]
-                elif length:
-                    del stack[-length:]
-                    below = stack[-1]
                 else:
+                    if length:
+                        del stack[-length:]
                     below = stack[-1]
-                if action == attr_action and pending is not None:
-                    phrases.record(pending[0], values[-1], pending[1], starts, after_semicolon)
-                    pending = None
             # The goto, and the unit reductions it leads to (a number climbs atom -> unary ->
             # power -> product -> sum -> expr), depend only on the state below, the rule and
             # the lookahead: memoised.
@@ -284,6 +277,26 @@ def parse_text(text: str) -> Node:
                 state = goto_memo[key] = _goto(states, rules, below, origin, kind)
             stack.append(state)
             row = states[state]
+
+
+def _refused(row: dict, kind: str, text: str, start: int, end: int,
+             lines: Lines) -> SyntaxProblem:
+    """The syntax error of a token the parser state `row` has no action for."""
+    expected = frozenset(s for s in row if s.isupper() or s == "$END")
+    return SyntaxProblem(start, *lines.position(start),
+                         Tok(kind, text[start:end], start, end, lines), expected)
+
+
+class _Lexed:
+    """A text's tokens: texts, offsets, terminals (see _lexical), the first offset no terminal
+    matches (None: none) and the line starts."""
+
+    __slots__ = ("texts", "starts", "ends", "bad", "lexical", "lines")
+
+    def __init__(self, text: str) -> None:
+        self.texts, self.starts, self.ends, self.bad = _lex(text)
+        self.lexical = _lexical(self.texts)
+        self.lines = Lines(text)
 
 
 def _lexical(texts: list[str]) -> list[str]:
@@ -297,33 +310,36 @@ def _lexical(texts: list[str]) -> list[str]:
     return list(map(kinds.__getitem__, texts))
 
 
-def _from_template(found: tuple[tuple, int], stack: list, values: list, t, lexical: list,
-                   texts: list, starts: list, ends: list, lines: Lines, i: int
-                   ) -> tuple[int, str] | None:
+def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t
+                   ) -> tuple[tuple[int, str] | None, tuple[tuple, int] | None]:
     """Build the attribute starting at token i from its shape's template (phrases.py), as
-    the automaton would: its tree on `values`, the state after it on `stack`. Returns the
-    index of its `;` and the terminal the next token is there (decided in the state after the
-    `;`, as the automaton decides it), or None: no template yet, or the token after the `;`
-    is an error there, which the automaton then finds."""
+    the automaton would: its tree on `values`, the state after it on `stack`. Returns (the
+    index of its `;` and the terminal the next token is there, decided in the state after the
+    `;` as the automaton decides it; None when there is no template yet, or the token after
+    the `;` is an error there, which the automaton then finds) and, when the automaton is to
+    parse it, what phrases.record needs to make the template: (shape, i). `t`: _tables()."""
+    found = phrases.phrase(stack[-1], lexed.lexical, lexed.texts, i)
+    if found is None:
+        return None, None
     shape, semicolon = found
     built = phrases.template(shape)
     if built is None:
-        return None
+        return None, (shape, i)
     build, after_semicolon = built
-    kind = lexical[semicolon + 1]
+    kind = lexed.lexical[semicolon + 1]
     row = t.states[after_semicolon]
     if kind in t.keyword_kinds and kind not in row:
         kind = "NAME"
     if row.get(kind) != t.attr_action:
-        return None
+        return None, (shape, i)
     below = stack[-1]
     key = (below, "attr", kind)
     state = _GOTO_MEMO.get(key)
     if state is None:
         state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, "attr", kind)
-    values.append(build(texts, starts, ends, i, lines))
+    values.append(build(lexed.texts, lexed.starts, lexed.ends, i, lexed.lines))
     stack.append(state)
-    return semicolon, kind
+    return (semicolon, kind), None
 
 
 def tokens(text: str, start: int = 0):
@@ -331,7 +347,8 @@ def tokens(text: str, start: int = 0):
     comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
     no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
     server, which reads incomplete text; compiles never call this."""
-    master, group_kinds, literals = _tables().master, _tables().group_kinds, _tables().literals
+    t = _tables()
+    master, group_kinds, literals = t.master, t.group_kinds, t.literals
     lines = Lines(text)
     pos, n = start, len(text)
     while pos < n:
