@@ -131,6 +131,14 @@ def xml_bytes(build, sink: DiagnosticSink, what: str) -> bytes:
         raise sink.fatal(f"cannot write {what}: {exc}") from None
 
 
+def model_outputs(writer, scene, ctx: EmitContext, what: str) -> list[OutputFile]:
+    """The outputs of a model format (SDF, MJCF) whose `writer.run(name)` builds the lxml tree
+    and whose `writer.files` are the files written beside it (meshes)."""
+    name = model_name(ctx, ctx.options.model, "model", scene.robot_name)
+    text = xml_bytes(lambda: writer.run(name), ctx.sink, what)
+    return [OutputFile(ctx.output, text), *writer.files]
+
+
 def load(name: str) -> ModuleType:
     return importlib.import_module(BACKENDS[name][0])
 

@@ -29,7 +29,7 @@ import os
 from pathlib import Path
 
 from robrayc import __version__, ir
-from robrayc.backends import EmitContext, OutputFile, model_name, model_option, xml_bytes
+from robrayc.backends import EmitContext, OutputFile, model_option, model_outputs
 from robrayc.diagnostics import SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
@@ -297,7 +297,4 @@ _SHAPES = {
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
-    writer = _Writer(scene, ctx)
-    name = model_name(ctx, ctx.options.model, "model", scene.robot_name)
-    text = xml_bytes(lambda: writer.run(name), ctx.sink, "MJCF")
-    return [OutputFile(ctx.output, text)] + writer.files
+    return model_outputs(_Writer(scene, ctx), scene, ctx, "MJCF")
