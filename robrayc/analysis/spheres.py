@@ -315,9 +315,14 @@ def sphere_tree(centres: np.ndarray, radii: np.ndarray, cell: float,
     while len(level) > 1:
         cell *= 2
         key = np.floor(np.array([c_all[k] for k in level]) / cell).astype(np.int64)
-        group = np.unique(key, axis=0, return_inverse=True)[1].ravel()
-        order = np.argsort(group, kind="stable")
-        cuts = np.flatnonzero(np.diff(group[order])) + 1
+        order = np.lexsort(key.T[::-1])  # rows in order, stable: np.unique's groups
+        cuts = np.flatnonzero((np.diff(key[order], axis=0) != 0).any(axis=1)) + 1
+        if len(cuts) == len(level) - 1 and ((key == 0) | (key == -1)).all():
+            # Nodes on both sides of an origin plane, each alone: the keys stay as they are
+            # while the cell doubles, until it overflows to infinity, where all share one cell.
+            # Take that last level now.
+            cell = np.inf
+            continue
         upper = []
         for part in np.split(order, cuts):
             members = [level[k] for k in part.tolist()]
