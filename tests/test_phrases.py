@@ -8,7 +8,9 @@ import random
 
 import pytest
 
-from robrayc.frontend import parse, phrases
+from robrayc.diagnostics import DiagnosticSink
+from robrayc.frontend import parse, phrases, robray
+from robrayc.frontend.common import LoadContext, LoadOptions
 from robrayc.frontend.parse import SyntaxProblem, Tok, parse_text
 
 VALUES = ["1", "-2.5", "x", "pi / 2", "1 * 1e-3", "[0, 1, 0]", "[a, 0, 1 * 1e-3]",
@@ -97,3 +99,49 @@ def test_a_file_of_one_shape_equals_lark() -> None:
 
     parse_text(text)
     assert ours(parse_text(text)) == lark_shape(reference.parse(text))
+
+
+# Attribute values the loader reads from a templated phrase's texts (or hands back to the tree
+# walk: problems to report, names not usable, other kinds): each repeats, so templates exist.
+READ_VALUES = ["0.5", "-2.5", "k", "pi / 2", "1 * 1e-3", "1d-3", "1 / 0", "1e999", "bad",
+               "nope", "2 ^ 0.5", "(-8) ^ 0.5", "-k ** 2", "big * 0", '"s"', "box",
+               "[0, 1, 0]", "[k, 0, 1 * 1e-3]", "[0, 1 * pi / 2, 0]", "[1, 2]", "[bad, 0, 0]",
+               "[1e999, 0, 0]", "[-big, big]", "[1, 2, 3, 4]", "[0, 0, 1 / k]"]
+READ_NAMES = ["translation", "rpy", "axis", "offset", "mass", "parent", "type", "variable",
+              "limit_position", "limit_velocity", "radius", "color", "alpha", "isa", "mesh",
+              "no_shadow", "nonsense"]
+
+
+def read_scene(rng: random.Random, frames: int) -> str:
+    out = ["def k 2;\ndef big 1e999;\ndef bad 1 / 0;\nclass c { alpha 0.5; }\n"]
+    for n in range(frames):
+        attrs = "".join(f"    {rng.choice(READ_NAMES)} {rng.choice(READ_VALUES)};\n"
+                        for _ in range(rng.randint(1, 6)))
+        geometry = "".join(f"{rng.choice(READ_NAMES)} {rng.choice(READ_VALUES)}; "
+                           for _ in range(rng.randint(1, 3)))
+        out.append(f"frame f{n} {{\n{attrs}    geometry {{ shape box; {geometry}}}\n}}\n")
+    return "".join(out)
+
+
+def loaded(path, monkeypatch, read_texts: bool):
+    """The loader's frames (with where each names its parent) and diagnostics."""
+    sink = DiagnosticSink()
+    with monkeypatch.context() as m:
+        if not read_texts:
+            m.setattr(robray._Unit, "_phrase_value", lambda self, item: (None, None))
+        partial = robray.load(path, LoadContext(LoadOptions(need_meshes=False), sink))
+    return ([(p.frame, p.parent_position()) for p in partial.frames],
+            [(d.severity, d.message, str(d.pos), d.hint) for d in sink.items])
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_values_read_from_texts_equal_the_tree_walk(seed: int, tmp_path, monkeypatch) -> None:
+    path = tmp_path / "s.robray"
+    path.write_text(read_scene(random.Random(200 + seed), 150))
+    read = []
+    quick = robray._Unit._phrase_value
+    monkeypatch.setattr(robray._Unit, "_phrase_value",
+                        lambda self, item: read.append(1) or quick(self, item))
+    fast = loaded(path, monkeypatch, True)
+    assert fast == loaded(path, monkeypatch, False)
+    assert len(read) > 300 and fast[1]  # texts were read, and problems were reported

@@ -14,6 +14,10 @@ import re
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.parse import Node, Tok
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
 BUILTINS: dict[str, float] = {"pi": math.pi, "π": math.pi, "deg": math.pi / 180}
 
 _EXPONENT = re.compile(r"[dDsS]")
@@ -151,6 +155,42 @@ def _plain(node: Node, env: dict[str, float], depth: int) -> float:
         raise _Unusual from None
     if type(r) is not float or r - r != 0.0:  # complex, inf or nan: reported by the walk
         raise _Unusual
+    return r
+
+
+_OPERATOR_TEXT = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
+
+
+def expression_source(node: Node, token: Callable[[Tok], str]) -> str | None:
+    """Python source computing what _plain computes for an expression of this shape, reading
+    each token's text as `token(tok)` (e.g. "X[i + 3]") and names from a dict `E` of the
+    usable values (a name missing there is unusual); None for a shape _plain never takes
+    (a warning to give). The source may raise KeyError, ValueError (a NUMBER spelt `1d-3`)
+    or ArithmeticError, or give a non-finite value: the caller then folds the tree instead."""
+    kind = node.data
+    if kind == "number":
+        return f"float({token(node.children[0])})"
+    if kind == "ident":
+        return f"E[{token(node.children[0])}]"
+    if kind in _UNARY:  # an operand is always the last child
+        operand = expression_source(node.children[-1], token)
+        return f"(-{operand})" if operand is not None and kind == "neg" else operand
+    if kind not in _BINARY or (kind == "pow" and node.children[0].data == "neg"):
+        return None
+    left = expression_source(node.children[0], token)
+    right = expression_source(node.children[-1], token)
+    if left is None or right is None:
+        return None
+    if kind == "pow":
+        return f"real_pow({left}, {right})"
+    return f"({left} {_OPERATOR_TEXT[kind]} {right})"
+
+
+def real_pow(a: float, b: float) -> float:
+    """a ** b when it is a real number (a complex result is for fold's walk to report)."""
+    r = a ** b
+    if type(r) is not float:
+        raise ArithmeticError
     return r
 
 

@@ -113,6 +113,25 @@ class Node:
         return f"Node({self.data}, {self.children!r})"
 
 
+class Phrase(Node):
+    """An attribute built from its shape's template (phrases.py): its tree is made when first
+    read, and a loader may read its value from the token texts instead (`template.form`)."""
+
+    __slots__ = ("template", "lexed", "i", "_node")
+    data = "attr"
+
+    def __init__(self, template: phrases.Template, lexed: _Lexed, i: int) -> None:
+        self.template, self.lexed, self.i, self._node = template, lexed, i, None
+
+    @property
+    def children(self) -> list:  # type: ignore[override]
+        if self._node is None:
+            lexed = self.lexed
+            self._node = self.template.build(lexed.texts, lexed.starts, lexed.ends, self.i,
+                                             lexed.lines)
+        return self._node.children
+
+
 class SyntaxProblem(Exception):
     def __init__(self, pos: int, line: int, column: int, token: Tok | None = None,
                  expected: frozenset[str] = frozenset()) -> None:
@@ -325,9 +344,8 @@ def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t
     built = phrases.template(shape)
     if built is None:
         return None, (shape, i)
-    build, after_semicolon = built
     kind = lexed.lexical[semicolon + 1]
-    row = t.states[after_semicolon]
+    row = t.states[built.after]
     if kind in t.keyword_kinds and kind not in row:
         kind = "NAME"
     if row.get(kind) != t.attr_action:
@@ -337,7 +355,7 @@ def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t
     state = _GOTO_MEMO.get(key)
     if state is None:
         state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, "attr", kind)
-    values.append(build(lexed.texts, lexed.starts, lexed.ends, i, lexed.lines))
+    values.append(Phrase(built, lexed, i))
     stack.append(state)
     return (semicolon, kind), None
 

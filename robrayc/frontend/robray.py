@@ -14,8 +14,8 @@ from pathlib import Path
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
-from robrayc.frontend.fold import POISONED, FoldError, Poisoned, fold, node_pos
-from robrayc.frontend.parse import Node, Tok, decode, parse
+from robrayc.frontend.fold import BUILTINS, POISONED, FoldError, Poisoned, fold, node_pos
+from robrayc.frontend.parse import Node, Phrase, Tok, decode, parse
 from robrayc.frontend.robray_attrs import (
     ALIASES,
     ATTR_TYPES,
@@ -43,6 +43,8 @@ class _Unit(AttributeLowering):
         self.sink: DiagnosticSink = ctx.sink
         self.top = top
         self.env: dict[str, float] = {}
+        # the values a name can be read as without folding a tree: builtins, then good defs
+        self.scope: dict[str, float] = dict(BUILTINS)
         self.def_pos: dict[str, SourcePos] = {}
         self.classes: dict[str, ClassDef] = {}
         self.loaded: set[str] = set()
@@ -133,6 +135,7 @@ class _Unit(AttributeLowering):
             value = fold(expr, self.env, file, self.sink)
         except FoldError:
             self.env[name] = POISONED  # later uses fail quietly: one error, not one per use
+            self.scope.pop(name, None)
             self.def_pos[name] = pos
             if self.symbols is not None:
                 self.symbols.define("def", tok, name, file)
@@ -143,7 +146,7 @@ class _Unit(AttributeLowering):
             self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
                               notes=((self.def_pos[name], "previous definition is here"),),
                               name="shadow")
-        self.env[name] = value
+        self.env[name] = self.scope[name] = value
         self.def_pos[name] = pos
 
     def _class(self, stmt: Node, file: str) -> None:
@@ -163,8 +166,17 @@ class _Unit(AttributeLowering):
                last_isa_wins: bool) -> Block:
         """Evaluate a block's attributes, then merge in its classes by precedence."""
         block = Block()
-        isa: list[tuple[str, Tok]] = []  # positions only for a warning: they cost time
+        isa: list[tuple[str, Node]] = []  # the attribute: positions only for a warning
+        quick = self.symbols is None  # the language server records every attribute's tree
         for item in items:
+            if quick and type(item) is Phrase:
+                name, val = self._phrase_value(item)
+                if val is not None and name in allowed:
+                    if name == "isa":
+                        isa.append((val, item))
+                    else:
+                        block.attrs[name] = Attr(val, item, file)
+                    continue
             if not isinstance(item, Node) or item.data != "attr":
                 continue
             name_tok, value = item.children
@@ -179,24 +191,48 @@ class _Unit(AttributeLowering):
             except FoldError:
                 continue
             if name == "isa":
-                isa.append((str(val), name_tok))
+                isa.append((str(val), item))
             else:
-                block.attrs[name] = Attr(val, value, file)
+                block.attrs[name] = Attr(val, item, file)
         order = reversed(isa) if last_isa_wins else iter(isa)
-        for cname, ctok in order:
+        for cname, citem in order:
             cdef = self.classes.get(cname)
             if cdef is None:
                 if cname in self.undeclared:
                     continue
                 self.undeclared.add(cname)
                 self.sink.warning(f"class '{cname}' is not declared; kept as a tag only",
-                                  _tok_pos(ctok, file),
+                                  _tok_pos(citem.children[0], file),
                                   suggest(cname, self.classes), name="undeclared-class")
                 continue
             for key, attr in cdef.block.attrs.items():
                 block.attrs.setdefault(key, attr)
         block.isa = [(cname, self.classes.get(cname)) for cname, _ in isa]
         return block
+
+    def _phrase_value(self, phrase: Phrase) -> tuple[str, Value | None]:
+        """A templated attribute's name and value read from its token texts; the value None
+        when the tree is to be evaluated instead (a problem to report, or an unusual form)."""
+        texts, i, template = phrase.lexed.texts, phrase.i, phrase.template
+        name = texts[i]
+        name = ALIASES.get(name, name)
+        kind, lengths = ATTR_TYPES.get(name, _NO_TYPE)
+        form = template.form
+        if form == "ident":
+            if kind == SYM:
+                return name, texts[i + 1]
+            if kind == NUM:
+                value = self.scope.get(texts[i + 1])
+                return name, value if value is not None and value - value == 0.0 else None
+        elif form == "string":
+            if kind in (SYM, STR):
+                return name, texts[i + 1][1:-1]
+        elif form == "array":
+            if kind in (VEC, NUM) and template.count in lengths:
+                return name, template.evaluate(texts, i, self.scope)
+        elif form == "number" and kind == NUM:
+            return name, template.evaluate(texts, i, self.scope)
+        return name, None
 
     def _record_attribute(self, key: Tok, value: Node, file: str, context: str) -> None:
         target = None
@@ -325,6 +361,9 @@ class _Unit(AttributeLowering):
         end = node_pos(stmt.children[1], file)
         pos = SourcePos(file, pos.line, pos.col, end.end_line, end.end_col)
         self.partial.allowed.append((names[0], names[1], pos))
+
+
+_NO_TYPE = (None, ())
 
 
 def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path | None:

@@ -60,7 +60,8 @@ Value = float | tuple[float, ...] | str
 
 
 class Attr:
-    """An evaluated attribute; its source position is computed only when a message needs it."""
+    """An evaluated attribute (`node`: its `attr` statement); the source position of its value
+    is computed only when a message needs it."""
 
     __slots__ = ("value", "node", "file")
 
@@ -69,11 +70,11 @@ class Attr:
 
     @property
     def pos(self) -> SourcePos:
-        return node_pos(self.node, self.file)
+        return node_pos(self.node.children[1], self.file)
 
     def position_finder(self) -> Callable[[], SourcePos]:
         """What finds `pos` when asked (positions cost time; most are never asked for)."""
-        return lambda: node_pos(self.node, self.file)
+        return lambda: self.pos
 
 
 @record
