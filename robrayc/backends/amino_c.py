@@ -59,7 +59,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         "function": fn,
         "meshes": list(meshes.values()),
         # a generator: each frame's text is built as the template reaches it (memory)
-        "frames": (_frame(f, meshes) for f in scene.frames),
+        "frames": map(_Texts(meshes).frame, scene.frames),
         "allowed": [(c_string(a.a), c_string(a.b)) for a in scene.allowed],
     }
     out = [OutputFile(ctx.output, render("amino_c.c.j2", model).encode())] if ctx.output \
@@ -71,30 +71,55 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     return out
 
 
-def _frame(f: ir.Frame, meshes: dict) -> View:
-    name = c_string(f.name)
-    variable = c_string(f.variable) if f.variable is not None else None
-    limits = []
-    if f.is_joint:
-        for fn, attr in _LIMIT_FUNCS:
-            rng = getattr(f.limits, attr)
-            if rng is not None:
-                limits.append((fn, c_double(rng[0]), c_double(rng[1])))
-    return View(
-        comment=c_comment(f.name),
-        name=name,
-        parent=c_string(f.parent) if f.parent is not None else "root",
-        kind=f.kind,
-        q=c_doubles(f.quaternion),
-        v=c_doubles(f.translation),
-        axis=c_doubles(f.axis) if f.is_joint and f.axis is not None else None,
-        variable=variable,
-        offset=c_double(f.offset),
-        limits=limits,
-        inertia=c_doubles(f.inertial.inertia) if f.inertial else None,
-        mass=c_double(f.inertial.mass) if f.inertial else None,
-        geometries=[_geometry(g, meshes) for g in f.geometries],
-    )
+class _Texts:
+    """The C text of values a scene repeats, made once per emit: names (a frame's name is its
+    children's parent), limits and geometries that loaders share among frames. Keyed by
+    identity where equality would merge -0.0 with 0.0; the scene keeps the objects alive."""
+
+    def __init__(self, meshes: dict) -> None:
+        self.meshes = meshes
+        self.strings: dict[str, str] = {}
+        self.limits: dict[int, list] = {}
+        self.geometries: dict[tuple, View] = {}
+
+    def string(self, name: str) -> str:
+        text = self.strings.get(name)
+        if text is None:
+            text = self.strings[name] = c_string(name)
+        return text
+
+    def frame(self, f: ir.Frame) -> View:
+        name = self.string(f.name)
+        joint = f.kind != "fixed"
+        limits = self.limits.get(id(f.limits)) if joint else []
+        if limits is None:
+            limits = self.limits[id(f.limits)] = [
+                (fn, c_double(rng[0]), c_double(rng[1])) for fn, attr in _LIMIT_FUNCS
+                if (rng := getattr(f.limits, attr)) is not None]
+        inertial = f.inertial
+        return View(
+            comment=c_comment(f.name),
+            name=name,
+            parent=self.string(f.parent) if f.parent is not None else "root",
+            kind=f.kind,
+            q=c_doubles(f.quaternion),
+            v=c_doubles(f.translation),
+            axis=c_doubles(f.axis) if joint and f.axis is not None else None,
+            variable=self.string(f.variable) if f.variable is not None else None,
+            offset=c_double(f.offset),
+            limits=limits,
+            inertia=c_doubles(inertial.inertia) if inertial else None,
+            mass=c_double(inertial.mass) if inertial else None,
+            geometries=[self.geometry(g) for g in f.geometries],
+        )
+
+    def geometry(self, g: ir.Geometry) -> View:
+        key = (id(g.shape), id(g.color), id(g.alpha), id(g.specular), g.visual, g.collision,
+               g.no_shadow, id(g.scale))
+        view = self.geometries.get(key)
+        if view is None:
+            view = self.geometries[key] = _geometry(g, self.meshes)
+        return view
 
 
 # shape -> (constructor call, array declared before it, second array); arrays are

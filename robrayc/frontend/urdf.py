@@ -91,6 +91,11 @@ class _Loader(XmlSource, LinkLowering):
         self.extra: list[tuple[ir.Frame, Body]] = []  # shape frames, in creation order
         self.top: dict[str, list] = {}  # the robot element's children by tag
         self.quaternions: dict[ir.Vec3, ir.Quat] = {}  # origin rpy -> its quaternion
+        # Records shared by the shapes, joints and colours that repeat them (robots repeat a
+        # few): fewer objects, and the C backend writes each shared value's text once.
+        self.boxes: dict[ir.Vec3, ir.Box] = {}
+        self.colors: dict[tuple[float, ...], ir.Vec3] = {}
+        self.limits: dict[tuple, ir.Limits] = {}  # (joint type, <limit> texts) -> limits
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
         return self.origin_of(child_element(el, "origin"))
@@ -261,29 +266,8 @@ class _Loader(XmlSource, LinkLowering):
                                       message, self.pos(ax, "xyz"), hint, name="unnormalized"),
                                   normalise=True) or axis
         lim = kids.get("limit")
-        limits: dict[str, tuple[float, float]] = {}
         if lim is not None:
-            if j.kind == "continuous":
-                self._continuous_bounds(j, lim)
-            else:
-                lo = self.number(lim, "lower", 0.0)
-                hi = self.number(lim, "upper", 0.0)
-                if lo is not None and hi is not None:
-                    if lo > hi:
-                        self.sink.error(f"joint '{j.name}': lower limit {lo!r} is above upper "
-                                        f"limit {hi!r}", self.pos(lim))
-                    elif not (lo == -UNBOUNDED and hi == UNBOUNDED):
-                        limits["position"] = (lo, hi)
-            for attr, key in (("velocity", "velocity"), ("effort", "effort")):
-                value = self.number(lim, attr)
-                if value is None or value == UNBOUNDED:
-                    continue
-                if value < 0:
-                    self.sink.warning(f"joint '{j.name}': negative {attr} limit {value!r}; "
-                                      "its magnitude is used", self.pos(lim, attr),
-                                      name="urdf-limits")
-                limits[key] = (-abs(value), abs(value))
-        j.limits = ir.Limits(**limits) if limits else ir.NO_LIMITS
+            j.limits = self._limits(j, lim)
         mim = kids.get("mimic")
         if mim is not None:
             target = mim.get("joint")
@@ -294,6 +278,46 @@ class _Loader(XmlSource, LinkLowering):
                 off = self.number(mim, "offset", 0.0)
                 j.mimic = (target, 1.0 if mult is None else mult, 0.0 if off is None else off,
                            self.pos(mim, "joint"))
+
+    def _limits(self, j: _Joint, lim) -> ir.Limits:
+        """A joint's <limit>: one record per distinct text (robots repeat a few limits; the C
+        backend then writes each once), found again by its text when reading it said
+        nothing (a diagnostic names its joint and position)."""
+        key = (j.kind, lim.get("lower"), lim.get("upper"), lim.get("velocity"),
+               lim.get("effort"))
+        limits = self.limits.get(key)
+        if limits is not None:
+            return limits
+        said = len(self.sink.items) + self.sink.suppressed_warnings
+        ranges = self._limit_ranges(j, lim)
+        limits = ir.Limits(**ranges) if ranges else ir.NO_LIMITS
+        if len(self.sink.items) + self.sink.suppressed_warnings == said:
+            self.limits[key] = limits
+        return limits
+
+    def _limit_ranges(self, j: _Joint, lim) -> dict[str, tuple[float, float]]:
+        limits: dict[str, tuple[float, float]] = {}
+        if j.kind == "continuous":
+            self._continuous_bounds(j, lim)
+        else:
+            lo = self.number(lim, "lower", 0.0)
+            hi = self.number(lim, "upper", 0.0)
+            if lo is not None and hi is not None:
+                if lo > hi:
+                    self.sink.error(f"joint '{j.name}': lower limit {lo!r} is above upper "
+                                    f"limit {hi!r}", self.pos(lim))
+                elif not (lo == -UNBOUNDED and hi == UNBOUNDED):
+                    limits["position"] = (lo, hi)
+        for attr in ("velocity", "effort"):
+            value = self.number(lim, attr)
+            if value is None or value == UNBOUNDED:
+                continue
+            if value < 0:
+                self.sink.warning(f"joint '{j.name}': negative {attr} limit {value!r}; "
+                                  "its magnitude is used", self.pos(lim, attr),
+                                  name="urdf-limits")
+            limits[attr] = (-abs(value), abs(value))
+        return limits
 
     def _continuous_bounds(self, j: _Joint, lim) -> None:
         """A continuous joint has no position limits (URDF spec, urdfdom, MoveIt): lower and

@@ -82,95 +82,129 @@ class LinkLowering:
         return name
 
     def _link(self, name: str, link) -> None:
-        groups = grouped_children(link)
-        visuals = groups.get("visual", [])
-        first_rgba = self._material(child_element(visuals[0], "material"))[0] if visuals else None
+        visuals: list = []
+        collisions: list = []
+        inertial = None
+        for c in link:  # one pass over the link's children (lxml makes a proxy per visit)
+            tag = c.tag
+            if tag == "visual":
+                visuals.append((c, first_children(c)))
+            elif tag == "collision":
+                collisions.append((c, first_children(c)))
+            elif tag == "inertial" and inertial is None:
+                inertial = c
+        first_rgba = self._material(visuals[0][1].get("material"))[0] if visuals else None
         missing: list[Missing] = []
         present: list[tuple[ir.Geometry, ir.Quat, ir.Vec3]] = []
-        for kind, elements in (("visual", visuals), ("collision", groups.get("collision", []))):
-            for el in elements:
-                parts = first_children(el)
-                rgba, material = self._material(parts.get("material")) if kind == "visual" \
-                    else (first_rgba, None)
-                # the Geometry's fields but its shape (built once, when the shape is known)
-                look = {"visual": kind == "visual", "collision": kind == "collision",
-                        "material": material}
-                if rgba is not None:
-                    look.update(color=rgba[:3], alpha=rgba[3])
-                self._shape(name, kind, el, parts, look, missing, present)
+        for el, parts in visuals:
+            rgba, material = self._material(parts.get("material"))
+            self._shape(name, "visual", el, parts, rgba, material, missing, present)
+        for el, parts in collisions:
+            self._shape(name, "collision", el, parts, first_rgba, None, missing, present)
         for m in missing:
             self._bbox(name, m, present)
-        inertial = groups.get("inertial", [None])[0]
         if inertial is not None:
             q, v = self.origin(inertial)
             holder = self._place(name, "inertial", q, v, self.link_frame[name] is None,
                                  lambda: self.pos(inertial))
             self.bodies[holder].inertial = self._inertia(inertial)
 
-    def _shape(self, link: str, kind: str, el, parts: dict, look: dict, missing: list,
-               present: list) -> None:
-        g = parts.get("geometry")
-        shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
-        for stray in [c for c in shapes if c.tag == "material"]:
-            self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
-                              f"'{link}' is ignored (as urdfdom does)", self.pos(stray),
-                              f"put it in the <{kind}>, beside <geometry>", name="urdf-ignored")
-            shapes.remove(stray)
-        if not shapes:
-            self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored", self.pos(el),
-                              name="empty-geometry")
+    def _shape(self, link: str, kind: str, el, parts: dict, rgba, material: str | None,
+               missing: list, present: list) -> None:
+        """One <visual> or <collision> `el` (`parts`: its first child of each tag)."""
+        s = self._shape_element(link, kind, el, parts.get("geometry"))
+        if s is None:
             return
-        if len(shapes) > 1:
-            self.sink.error(f"<{kind}> of link '{link}' has several shapes", self.pos(shapes[1]))
-            return
-        s = shapes[0]
         tag = _local(s.tag)
-        spos = look["pos"] = self.pos(s)
+        spos = self.pos(s)
         q, v = self.origin_of(parts.get("origin"))
-        shape: ir.Shape | None = None
         if tag == "box":
-            size = self.floats(s, "size", 3, None, "box size")
-            if size is None and s.get("size") is None:
-                self.sink.error("<box> needs a 'size' attribute", spos)
-            shape = ir.Box(size) if size is not None else None
+            shape = self._box(s, spos)
         elif tag == "sphere":
             r = self.number(s, "radius", required=True)
             shape = ir.Sphere(r) if r is not None else None
         elif tag == "cylinder":
-            r = self.number(s, "radius", required=True)
-            h = self.number(s, "length", required=True)
-            if r is not None and h is not None:
-                shape = ir.Cylinder(h, r)
-                # URDF cylinders are centred on their origin, amino's start there
-                d = qrotate(q, (0.0, 0.0, -h / 2))
-                v = (v[0] + d[0] + 0.0, v[1] + d[1] + 0.0, v[2] + d[2] + 0.0)
+            shape, v = self._cylinder(s, q, v)
         elif tag == "mesh":
-            # a missing mesh's stand-in keeps this position
-            shape = self._mesh(s, ir.Geometry(shape=ir.Sphere(0.0), **look), kind, missing)
-            if shape is None:
-                return
-            if isinstance(shape, ir.Mesh) and len(set(shape.scale3)) == 1:
-                look["scale"] = shape.scale3[0]  # uniform: amino's own scale
-                shape = replace(shape, scale3=(1.0, 1.0, 1.0))
+            shape = self._mesh(s, self._geometry(ir.Sphere(0.0), kind, rgba, material, spos),
+                               kind, missing)  # a missing mesh's stand-in keeps this position
         else:
             self.sink.error(f"unsupported URDF shape <{tag}> in link '{link}'", spos,
                             "URDF shapes are box, sphere, cylinder and mesh")
             return
         if shape is None:
             return
-        if isinstance(shape, (ir.Box, ir.Sphere, ir.Cylinder)):
-            dims = shape.dimension if isinstance(shape, ir.Box) else (
-                (shape.radius,) if isinstance(shape, ir.Sphere) else (shape.height, shape.radius))
-            if any(d < 0 for d in dims):
-                self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
-                return
-        geom = ir.Geometry(shape=shape, **look)
+        if isinstance(shape, ir.Box | ir.Sphere | ir.Cylinder) and min(
+                shape.dimension if isinstance(shape, ir.Box) else (shape.radius,)
+                if isinstance(shape, ir.Sphere) else (shape.height, shape.radius)) < 0:
+            self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)
+            return
+        geom = self._geometry(shape, kind, rgba, material, spos)
         # The original's rule (urdf.lisp node-origin): a shape shares its link's frame when its
         # placement, a cylinder's -length/2 shift included, is exactly the identity.
         holder = self._place(link, kind, q, v, self.link_frame[link] is None,
                              lambda: self.pos(el))
         self.bodies[holder].geometries.append(geom)
         present.append((geom, q, v))
+
+    def _shape_element(self, link: str, kind: str, el, g):
+        """The one shape element of a <geometry> (None after a diagnostic)."""
+        shapes = [c for c in g if isinstance(c.tag, str)] if g is not None else []
+        if len(shapes) != 1 or shapes[0].tag == "material":  # the common case is neither
+            for stray in [c for c in shapes if c.tag == "material"]:
+                self.sink.warning(f"<material> inside the <geometry> of a <{kind}> of link "
+                                  f"'{link}' is ignored (as urdfdom does)", self.pos(stray),
+                                  f"put it in the <{kind}>, beside <geometry>",
+                                  name="urdf-ignored")
+                shapes.remove(stray)
+        if not shapes:
+            self.sink.warning(f"<{kind}> of link '{link}' has no geometry; ignored",
+                              self.pos(el), name="empty-geometry")
+            return None
+        if len(shapes) > 1:
+            self.sink.error(f"<{kind}> of link '{link}' has several shapes", self.pos(shapes[1]))
+            return None
+        return shapes[0]
+
+    def _box(self, s, spos: SourcePos) -> ir.Box | None:
+        """A <box>; one record per distinct size (robots repeat a few)."""
+        size = self.floats(s, "size", 3, None, "box size")
+        if size is None:
+            if s.get("size") is None:
+                self.sink.error("<box> needs a 'size' attribute", spos)
+            return None
+        box = self.boxes.get(size)
+        if box is None:
+            box = self.boxes[size] = ir.Box(size)
+        return box
+
+    def _cylinder(self, s, q: ir.Quat, v: ir.Vec3) -> tuple[ir.Cylinder | None, ir.Vec3]:
+        r = self.number(s, "radius", required=True)
+        h = self.number(s, "length", required=True)
+        if r is None or h is None:
+            return None, v
+        # URDF cylinders are centred on their origin, amino's start there
+        d = qrotate(q, (0.0, 0.0, -h / 2))
+        return ir.Cylinder(h, r), (v[0] + d[0] + 0.0, v[1] + d[1] + 0.0, v[2] + d[2] + 0.0)
+
+    def _geometry(self, shape: ir.Shape, kind: str, rgba, material: str | None,
+                  spos: SourcePos) -> ir.Geometry:
+        """A URDF shape's Geometry: visual or collision only, its colour, a mesh's uniform
+        scale as amino's own."""
+        scale = 1.0
+        if isinstance(shape, ir.Mesh) and len(set(shape.scale3)) == 1:
+            scale = shape.scale3[0]  # uniform: amino's own scale
+            shape = replace(shape, scale3=(1.0, 1.0, 1.0))
+        if rgba is None:
+            return ir.Geometry(shape=shape, visual=kind == "visual",
+                               collision=kind == "collision", scale=scale, pos=spos,
+                               material=material)
+        color = self.colors.get(rgba)  # one tuple per colour: the C backend writes it once
+        if color is None:
+            color = self.colors[rgba] = rgba[:3]
+        return ir.Geometry(shape=shape, color=color, alpha=rgba[3], visual=kind == "visual",
+                           collision=kind == "collision", scale=scale, pos=spos,
+                           material=material)
 
     def _mesh(self, s, geom: ir.Geometry, kind: str, missing: list) -> ir.Shape | None:
         uri = s.get("filename")

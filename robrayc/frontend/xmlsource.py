@@ -20,6 +20,18 @@ def _attribute_pattern(attr: str) -> re.Pattern:
     return re.compile(r"\b" + re.escape(attr) + r"\s*=\s*[\"']")
 
 
+def _search(pattern: re.Pattern, attr: str, text: str, start: int) -> re.Match | None:
+    """pattern.search(text, start) for an attribute's pattern, tried only where the name
+    occurs (a search starting with \\b tries every position; \\b still sees text[i - 1])."""
+    i = text.find(attr, start)
+    while i >= 0:
+        m = pattern.match(text, i)
+        if m:
+            return m
+        i = text.find(attr, i + 1)
+    return None
+
+
 class XmlSource:
     """Positions and numbers of one XML file; subclasses set ctx, sink, file and lines."""
 
@@ -32,7 +44,9 @@ class XmlSource:
         lines = self.lines
         if line <= 0 or line > len(lines):
             return SourcePos(self.file, max(line, 0))
-        tag = local(el.tag)
+        tag = el.tag
+        if type(tag) is not str or "}" in tag:
+            tag = local(tag)
         text = lines[line - 1]
         col = text.find("<" + tag)
         if col < 0:
@@ -41,7 +55,7 @@ class XmlSource:
             pattern = _attribute_pattern(attr)
             for k in range(line - 1, min(line + 8, len(lines))):
                 start = col if k == line - 1 else 0  # searched from there, never copied
-                m = pattern.search(lines[k], start)
+                m = _search(pattern, attr, lines[k], start)
                 if m:
                     return SourcePos(self.file, k + 1, m.start() + 1, k + 1,
                                      m.start() + 1 + len(attr))
