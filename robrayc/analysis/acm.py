@@ -196,7 +196,7 @@ WAVE = 8
 # PROVE_EVAL_COST of them cost as much as one evaluation), at most PROVE_MAX_BUDGET.
 PROVE_MIN_SAMPLES = 50000
 PROVE_EVAL_COST = 14
-PROVE_MAX_BUDGET = 16384
+PROVE_MAX_BUDGET = 65536
 
 
 # --- generation -----------------------------------------------------------------------------
