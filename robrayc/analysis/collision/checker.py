@@ -469,10 +469,10 @@ class CollisionChecker:
     def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """_dense_block by the compiled kernel: certain answers from C, MAYBE pairs resolved
         by the exact tests."""
-        states = self._kernel.states(q, self._active)
-        cn, cp = np.nonzero(states == 1)
-        hits[cn, self._pfp[cp]] = True
-        cn, cp = np.nonzero(states == 2)
+        rows, cols, states = self._kernel.open_states(q, self._active)
+        one = states == 1
+        hits[rows[one], self._pfp[cols[one]]] = True
+        cn, cp = rows[~one], cols[~one]
         if not len(cn):
             return hits
         fp = self._pfp[cp]

@@ -289,12 +289,30 @@ class Kernel:
     def states(self, q: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q; solid
         pairs with active False are skipped (FREE)."""
+        return self._state_bytes(q, active)[:q.shape[0] * max(1, self.n_pairs)].reshape(
+            q.shape[0], max(1, self.n_pairs))[:, :self.n_pairs]
+
+    def open_states(self, q: np.ndarray, active: np.ndarray | None = None
+                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The entries of states(q, active) that are not FREE, in row order: configurations,
+        solid pairs and states. Found 8 bytes at a time: most are FREE."""
+        buf = self._state_bytes(q, active)
+        words = np.flatnonzero(buf.view(np.uint64))
+        inner = np.flatnonzero(buf.reshape(-1, 8)[words])
+        at = words[inner // 8] * 8 + inner % 8
+        width = max(1, self.n_pairs)
+        return at // width, at % width, buf[at]
+
+    def _state_bytes(self, q: np.ndarray, active: np.ndarray | None) -> np.ndarray:
+        """The states as flat bytes, zero-padded to a multiple of 8."""
         q = np.ascontiguousarray(q, dtype=np.float64)
-        out = np.empty((q.shape[0], max(1, self.n_pairs)), dtype=np.uint8)
+        size = q.shape[0] * max(1, self.n_pairs)
+        out = np.empty(-(-size // 8) * 8, dtype=np.uint8)
+        out[size:] = 0
         mask = None if active is None else np.ascontiguousarray(active, dtype=np.uint8)
         self._states(q.ctypes.data, q.shape[0], None if mask is None else mask.ctypes.data,
                      out.ctypes.data)
-        return out[:, :self.n_pairs]
+        return out
 
     def check(self, q: np.ndarray) -> int:
         q = np.ascontiguousarray(q, dtype=np.float64)
