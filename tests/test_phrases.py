@@ -21,13 +21,21 @@ NAMES = ["parent", "type", "axis", "translation", "rpy", "isa", "color", "def", 
 
 
 def scene(rng: random.Random, frames: int) -> str:
-    out = ["def x 1;\nclass c { color [1, 0, 0]; alpha 0.5; }\n"]
-    for k in range(frames):
+    """Frames of a few repeating shapes (so whole frames are templated too) and fresh ones,
+    nested up to three deep, with `object` and `frame` as names here and there."""
+    def body(k: int) -> str:
         attrs = "".join(f"    {rng.choice(NAMES)} {rng.choice(VALUES)};\n"
                         for _ in range(rng.randint(0, 5)))
         geometry = f"    geometry {{ isa c; shape {rng.choice(['box', 'frame'])}; }}\n"
-        nested = f"    frame n{k} {{ parent p; }}\n" if rng.random() < 0.2 else ""
-        out.append(f"frame f{k} {{\n{attrs}{geometry}{nested}}}\n")
+        nested = rng.choice(["", "", "", f"    frame n{k} {{ parent p; }}\n",
+                             f"    object n{k} {{ frame m{k} {{ isa c; }} }}\n"])
+        return f"{attrs}{geometry}{nested}"
+
+    pool = [body(k) for k in range(6)]
+    out = ["def x 1;\nclass c { color [1, 0, 0]; alpha 0.5; }\n"]
+    for k in range(frames):
+        keyword = "object" if rng.random() < 0.1 else "frame"
+        out.append(f"{keyword} f{k} {{\n{rng.choice(pool) if rng.random() < 0.6 else body(k)}}}\n")
         if rng.random() < 0.1:
             out.append(f"allow_collision f{k} p;\n")
     return "".join(out)
@@ -66,6 +74,7 @@ def test_templated_trees_equal_the_automaton(seed: int, monkeypatch) -> None:
     monkeypatch.setattr(parse, "_from_template", lambda *a: used.append(1) or original(*a))
     assert outcome(text) == without_templates(text, monkeypatch)
     assert len(used) > 200 and phrases._TEMPLATES  # the templates were really used
+    assert sum(not made.lazy for made in phrases._TEMPLATES.values()) >= 3  # frames too
 
 
 @pytest.mark.parametrize("seed", range(4))

@@ -126,9 +126,7 @@ class Phrase(Node):
     @property
     def children(self) -> list:  # type: ignore[override]
         if self._node is None:
-            lexed = self.lexed
-            self._node = self.template.build(lexed.texts, lexed.starts, lexed.ends, self.i,
-                                             lexed.lines)
+            self._node = self.template.build(self.lexed, self.i)
         return self._node.children
 
 
@@ -171,16 +169,26 @@ def _tables():
     ignorable = re.compile(f"(?:{ignored})*+")
     rules = [(origin, length, reduce, unit, wrap)
              for (origin, length, unit, wrap), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
-    # States an attribute may start in (frame, class and geometry bodies), and the action
-    # reducing `attr: NAME value ";"`
+    # One character per terminal (a punctuation its own), for phrases.py to find and key
+    # phrases by string operations: codes[i] is token i's terminal.
+    kinds = sorted({*named, *t.LITERALS.values(), *t.KEYWORDS.values()})
+    own = {kind: text for text, kind in t.LITERALS.items() if len(text) == 1}
+    letters = iter("ABCDEGHIJKLMNOQRSTUVWXYZ")
+    code = {kind: own.get(kind) or next(letters) for kind in kinds}
+    assert len(set(code.values())) == len(code)
+    # Where a phrase may start: its first terminal -> (parser states, its end's finder)
     attr_states = frozenset(s for s, row in enumerate(t.STATES) if "attr" in row)
-    attr_action = ~next(k for k, rule in enumerate(t.RULES) if rule[0] == "attr")
+    frame_states = frozenset(s for s, row in enumerate(t.STATES) if "frame" in row)
+    statement = phrases.statement_end(code["FRAME"] + code["OBJECT"], code["LBRACE"],
+                                      code["RBRACE"])
+    phrase_starts = {"NAME": (attr_states, phrases.attribute_end(code["SEMICOLON"])),
+                     "FRAME": (frame_states, statement), "OBJECT": (frame_states, statement)}
     return SimpleNamespace(
         master=master, group_kinds=group_kinds, keywords=t.KEYWORDS,
         keyword_kinds=frozenset(t.KEYWORDS.values()), literals=t.LITERALS,
         kept=frozenset(t.KEPT), rules=rules, states=t.STATES, end_state=t.END,
-        splitter=splitter, classes=classes, ignorable=ignorable, attr_states=attr_states,
-        attr_action=attr_action)
+        splitter=splitter, classes=classes, ignorable=ignorable, code=code,
+        phrase_starts=phrase_starts)
 
 
 def _lex(text: str) -> tuple[list[str], list[int], list[int], int | None]:
@@ -223,7 +231,7 @@ def parse_text(text: str) -> Node:
     t = _tables()
     keywords, kept, rules, states, end_state = (t.keyword_kinds, t.kept, t.rules, t.states,
                                                 t.end_state)
-    attr_states, attr_action = t.attr_states, t.attr_action
+    phrase_starts = t.phrase_starts
     goto_memo = _GOTO_MEMO
     stack = [0]
     row = states[0]
@@ -233,8 +241,10 @@ def parse_text(text: str) -> Node:
     texts, starts, ends, lexical, lines = (lexed.texts, lexed.starts, lexed.ends,
                                            lexed.lexical, lexed.lines)
     count = len(texts)
-    pending = None  # an attribute parsed token by token: (its shape, first token)
-    resolved = None  # the next token's terminal, as decided after a templated attribute
+    # phrases parsed token by token (their template to be recorded), innermost last:
+    # (shape, first token, stack depth, last token)
+    pending: list[tuple[tuple, int, int, int]] = []
+    resolved = None  # the next token's terminal, as decided after a templated phrase
     i = -1
     while True:
         i += 1
@@ -255,9 +265,10 @@ def parse_text(text: str) -> Node:
                     return values[-1]
                 raise _refused(row, kind, text, start, end, lines)
             if action >= 0:
-                if kind == "NAME" and stack[-1] in attr_states:  # an attribute starts
-                    done, pending = _from_template(stack, values, lexed, i, t)
-                    if done is not None:
+                if kind in phrase_starts and stack[-1] in phrase_starts[kind][0]:
+                    done = _from_template(stack, values, lexed, i, t, phrase_starts[kind][1],
+                                          pending)
+                    if done is not None:  # a phrase starts here
                         i, resolved = done
                         row = states[stack[-1]]
                         break
@@ -276,10 +287,14 @@ def parse_text(text: str) -> Node:
                 del stack[-1]
             else:
                 reduce(values)  # in place: the rule's values become its one value
-                if action == attr_action and pending is not None:
-                    # not popped yet: the stack's top is the state the attribute's `;` led to
-                    phrases.record(pending[0], values[-1], pending[1], starts, stack[-1])
-                    pending = None
+                if pending and len(stack) - length == pending[-1][2]:
+                    # the phrase's reduction; not popped yet: the stack's top is the state
+                    # its last token led to
+                    shape, first, _, last = pending.pop()
+                    made = last == i - 1 and phrases.record(shape, values[-1], first, lexed,
+                                                            stack[-1], action)
+                    if made and made.lazy:  # the same tree, for a statement's template
+                        values[-1] = Phrase(made, lexed, first)
                 if length == 1:
                     below = stack[-2]
                     del stack[-1]
@@ -310,11 +325,12 @@ class _Lexed:
     """A text's tokens: texts, offsets, terminals (see _lexical), the first offset no terminal
     matches (None: none) and the line starts."""
 
-    __slots__ = ("texts", "starts", "ends", "bad", "lexical", "lines")
+    __slots__ = ("texts", "starts", "ends", "bad", "lexical", "codes", "lines")
 
     def __init__(self, text: str) -> None:
         self.texts, self.starts, self.ends, self.bad = _lex(text)
         self.lexical = _lexical(self.texts)
+        self.codes = "".join(map(_tables().code.__getitem__, self.lexical))
         self.lines = Lines(text)
 
 
@@ -329,35 +345,38 @@ def _lexical(texts: list[str]) -> list[str]:
     return list(map(kinds.__getitem__, texts))
 
 
-def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t
-                   ) -> tuple[tuple[int, str] | None, tuple[tuple, int] | None]:
-    """Build the attribute starting at token i from its shape's template (phrases.py), as
-    the automaton would: its tree on `values`, the state after it on `stack`. Returns (the
-    index of its `;` and the terminal the next token is there, decided in the state after the
-    `;` as the automaton decides it; None when there is no template yet, or the token after
-    the `;` is an error there, which the automaton then finds) and, when the automaton is to
-    parse it, what phrases.record needs to make the template: (shape, i). `t`: _tables()."""
-    found = phrases.phrase(stack[-1], lexed.lexical, lexed.texts, i)
+def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t, ends, pending: list
+                   ) -> tuple[int, str] | None:
+    """Build the phrase starting at token i (its last token found by `ends`) from its shape's
+    template (phrases.py), as the automaton would: its tree on `values`, the state after it
+    on `stack`. Returns the index of its last token and the terminal the next token is there,
+    decided in the state after the phrase as the automaton decides it; None when there is no
+    template yet (then, when the automaton is to parse it, `pending` gets what phrases.record
+    needs), or the token after it does not lead to the phrase's reduction there (the
+    automaton then finds what it does). `t`: _tables()."""
+    found = phrases.phrase(stack[-1], lexed.codes, i, ends)
     if found is None:
-        return None, None
-    shape, semicolon = found
+        return None
+    shape, last = found
     built = phrases.template(shape)
     if built is None:
-        return None, (shape, i)
-    kind = lexed.lexical[semicolon + 1]
+        pending.append((shape, i, len(stack), last))
+        return None
+    kind = lexed.lexical[last + 1]
     row = t.states[built.after]
     if kind in t.keyword_kinds and kind not in row:
         kind = "NAME"
-    if row.get(kind) != t.attr_action:
-        return None, (shape, i)
+    if row.get(kind) != built.action:
+        pending.append((shape, i, len(stack), last))
+        return None
     below = stack[-1]
-    key = (below, "attr", kind)
+    key = (below, t.rules[~built.action][0], kind)
     state = _GOTO_MEMO.get(key)
     if state is None:
-        state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, "attr", kind)
-    values.append(Phrase(built, lexed, i))
+        state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, key[1], kind)
+    values.append(Phrase(built, lexed, i) if built.lazy else built.build(lexed, i))
     stack.append(state)
-    return (semicolon, kind), None
+    return last, kind
 
 
 def tokens(text: str, start: int = 0):
