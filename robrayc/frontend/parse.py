@@ -287,14 +287,8 @@ def parse_text(text: str) -> Node:
                 del stack[-1]
             else:
                 reduce(values)  # in place: the rule's values become its one value
-                if pending and len(stack) - length == pending[-1][2]:
-                    # the phrase's reduction; not popped yet: the stack's top is the state
-                    # its last token led to
-                    shape, first, _, last = pending.pop()
-                    made = last == i - 1 and phrases.record(shape, values[-1], first, lexed,
-                                                            stack[-1], action)
-                    if made and made.lazy:  # the same tree, for a statement's template
-                        values[-1] = Phrase(made, lexed, first)
+                if pending and len(stack) - length == pending[-1][2]:  # a phrase's reduction
+                    _record(pending.pop(), values, lexed, i, stack[-1], action)
                 if length == 1:
                     below = stack[-2]
                     del stack[-1]
@@ -311,6 +305,18 @@ def parse_text(text: str) -> Node:
                 state = goto_memo[key] = _goto(states, rules, below, origin, kind)
             stack.append(state)
             row = states[state]
+
+
+def _record(pending: tuple[tuple, int, int, int], values: list, lexed: _Lexed, i: int,
+            after: int, action: int) -> None:
+    """Make the template of a phrase the automaton has just reduced (`pending`: its shape,
+    first token, stack depth, last token; `after`: the state its last token led to, not yet
+    popped); an attribute's tree becomes the same tree as a lazy phrase, for the template of
+    a statement holding it."""
+    shape, first, _, last = pending
+    made = last == i - 1 and phrases.record(shape, values[-1], first, lexed, after, action)
+    if made and made.lazy:
+        values[-1] = Phrase(made, lexed, first)
 
 
 def _refused(row: dict, kind: str, text: str, start: int, end: int,
