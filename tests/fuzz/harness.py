@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import importlib
 import io
 import os
 import re
@@ -56,7 +57,9 @@ def _alarm(signum, frame):
 def run_inprocess(argv: list[str], timeout: float | None = HARD_TIMEOUT) -> Outcome:
     """`robrayc argv` in this process, with stdout/stderr captured and a hard timeout (None:
     no timer, when something else, e.g. libFuzzer, owns SIGALRM)."""
-    from robrayc.cli import main as cli
+    # the module (`from robrayc.cli import main` is the package's entry function until the
+    # module has been imported)
+    cli = importlib.import_module("robrayc.cli.main")
 
     out = io.BytesIO()
     out_text = io.TextIOWrapper(out, encoding="utf-8")
