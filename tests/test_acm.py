@@ -353,3 +353,43 @@ def test_mesh_proofs_hold_piece_by_piece() -> None:
     assert tried > 200 and split >= 5 and len(proven) >= 3
     checker = CollisionChecker(scene, use_allowed=False, frame_pairs=proven)
     assert not checker.collision_matrix(acm.sample_configs(scene, 20000, 5)).any()
+
+
+@pytest.mark.usefixtures("ros_env")
+@pytest.mark.parametrize("robot", ["7dof", "pr2"])
+def test_reach_balls_hold_their_solids(robot: str, demo) -> None:
+    """Each solid stays inside its reach ball (placed by the pair's lowest common group) at
+    random configurations: a mesh's vertices, or a primitive's bounding sphere, placed by the
+    checker's kinematics, inside the ball. The 7dof demo has frames turned within their
+    group (upper-link), which a ball computed from the frame rather than the group would
+    miss; pairs proven out of reach collide in none of 5,000 random configurations."""
+    import numpy as np
+
+    from robrayc.analysis import acm_proof
+
+    scene = demo if robot == "7dof" else load([robot_path(robot)], missing="error")
+    full = CollisionChecker(scene, use_allowed=False)
+    lo, hi = acm.sample_ranges(scene)
+    configs = acm.sample_configs(scene, 200, 4)
+    G = full.group_poses(configs)
+    s = full.solids
+    checked = 0
+    for a, b in full.frame_pairs[::max(1, len(full.frame_pairs) // 60)]:
+        for frame, side in acm_proof._sides(full, a, b):
+            common = int(full.fk.motions[side[-1] - 1][0]) if side else int(full.fk.group[frame])
+            solids = np.flatnonzero(full.owner == frame)
+            for k, (centre, radius) in zip(solids, acm_proof._reach_balls(full, frame, side,
+                                                                          lo, hi), strict=True):
+                T = G[:, full.group[k]] @ s.placement[k]
+                v = s.items[k].vertices  # a mesh's vertices, else the centre and bounding radius
+                local, pad = (v, 0.0) if v is not None else (np.zeros((1, 3)), s.brad[k])
+                world = np.einsum("nij,vj->nvi", T[:, :3, :3], local) + T[:, None, :3, 3]
+                ball = np.einsum("nij,j->ni", G[:, common, :3, :3], centre) + G[:, common, :3, 3]
+                gap = np.linalg.norm(world - ball[:, None], axis=2) + pad
+                assert (gap <= radius + 1e-9).all(), (a, b, frame)
+                checked += 1
+    assert checked > 60
+    apart = [p for p in full.frame_pairs if acm_proof.out_of_reach(full, *p, lo, hi)]
+    assert len(apart) >= 5
+    checker = CollisionChecker(scene, use_allowed=False, frame_pairs=apart)
+    assert not checker.collision_matrix(acm.sample_configs(scene, 5000, 6)).any()

@@ -251,8 +251,9 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
         c, n = int(counts[k]), int(checked[k])
         share = f"{c} of {n} samples ({100 * c / n:.1f}%)" if n else "no samples"
         if proven[k]:
+            how = f"proven after {n} samples" if n else "proven: out of each other's reach"
             verdict[pair] = ("never", f"apart at every configuration within the joint ranges "
-                             f"(proven after {n} samples)", 0, n, True)
+                             f"({how})", 0, n, True)
         elif n and c >= always_fraction * n:
             verdict[pair] = ("always", "colliding in " + share, c, n)
         elif n and c == 0:
@@ -317,10 +318,17 @@ class _Plan:
 
 
 class _Prover:
-    """Tries acm_proof on the pairs not seen colliding, once, after the first wave."""
+    """Proves the pairs out of each other's reach at once (cheap), and tries acm_proof's
+    branch and bound on the pairs not seen colliding, once, after the first wave."""
 
     def __init__(self, full, rest: list, q0: np.ndarray, proven: np.ndarray) -> None:
+        from robrayc.analysis.acm_proof import out_of_reach
+        from robrayc.kinematics import sample_ranges
+
         self.full, self.rest, self.q0, self.proven = full, rest, q0, proven
+        lo, hi = sample_ranges(full.scene)
+        for k, (a, b) in enumerate(rest):
+            proven[k] = out_of_reach(full, a, b, lo, hi)
 
     def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int, pool=None) -> None:
         """Try the pairs with no collision in the `seen` configurations (the first wave),
@@ -332,7 +340,7 @@ class _Prover:
         lo, hi = sample_ranges(self.full.scene)
         G = None
         jobs = []
-        for k in np.flatnonzero(counts == 0).tolist():
+        for k in np.flatnonzero((counts == 0) & ~self.proven).tolist():
             a, b = self.rest[k]
             rates = pair_rates(self.full, a, b, lo, hi)
             if rates is None or len(rates) > MAX_VARIABLES:

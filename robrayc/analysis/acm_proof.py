@@ -46,7 +46,7 @@ def _group_points(checker, frame: int, k: int) -> tuple[np.ndarray, float]:
     """Solid k of a frame: points in its group's frame (mesh vertices, or the centre of a
     primitive) and the radius to add to them (0 for vertices, the bounding radius otherwise)."""
     s = checker.solids
-    T = checker.fk.rel[frame] @ s.placement[k]
+    T = s.placement[k]  # the solid in its group's frame (the frame's place in it included)
     v = s.items[k].vertices
     if v is not None and len(v):
         return v @ T[:3, :3].T + T[:3, 3], 0.0
@@ -106,6 +106,44 @@ def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray
         for var, rate in rates.items():
             out[var] = out.get(var, 0.0) + rate
     return out
+
+
+def _reach_balls(checker, frame: int, side: list[int], lo: np.ndarray, hi: np.ndarray
+                 ) -> list[tuple[np.ndarray, float]]:
+    """Per solid of the frame: a ball, in the frame of the pair's lowest common group, that
+    holds the solid at every configuration in the ranges. A side's top joint turns about (or
+    slides from) a point fixed in that frame; the solid stays within its reach of it."""
+    fk = checker.fk
+    out = []
+    for k in np.flatnonzero(checker.owner == frame).tolist():
+        points, radius = _group_points(checker, frame, k)
+        if not side:
+            centre = (points.min(axis=0) + points.max(axis=0)) / 2
+            out.append((centre, float(np.sqrt(((points - centre) ** 2).sum(axis=1)).max())
+                        + radius))
+            continue
+        reach = float(np.sqrt((points * points).sum(axis=1)).max()) + radius
+        for n, g in enumerate(side):
+            _, const, kind, axis, var, offset = fk.motions[g - 1]
+            if kind != "revolute":
+                reach += float(np.linalg.norm(axis)) * max(abs(lo[var] + offset),
+                                                           abs(hi[var] + offset))
+            if n == len(side) - 1:
+                out.append((const[:3, 3], reach))
+            else:
+                reach += float(np.linalg.norm(const[:3, 3]))
+    return out
+
+
+def out_of_reach(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray) -> bool:
+    """Whether frames fa and fb are apart at every configuration in the ranges because no
+    solid of one can reach a solid of the other (their _reach_balls are apart): any number
+    of joints, one test per pair of solids."""
+    balls = [_reach_balls(checker, frame, side, lo, hi)
+             for frame, side in _sides(checker, fa, fb)]
+    margin = MARGIN * (1.0 + sum(r for _, r in balls[0] + balls[1]))
+    return all(float(np.linalg.norm(ca - cb)) > ra + rb + margin
+               for ca, ra in balls[0] for cb, rb in balls[1])
 
 
 @record(frozen=True)
