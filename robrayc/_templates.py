@@ -43,176 +43,168 @@ def render_amino_c_c_j2(ctx: dict) -> str:
         except AttributeError:
             _v12 = l_m_6['vertices']
         try:
-            _v13 = l_m_6.n_vertex_floats
+            _v13 = l_m_6.normals
         except AttributeError:
-            _v13 = l_m_6['n_vertex_floats']
+            _v13 = l_m_6['normals']
         try:
-            _v14 = l_m_6.normals
+            _v14 = l_m_6.n_index
         except AttributeError:
-            _v14 = l_m_6['normals']
+            _v14 = l_m_6['n_index']
         try:
-            _v15 = l_m_6.n_index
+            _v15 = l_m_6.indices
         except AttributeError:
-            _v15 = l_m_6['n_index']
+            _v15 = l_m_6['indices']
+        w(f'/* mesh {_v7!s}: {_v8!s} vertices, {_v9!s} triangles */\nstatic struct aa_rx_mesh *{_v10!s}(void)\n{{\n    static const float vertices[{_v11!s}] = {{\n{_v12!s}\n    }};\n    static const float normals[{_v11!s}] = {{\n{_v13!s}\n    }};\n    static const unsigned indices[{_v14!s}] = {{\n{_v15!s}\n    }};\n    struct aa_rx_mesh *mesh = aa_rx_mesh_create();\n    aa_rx_mesh_set_vertices(mesh, {_v8!s}, vertices, 0);\n    aa_rx_mesh_set_normals(mesh, {_v8!s}, normals, 0);\n    aa_rx_mesh_set_indices(mesh, {_v9!s}, indices, 0);\n    return mesh;\n}}\n')
+    _v16 = ctx['function']
+    w(f'struct aa_rx_sg *{_v16!s}(struct aa_rx_sg *sg, const char *root)\n{{\n    if (NULL == sg) sg = aa_rx_sg_create();\n    (void)root;\n')
+    for l_m_19 in ctx['meshes']:
         try:
-            _v16 = l_m_6.indices
+            _v20 = l_m_19.var
         except AttributeError:
-            _v16 = l_m_6['indices']
+            _v20 = l_m_19['var']
         try:
-            _v17 = l_m_6.n_vertices
+            _v21 = l_m_19.fn
         except AttributeError:
-            _v17 = l_m_6['n_vertices']
+            _v21 = l_m_19['fn']
+        w(f'    struct aa_rx_mesh *{_v20!s} = {_v21!s}();\n')
+    for l_f_24 in ctx['frames']:
         try:
-            _v18 = l_m_6.n_vertices
+            _v25 = l_f_24.comment
         except AttributeError:
-            _v18 = l_m_6['n_vertices']
+            _v25 = l_f_24['comment']
         try:
-            _v19 = l_m_6.n_triangles
+            _v26 = l_f_24.q
         except AttributeError:
-            _v19 = l_m_6['n_triangles']
-        w(f'/* mesh {_v7!s}: {_v8!s} vertices, {_v9!s} triangles */\nstatic struct aa_rx_mesh *{_v10!s}(void)\n{{\n    static const float vertices[{_v11!s}] = {{\n{_v12!s}\n    }};\n    static const float normals[{_v13!s}] = {{\n{_v14!s}\n    }};\n    static const unsigned indices[{_v15!s}] = {{\n{_v16!s}\n    }};\n    struct aa_rx_mesh *mesh = aa_rx_mesh_create();\n    aa_rx_mesh_set_vertices(mesh, {_v17!s}, vertices, 0);\n    aa_rx_mesh_set_normals(mesh, {_v18!s}, normals, 0);\n    aa_rx_mesh_set_indices(mesh, {_v19!s}, indices, 0);\n    return mesh;\n}}\n')
-    _v20 = ctx['function']
-    w(f'struct aa_rx_sg *{_v20!s}(struct aa_rx_sg *sg, const char *root)\n{{\n    if (NULL == sg) sg = aa_rx_sg_create();\n    (void)root;\n')
-    for l_m_23 in ctx['meshes']:
+            _v26 = l_f_24['q']
         try:
-            _v24 = l_m_23.var
+            _v27 = l_f_24.v
         except AttributeError:
-            _v24 = l_m_23['var']
+            _v27 = l_f_24['v']
+        w(f'\n    /* frame {_v25!s} */\n    {{\n        static const double q[4] = {{ {_v26!s} }};\n        static const double v[3] = {{ {_v27!s} }};\n')
         try:
-            _v25 = l_m_23.fn
+            _v28 = l_f_24.axis
         except AttributeError:
-            _v25 = l_m_23['fn']
-        w(f'    struct aa_rx_mesh *{_v24!s} = {_v25!s}();\n')
-    for l_f_28 in ctx['frames']:
-        try:
-            _v29 = l_f_28.comment
-        except AttributeError:
-            _v29 = l_f_28['comment']
-        try:
-            _v30 = l_f_28.q
-        except AttributeError:
-            _v30 = l_f_28['q']
-        try:
-            _v31 = l_f_28.v
-        except AttributeError:
-            _v31 = l_f_28['v']
-        w(f'\n    /* frame {_v29!s} */\n    {{\n        static const double q[4] = {{ {_v30!s} }};\n        static const double v[3] = {{ {_v31!s} }};\n')
-        if _attr(l_f_28, 'axis'):
+            _v28 = l_f_24['axis']
+        if _v28:
             try:
-                _v32 = l_f_28.axis
+                _v29 = l_f_24.kind
             except AttributeError:
-                _v32 = l_f_28['axis']
+                _v29 = l_f_24['kind']
             try:
-                _v33 = l_f_28.kind
+                _v30 = l_f_24.parent
             except AttributeError:
-                _v33 = l_f_28['kind']
+                _v30 = l_f_24['parent']
             try:
-                _v34 = l_f_28.parent
+                _v31 = l_f_24.name
             except AttributeError:
-                _v34 = l_f_28['parent']
+                _v31 = l_f_24['name']
             try:
-                _v35 = l_f_28.name
+                _v32 = l_f_24.variable
             except AttributeError:
-                _v35 = l_f_28['name']
+                _v32 = l_f_24['variable']
             try:
-                _v36 = l_f_28.variable
+                _v33 = l_f_24.offset
             except AttributeError:
-                _v36 = l_f_28['variable']
-            try:
-                _v37 = l_f_28.offset
-            except AttributeError:
-                _v37 = l_f_28['offset']
-            w(f'        static const double axis[3] = {{ {_v32!s} }};\n        aa_rx_sg_add_frame_{_v33!s}(sg, {_v34!s}, {_v35!s}, q, v, {_v36!s}, axis, {_v37!s});\n')
+                _v33 = l_f_24['offset']
+            w(f'        static const double axis[3] = {{ {_v28!s} }};\n        aa_rx_sg_add_frame_{_v29!s}(sg, {_v30!s}, {_v31!s}, q, v, {_v32!s}, axis, {_v33!s});\n')
         else:
             try:
-                _v38 = l_f_28.parent
+                _v34 = l_f_24.parent
             except AttributeError:
-                _v38 = l_f_28['parent']
+                _v34 = l_f_24['parent']
             try:
-                _v39 = l_f_28.name
+                _v35 = l_f_24.name
             except AttributeError:
-                _v39 = l_f_28['name']
-            w(f'        aa_rx_sg_add_frame_fixed(sg, {_v38!s}, {_v39!s}, q, v);\n')
-        for (l_fn_42, l_lo_43, l_hi_44,) in _attr(l_f_28, 'limits'):
+                _v35 = l_f_24['name']
+            w(f'        aa_rx_sg_add_frame_fixed(sg, {_v34!s}, {_v35!s}, q, v);\n')
+        for (l_fn_38, l_lo_39, l_hi_40,) in _attr(l_f_24, 'limits'):
             try:
-                _v45 = l_f_28.variable
+                _v41 = l_f_24.variable
             except AttributeError:
-                _v45 = l_f_28['variable']
-            w(f'        aa_rx_sg_set_limit_{l_fn_42!s}(sg, {_v45!s}, {l_lo_43!s}, {l_hi_44!s});\n')
-        if _attr(l_f_28, 'inertia'):
-            try:
-                _v46 = l_f_28.inertia
-            except AttributeError:
-                _v46 = l_f_28['inertia']
-            try:
-                _v47 = l_f_28.name
-            except AttributeError:
-                _v47 = l_f_28['name']
-            try:
-                _v48 = l_f_28.mass
-            except AttributeError:
-                _v48 = l_f_28['mass']
-            w(f'        static const double inertia[9] = {{ {_v46!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v47!s}, {_v48!s}, inertia);\n')
-        w(f'    }}\n')
-        for l_g_51 in _attr(l_f_28, 'geometries'):
-            try:
-                _v52 = l_g_51.color
-            except AttributeError:
-                _v52 = l_g_51['color']
-            try:
-                _v53 = l_g_51.alpha
-            except AttributeError:
-                _v53 = l_g_51['alpha']
-            try:
-                _v54 = l_g_51.specular
-            except AttributeError:
-                _v54 = l_g_51['specular']
-            try:
-                _v55 = l_g_51.visual
-            except AttributeError:
-                _v55 = l_g_51['visual']
-            try:
-                _v56 = l_g_51.collision
-            except AttributeError:
-                _v56 = l_g_51['collision']
-            try:
-                _v57 = l_g_51.no_shadow
-            except AttributeError:
-                _v57 = l_g_51['no_shadow']
-            w(f'    {{\n        struct aa_rx_geom *geom;\n        struct aa_rx_geom_opt *opt = aa_rx_geom_opt_create();\n        aa_rx_geom_opt_set_color3(opt, {_v52!s});\n        aa_rx_geom_opt_set_alpha(opt, {_v53!s});\n        aa_rx_geom_opt_set_specular3(opt, {_v54!s});\n        aa_rx_geom_opt_set_visual(opt, {_v55!s});\n        aa_rx_geom_opt_set_collision(opt, {_v56!s});\n        aa_rx_geom_opt_set_no_shadow(opt, {_v57!s});\n')
-            if _attr(l_g_51, 'scale'):
-                try:
-                    _v58 = l_g_51.scale
-                except AttributeError:
-                    _v58 = l_g_51['scale']
-                w(f'        aa_rx_geom_opt_set_scale(opt, {_v58!s});\n')
-            if _attr(l_g_51, 'array'):
-                _v59 = _attr(l_g_51, 'array')[0]
-                _v60 = _attr(l_g_51, 'array')[1]
-                _v61 = _attr(l_g_51, 'array')[2]
-                w(f'        static const double {_v59!s}[{_v60!s}] = {{ {_v61!s} }};\n')
-            if _attr(l_g_51, 'array2'):
-                _v62 = _attr(l_g_51, 'array2')[0]
-                _v63 = _attr(l_g_51, 'array2')[1]
-                _v64 = _attr(l_g_51, 'array2')[2]
-                w(f'        static const double {_v62!s}[{_v63!s}] = {{ {_v64!s} }};\n')
-            try:
-                _v65 = l_g_51.constructor
-            except AttributeError:
-                _v65 = l_g_51['constructor']
-            try:
-                _v66 = l_f_28.name
-            except AttributeError:
-                _v66 = l_f_28['name']
-            w(f'        geom = {_v65!s};\n        aa_rx_geom_attach(sg, {_v66!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
-    for l_m_69 in ctx['meshes']:
+                _v41 = l_f_24['variable']
+            w(f'        aa_rx_sg_set_limit_{l_fn_38!s}(sg, {_v41!s}, {l_lo_39!s}, {l_hi_40!s});\n')
         try:
-            _v70 = l_m_69.var
+            _v42 = l_f_24.inertia
         except AttributeError:
-            _v70 = l_m_69['var']
-        w(f'    aa_rx_mesh_destroy({_v70!s});\n')
-    for (l_a_73, l_b_74,) in ctx['allowed']:
-        w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_73!s}, {l_b_74!s}, 1);\n')
+            _v42 = l_f_24['inertia']
+        if _v42:
+            try:
+                _v43 = l_f_24.name
+            except AttributeError:
+                _v43 = l_f_24['name']
+            try:
+                _v44 = l_f_24.mass
+            except AttributeError:
+                _v44 = l_f_24['mass']
+            w(f'        static const double inertia[9] = {{ {_v42!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v43!s}, {_v44!s}, inertia);\n')
+        w(f'    }}\n')
+        for l_g_47 in _attr(l_f_24, 'geometries'):
+            try:
+                _v48 = l_g_47.color
+            except AttributeError:
+                _v48 = l_g_47['color']
+            try:
+                _v49 = l_g_47.alpha
+            except AttributeError:
+                _v49 = l_g_47['alpha']
+            try:
+                _v50 = l_g_47.specular
+            except AttributeError:
+                _v50 = l_g_47['specular']
+            try:
+                _v51 = l_g_47.visual
+            except AttributeError:
+                _v51 = l_g_47['visual']
+            try:
+                _v52 = l_g_47.collision
+            except AttributeError:
+                _v52 = l_g_47['collision']
+            try:
+                _v53 = l_g_47.no_shadow
+            except AttributeError:
+                _v53 = l_g_47['no_shadow']
+            w(f'    {{\n        struct aa_rx_geom *geom;\n        struct aa_rx_geom_opt *opt = aa_rx_geom_opt_create();\n        aa_rx_geom_opt_set_color3(opt, {_v48!s});\n        aa_rx_geom_opt_set_alpha(opt, {_v49!s});\n        aa_rx_geom_opt_set_specular3(opt, {_v50!s});\n        aa_rx_geom_opt_set_visual(opt, {_v51!s});\n        aa_rx_geom_opt_set_collision(opt, {_v52!s});\n        aa_rx_geom_opt_set_no_shadow(opt, {_v53!s});\n')
+            try:
+                _v54 = l_g_47.scale
+            except AttributeError:
+                _v54 = l_g_47['scale']
+            if _v54:
+                w(f'        aa_rx_geom_opt_set_scale(opt, {_v54!s});\n')
+            try:
+                _v55 = l_g_47.array
+            except AttributeError:
+                _v55 = l_g_47['array']
+            if _v55:
+                _v56 = _v55[0]
+                _v57 = _v55[1]
+                _v58 = _v55[2]
+                w(f'        static const double {_v56!s}[{_v57!s}] = {{ {_v58!s} }};\n')
+            try:
+                _v59 = l_g_47.array2
+            except AttributeError:
+                _v59 = l_g_47['array2']
+            if _v59:
+                _v60 = _v59[0]
+                _v61 = _v59[1]
+                _v62 = _v59[2]
+                w(f'        static const double {_v60!s}[{_v61!s}] = {{ {_v62!s} }};\n')
+            try:
+                _v63 = l_g_47.constructor
+            except AttributeError:
+                _v63 = l_g_47['constructor']
+            try:
+                _v64 = l_f_24.name
+            except AttributeError:
+                _v64 = l_f_24['name']
+            w(f'        geom = {_v63!s};\n        aa_rx_geom_attach(sg, {_v64!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
+    for l_m_67 in ctx['meshes']:
+        try:
+            _v68 = l_m_67.var
+        except AttributeError:
+            _v68 = l_m_67['var']
+        w(f'    aa_rx_mesh_destroy({_v68!s});\n')
+    for (l_a_71, l_b_72,) in ctx['allowed']:
+        w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_71!s}, {l_b_72!s}, 1);\n')
     w(f'    return sg;\n}}\n')
     return "".join(out)
 

@@ -79,6 +79,10 @@ class _Translator:
         self.scopes: list[dict[str, str]] = []  # jinja loop names -> Python locals
         self.loops: list[tuple[str, str]] = []  # (index variable, item list) per loop
         self.temps = 0
+        # (variable, attribute) -> the temporary holding it, one dict per enclosing block: a
+        # value read once in a block is read again from its temporary in that block and in
+        # the blocks inside it (a frame's name is printed several times per frame)
+        self.known: list[dict[tuple[str, str], str]] = [{}]
 
     def fresh(self, stem: str) -> str:
         self.temps += 1
@@ -89,8 +93,10 @@ class _Translator:
 
     def body(self, nodes, depth: int) -> None:
         start = len(self.lines)
+        self.known.append({})
         for node in nodes:
             getattr(self, "stmt_" + type(node).__name__, self.unsupported)(node, depth)
+        self.known.pop()
         if len(self.lines) == start:
             self.emit(depth, "pass")
 
@@ -104,31 +110,41 @@ class _Translator:
             if type(part).__name__ == "TemplateData":
                 text.append(part.data.replace("{", "{{").replace("}", "}}"))
             else:
-                code = self.expr(part)
+                code = self.read(part, depth)
                 if not code.isidentifier():  # f-string fields hold no quotes: a temporary
                     temp = self.fresh("_v")
-                    self.assign(depth, temp, part, code)
+                    self.emit(depth, f"{temp} = {code}")
                     code = temp
                 text.append("{" + code + "!s}")
         self.emit(depth, "w(f" + repr("".join(text)) + ")")
 
-    def assign(self, depth: int, temp: str, node, code: str) -> None:
-        """temp = the value of `node` (Python `code`). `x.name` of a variable inline, as _attr
-        does it (an attribute, else an item): no call for each of a large model's values."""
-        obj = self.expr(node.node) if type(node).__name__ == "Getattr" else ""
-        if obj.isidentifier() and code == f"_attr({obj}, {node.attr!r})" and \
-                not keyword.iskeyword(node.attr):
-            self.emit(depth, "try:")
-            self.emit(depth + 1, f"{temp} = {obj}.{node.attr}")
-            self.emit(depth, "except AttributeError:")
-            self.emit(depth + 1, f"{temp} = {obj}[{node.attr!r}]")
-        else:
-            self.emit(depth, f"{temp} = {code}")
+    def read(self, node, depth: int) -> str:
+        """Python code for `node`, read where it is always evaluated (an output, an if's test).
+        `x.name` of a variable (also as `x.name[i]`) is read inline, as _attr does it (an
+        attribute, else an item), into a temporary that later reads in the block reuse: no
+        call, and one read, for each of a large model's values."""
+        kind = type(node).__name__
+        if kind == "Getitem" and type(node.node).__name__ == "Getattr":
+            return f"{self.read(node.node, depth)}[{self.expr(node.arg)}]"
+        if kind != "Getattr" or type(node.node).__name__ != "Name" or \
+                keyword.iskeyword(node.attr) or node.node.name == "loop":
+            return self.expr(node)
+        obj = self.expr(node.node)
+        for known in reversed(self.known):
+            if (obj, node.attr) in known:
+                return known[obj, node.attr]
+        temp = self.fresh("_v")
+        self.emit(depth, "try:")
+        self.emit(depth + 1, f"{temp} = {obj}.{node.attr}")
+        self.emit(depth, "except AttributeError:")
+        self.emit(depth + 1, f"{temp} = {obj}[{node.attr!r}]")
+        self.known[-1][obj, node.attr] = temp
+        return temp
 
     def stmt_If(self, node, depth: int) -> None:
-        self.emit(depth, f"if {self.expr(node.test)}:")
+        self.emit(depth, f"if {self.read(node.test, depth)}:")
         self.body(node.body, depth + 1)
-        for elif_ in node.elif_:
+        for elif_ in node.elif_:  # evaluated only when the tests before fail: not read ahead
             self.emit(depth, f"elif {self.expr(elif_.test)}:")
             self.body(elif_.body, depth + 1)
         if node.else_:

@@ -17,6 +17,8 @@ from robrayc.frontend.xmlsource import local as _local
 from robrayc.kinematics import qrotate
 from robrayc.records import field, record, replace
 
+_SOLIDS = (ir.Box, ir.Sphere, ir.Cylinder)
+
 
 @record
 class Body:
@@ -115,7 +117,7 @@ class LinkLowering:
         s = self._shape_element(link, kind, el, parts.get("geometry"))
         if s is None:
             return
-        tag = _local(s.tag)
+        tag = s.tag if "}" not in s.tag else _local(s.tag)
         spos = self.pos(s)
         q, v = self.origin_of(parts.get("origin"))
         if tag == "box":
@@ -134,7 +136,7 @@ class LinkLowering:
             return
         if shape is None:
             return
-        if isinstance(shape, ir.Box | ir.Sphere | ir.Cylinder) and min(
+        if isinstance(shape, _SOLIDS) and min(
                 shape.dimension if isinstance(shape, ir.Box) else (shape.radius,)
                 if isinstance(shape, ir.Sphere) else (shape.height, shape.radius)) < 0:
             self.sink.error(f"negative size in <{tag}> of link '{link}'", spos)

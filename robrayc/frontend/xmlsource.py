@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import math
 import re
-from functools import cache
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos
 
@@ -15,9 +14,12 @@ def local(tag) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
-@cache
 def _attribute_pattern(attr: str) -> re.Pattern:
-    return re.compile(r"\b" + re.escape(attr) + r"\s*=\s*[\"']")
+    pattern = _PATTERNS[attr] = re.compile(r"\b" + re.escape(attr) + r"\s*=\s*[\"']")
+    return pattern
+
+
+_PATTERNS: dict[str, re.Pattern] = {}  # attribute name -> its pattern, made once
 
 
 def _search(pattern: re.Pattern, attr: str, text: str, start: int) -> re.Match | None:
@@ -52,14 +54,17 @@ class XmlSource:
         if col < 0:
             return SourcePos(self.file, line, 1)
         if attr is not None:  # the attribute may sit on a later line of a long start tag
-            pattern = _attribute_pattern(attr)
-            for k in range(line - 1, min(line + 8, len(lines))):
-                start = col if k == line - 1 else 0  # searched from there, never copied
-                m = _search(pattern, attr, lines[k], start)
+            pattern = _PATTERNS.get(attr) or _attribute_pattern(attr)
+            m = _search(pattern, attr, text, col)  # the common case: on the tag's own line
+            if m:
+                start = m.start() + 1
+                return SourcePos(self.file, line, start, line, start + len(attr))
+            for k in range(line, min(line + 8, len(lines)) if text.find(">", col) < 0 else 0):
+                m = _search(pattern, attr, lines[k], 0)
                 if m:
                     return SourcePos(self.file, k + 1, m.start() + 1, k + 1,
                                      m.start() + 1 + len(attr))
-                if lines[k].find(">", start) >= 0:
+                if lines[k].find(">") >= 0:
                     break
         return SourcePos(self.file, line, col + 1, line, col + 2 + len(tag))
 
