@@ -14,6 +14,7 @@ from robrayc.analysis import acm
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.cli.main import main
 from robrayc.frontend import load_scene
+from robrayc.kinematics import sample_configs, sample_ranges
 from tests.corpus import require_corpus
 from tests.test_collision import DEMO_7DOF, brute_force, scene_from
 from tests.urdf_robots import load, robot_path, ros_env  # noqa: F401 (a fixture)
@@ -54,7 +55,7 @@ def test_7dof_finds_what_a_brute_force_sampler_finds(demo) -> None:
     left checked (or 'always'); 'never' pairs never collide in it; the counts agree (frusta
     bracketed between polygon hulls)."""
     result = acm.generate(demo, samples=300, seed=7, jobs=2, batch=100)
-    configs = acm.sample_configs(demo, result.samples, 7)
+    configs = sample_configs(demo, result.samples, 7)
     sure_n: dict[tuple, int] = {}
     maybe_n: dict[tuple, int] = {}
     # a pair seen to collide only sometimes is not sampled further: count its samples only
@@ -82,7 +83,7 @@ def test_deterministic_whatever_the_workers(demo) -> None:
     assert one == two
     other = acm.generate(demo, samples=1500, seed=4, jobs=2, batch=500)
     assert [p.collisions for p in other.pairs] != [p.collisions for p in one.pairs]
-    assert acm.sample_configs(demo, 10, 3).tolist() == acm.sample_configs(demo, 12, 3)[:10].tolist()
+    assert sample_configs(demo, 10, 3).tolist() == sample_configs(demo, 12, 3)[:10].tolist()
 
 
 def test_progress_reports(demo, capsys) -> None:
@@ -108,10 +109,10 @@ frame arm2 {{ type revolute; axis [0, 0, 1]; translation [0, 0, 5]; limit_positi
     frame ball2 {{ translation [1, 0, 0]; geometry {{ shape sphere; radius 0.02; }} }} }}
 frame post2 {{ translation [1, 0, 5]; geometry {{ shape box; dimension [0.3, 0.3, 0.3]; }} }}
 """)
-    lo, hi = acm.sample_ranges(scene)
+    lo, hi = sample_ranges(scene)
     assert lo.tolist() == [-math.pi, 2.0] and hi.tolist() == [math.pi, 2.5]
     assert acm.default_configuration(scene).tolist() == [0.0, 2.25]
-    assert (acm.sample_configs(scene, 500, 0)[:, 1] >= 2).all()
+    assert (sample_configs(scene, 500, 0)[:, 1] >= 2).all()
     result = acm.generate(scene, samples=3000, seed=1, jobs=1, batch=500)
     verdicts = {(p.a, p.b): p for p in result.pairs}
     always = verdicts[("ball", "shell")]
@@ -158,7 +159,7 @@ def test_robray_output_compiles_back_and_allows(demo, tmp_path: Path) -> None:
     assert {(p.a, p.b) for p in merged.allowed} == {(p.a, p.b) for p in result.allowed}
     checker = CollisionChecker(merged)
     left = {(p.a, p.b) for p in result.checked}
-    for pairs in checker.colliding_pairs_batch(acm.sample_configs(demo, 200, 11)):
+    for pairs in checker.colliding_pairs_batch(sample_configs(demo, 200, 11)):
         assert set(pairs) <= left
 
 
@@ -266,7 +267,7 @@ def test_proof_rates_bound_how_fast_distances_change(demo) -> None:
     from robrayc.analysis import acm_proof
 
     full = CollisionChecker(demo, use_allowed=False)
-    lo, hi = acm.sample_ranges(demo)
+    lo, hi = sample_ranges(demo)
     rng = np.random.default_rng(5)
     tried = 0
     for a, b in full.frame_pairs:
@@ -275,7 +276,7 @@ def test_proof_rates_bound_how_fast_distances_change(demo) -> None:
             continue
         cols = np.array(sorted(rates))
         rate = np.array([rates[c] for c in cols.tolist()])
-        for q in acm.sample_configs(demo, 4, int(rng.integers(1 << 30))):
+        for q in sample_configs(demo, 4, int(rng.integers(1 << 30))):
             step = np.zeros_like(q)
             step[cols] = rng.uniform(-0.05, 0.05, len(cols))
             (d0,), (d1,) = full.distance(q, [(a, b)]), full.distance(q + step, [(a, b)])
@@ -310,7 +311,7 @@ frame slider { type prismatic; axis [0, 0, 1]; translation [0, 0, -0.3]; limit_p
     assert all(p.reason == "never" and p.bound == 0.0 and "proven" in p.detail
                for p in proved.pairs if p.proven)
     checker = CollisionChecker(scene, use_allowed=False, frame_pairs=proven)
-    assert not checker.collision_matrix(acm.sample_configs(scene, 20000, 99)).any()
+    assert not checker.collision_matrix(sample_configs(scene, 20000, 99)).any()
 
 
 @pytest.mark.usefixtures("ros_env")
@@ -324,7 +325,7 @@ def test_mesh_proofs_hold_piece_by_piece() -> None:
 
     scene = load([robot_path("ur5")], missing="error")
     full = CollisionChecker(scene, use_allowed=False)
-    lo, hi = acm.sample_ranges(scene)
+    lo, hi = sample_ranges(scene)
     q0 = acm.default_configuration(scene)
     rng = np.random.default_rng(11)
     proven, tried, split = [], 0, 0
@@ -338,7 +339,7 @@ def test_mesh_proofs_hold_piece_by_piece() -> None:
         split += len(sides[0]) + len(sides[1]) > 2
         for x in sides[0]:
             for y in sides[1]:
-                for q in acm.sample_configs(scene, 3, int(rng.integers(1 << 30))):
+                for q in sample_configs(scene, 3, int(rng.integers(1 << 30))):
                     step = np.zeros_like(q)
                     step[cols] = rng.uniform(-0.05, 0.05, len(cols))
                     live = np.ones((2, 1), dtype=bool)
@@ -352,7 +353,7 @@ def test_mesh_proofs_hold_piece_by_piece() -> None:
             proven.append((a, b))
     assert tried > 200 and split >= 5 and len(proven) >= 3
     checker = CollisionChecker(scene, use_allowed=False, frame_pairs=proven)
-    assert not checker.collision_matrix(acm.sample_configs(scene, 20000, 5)).any()
+    assert not checker.collision_matrix(sample_configs(scene, 20000, 5)).any()
 
 
 @pytest.mark.usefixtures("ros_env")
@@ -369,8 +370,8 @@ def test_reach_balls_hold_their_solids(robot: str, demo) -> None:
 
     scene = demo if robot == "7dof" else load([robot_path(robot)], missing="error")
     full = CollisionChecker(scene, use_allowed=False)
-    lo, hi = acm.sample_ranges(scene)
-    configs = acm.sample_configs(scene, 200, 4)
+    lo, hi = sample_ranges(scene)
+    configs = sample_configs(scene, 200, 4)
     G = full.group_poses(configs)
     s = full.solids
     checked = 0
@@ -392,4 +393,15 @@ def test_reach_balls_hold_their_solids(robot: str, demo) -> None:
     apart = [p for p in full.frame_pairs if acm_proof.out_of_reach(full, *p, lo, hi)]
     assert len(apart) >= 5
     checker = CollisionChecker(scene, use_allowed=False, frame_pairs=apart)
-    assert not checker.collision_matrix(acm.sample_configs(scene, 5000, 6)).any()
+    assert not checker.collision_matrix(sample_configs(scene, 5000, 6)).any()
+
+
+def test_samples_drawn_batch_by_batch_are_the_seeded_stream(demo) -> None:
+    """Sampling draws its batches in turn (never a million rows at once): the same rows as
+    sample_configs gives for the whole stream, including the extra samples past it."""
+    import numpy as np
+
+    stream = acm._Stream(demo, 7)
+    rows = np.concatenate([stream.draw(n) for n in (1000, 1000, 333, 1000, 1)])
+    assert np.array_equal(rows, sample_configs(demo, 3334, 7))
+    assert np.array_equal(rows[2333:], sample_configs(demo, 1001, 7, skip=2333))

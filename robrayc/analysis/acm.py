@@ -33,7 +33,7 @@ import numpy as np
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
-from robrayc.kinematics import rigid_groups, sample_configs, sample_ranges
+from robrayc.kinematics import rigid_groups, sample_ranges
 from robrayc.records import field, record
 
 REASONS = ("adjacent", "default", "always", "never")
@@ -192,10 +192,12 @@ SETTLE_Z = 6.0
 WAVE = 8
 # From this many samples on, pairs not seen colliding in the first wave are tried for a proof
 # that they never collide (acm_proof), and those proven are not sampled further. A pair gets
-# as many distance evaluations as the exact tests it would need in the samples left (about
-# PROVE_EVAL_COST of them cost as much as one evaluation), at most PROVE_MAX_BUDGET.
+# a budget of distance evaluations worth the exact tests it would need in the samples left
+# (an FCL mesh test costs about a sixth of an evaluation), at most PROVE_MAX_BUDGET.
 PROVE_MIN_SAMPLES = 50000
-PROVE_EVAL_COST = 14
+PROVE_EVAL_COST = 6
+# Every pair gets this many at least: a quick proof turns a bound of 3/N into certainty.
+PROVE_MIN_BUDGET = 128
 PROVE_MAX_BUDGET = 65536
 
 
@@ -240,7 +242,7 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
         cols = np.array([order[p] for p in rest])
         _WORKER = (id(checker) ^ os.getpid(), checker)
         try:
-            prover = _Prover(full, rest, q0, proven) if prove else None
+            prover = _Prover(full, checker, rest, cols, q0, proven) if prove else None
             total = _sample(scene, checker, cols, counts, checked,
                     _Plan(samples, seed, batch, always_fraction,
                           max(1, min(jobs or os.cpu_count() or 1, math.ceil(samples / batch))),
@@ -282,24 +284,17 @@ def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
     return verdict
 
 
-class _LazyBatches:
-    """Batches of samples samples .. 2 * samples - 1 of the seeded stream, drawn only when
-    sampling goes past the samples asked for (rare)."""
+class _Stream:
+    """The seeded stream of samples sample_configs gives, drawn a batch at a time as sampling
+    reaches it (a million samples of a 40-variable robot would be 320 MB at once). A
+    generator's doubles come one after another, so batches drawn in turn are its rows."""
 
-    def __init__(self, scene: ir.Scene, samples: int, seed: int, batch: int) -> None:
-        self.args = (scene, samples, seed)
-        self.batch = batch
-        self._data: np.ndarray | None = None
+    def __init__(self, scene: ir.Scene, seed: int) -> None:
+        self.lo, self.hi = sample_ranges(scene)
+        self.rng = np.random.default_rng(seed)
 
-    def __len__(self) -> int:
-        return math.ceil(self.args[1] / self.batch)
-
-    def __getitem__(self, k: slice) -> list[np.ndarray]:
-        if self._data is None:
-            scene, samples, seed = self.args
-            self._data = sample_configs(scene, samples, seed, skip=samples)
-        return [self._data[i:i + self.batch]
-                for i in range(0, len(self._data), self.batch)][k]
+    def draw(self, n: int) -> np.ndarray:
+        return self.lo + self.rng.random((n, len(self.lo))) * (self.hi - self.lo)
 
 
 def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:
@@ -321,38 +316,53 @@ class _Prover:
     """Proves the pairs out of each other's reach at once (cheap), and tries acm_proof's
     branch and bound on the pairs not seen colliding, once, after the first wave."""
 
-    def __init__(self, full, rest: list, q0: np.ndarray, proven: np.ndarray) -> None:
+    def __init__(self, full, checker, rest: list, cols: np.ndarray, q0: np.ndarray,
+                 proven: np.ndarray) -> None:
         from robrayc.analysis.acm_proof import out_of_reach
-        from robrayc.kinematics import sample_ranges
 
-        self.full, self.rest, self.q0, self.proven = full, rest, q0, proven
+        self.full, self.checker, self.rest, self.cols = full, checker, rest, cols
+        self.q0, self.proven = q0, proven
         lo, hi = sample_ranges(full.scene)
         for k, (a, b) in enumerate(rest):
             proven[k] = out_of_reach(full, a, b, lo, hi)
 
     def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int, pool=None) -> None:
         """Try the pairs with no collision in the `seen` configurations (the first wave),
-        each with a budget from how often its bounding spheres met in them; on the worker
-        pool when there is one (each proof is the same wherever it runs)."""
-        from robrayc.analysis.acm_proof import MAX_VARIABLES, near_share, pair_rates
-        from robrayc.kinematics import sample_ranges
+        each with a budget from the exact tests sampling would give it in the samples left
+        (as often as in `seen`); on the worker pool when there is one (each proof is the same
+        wherever it runs)."""
+        from robrayc.analysis.acm_proof import MAX_VARIABLES, pair_rates
 
         lo, hi = sample_ranges(self.full.scene)
-        G = None
+        shares = None
         jobs = []
         for k in np.flatnonzero((counts == 0) & ~self.proven).tolist():
             a, b = self.rest[k]
             rates = pair_rates(self.full, a, b, lo, hi)
             if rates is None or len(rates) > MAX_VARIABLES:
                 continue
-            G = self.full.group_poses(seen) if G is None else G
-            budget = min(PROVE_MAX_BUDGET, int(near_share(self.full, a, b, G)
-                                               * (samples - len(seen)) / PROVE_EVAL_COST))
-            if budget > 0:
-                jobs.append((k, a, b, self.q0, lo, hi, budget))
+            shares = self._exact_shares(seen) if shares is None else shares
+            budget = min(PROVE_MAX_BUDGET, max(PROVE_MIN_BUDGET, int(
+                shares[k] * (samples - len(seen)) / PROVE_EVAL_COST)))
+            jobs.append((k, a, b, self.q0, lo, hi, budget))
         jobs.sort(key=lambda job: -job[-1])  # the long ones first, spread over the workers
         for k, ok in (pool.imap_unordered(_prove, jobs) if pool else map(_prove, jobs)):
             self.proven[k] = ok
+
+    def _exact_shares(self, seen: np.ndarray) -> np.ndarray:
+        """Per pair: the share of the configurations `seen` in which sampling needs more
+        than the compiled kernel (a MAYBE) or, without one, than a bounding-sphere test."""
+        from robrayc.analysis.acm_proof import near_share
+
+        kernel = getattr(self.checker, "_kernel", None)
+        if kernel is None:
+            G = self.full.group_poses(seen)
+            return np.array([near_share(self.full, a, b, G) for a, b in self.rest])
+        rows, cols, states = kernel.open_states(seen)
+        maybe = states == 2
+        width = len(self.checker.frame_pairs)
+        keys = np.unique(rows[maybe] * width + self.checker._pfp[cols[maybe]])
+        return np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
 
 
 def _prove(job: tuple) -> tuple[int, bool]:
@@ -372,18 +382,18 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
     allows even at twice the samples (certain), or with a collision share SETTLE_Z standard
     deviations below 'always' (statistical), is 'sometimes': later waves skip it."""
     samples, batch = plan.samples, plan.batch
-    configs = sample_configs(scene, samples, plan.seed)
-    batches = [configs[i:i + batch] for i in range(0, samples, batch)]
-    extra = _LazyBatches(scene, samples, plan.seed, batch)
+    sizes = [min(batch, samples - i) for i in range(0, samples, batch)]
+    stream = _Stream(scene, plan.seed)
     slack = (1 - plan.always_fraction) * 2 * samples
     z = SETTLE_Z
     bar = _progress_bar(samples, progress)
     pool = _pool(plan.jobs, _WORKER[0], scene, rest, plan.backend) if plan.jobs > 1 else None
     always_prev: frozenset | None = None
     drawn = 0
+    first_wave: list[np.ndarray] = []
     try:
-        for phase in (batches, extra):
-            for w in range(0, len(phase), WAVE):
+        for phase in (0, 1):  # the samples asked for, then up to as many more
+            for w in range(0, len(sizes), WAVE):
                 n = np.maximum(checked, 1)
                 share = counts / n
                 # Wilson upper bound of the pair's collision share at z standard deviations
@@ -391,14 +401,16 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                                                                + z * z / (4 * n * n))) / (
                     1 + z * z / n)
                 settled = (checked - counts > slack) | (upper < plan.always_fraction)
-                if prover is not None and w == WAVE and phase is batches:
-                    prover(counts, configs[:drawn], samples, pool)
+                if prover is not None and w == WAVE and phase == 0:
+                    prover(counts, np.concatenate(first_wave), samples, pool)
                 live = ~((counts > 0) & settled)
                 if prover is not None:
                     live &= ~prover.proven
                 active = np.zeros(len(checker.frame_pairs), dtype=bool)
                 active[cols[live]] = True
-                jobs = [(chunk, active) for chunk in phase[w:w + WAVE]]
+                jobs = [(stream.draw(size), active) for size in sizes[w:w + WAVE]]
+                if w == 0 and phase == 0:
+                    first_wave = [chunk for chunk, _ in jobs]
                 for (chunk, _), got in zip(jobs, pool.imap(_count, jobs) if pool
                                            else map(_count, jobs), strict=True):
                     counts[live] += got[cols[live]]
