@@ -26,7 +26,6 @@ from robrayc.frontend.robray_attrs import (
     STR,
     SYM,
     VEC,
-    Attr,
     AttributeLowering,
     Block,
     ClassDef,
@@ -166,6 +165,7 @@ class _Unit(AttributeLowering):
                last_isa_wins: bool) -> Block:
         """Evaluate a block's attributes, then merge in its classes by precedence."""
         block = Block()
+        values, sources = block.values, block.sources
         isa: list[tuple[str, Node]] = []  # the attribute: positions only for a warning
         quick = self.symbols is None  # the language server records every attribute's tree
         for item in items:
@@ -175,7 +175,8 @@ class _Unit(AttributeLowering):
                     if name == "isa":
                         isa.append((val, item))
                     else:
-                        block.attrs[name] = Attr(val, item, file)
+                        values[name] = val
+                        sources[name] = (item, file)
                     continue
             if not isinstance(item, Node) or item.data != "attr":
                 continue
@@ -193,7 +194,8 @@ class _Unit(AttributeLowering):
             if name == "isa":
                 isa.append((str(val), item))
             else:
-                block.attrs[name] = Attr(val, item, file)
+                values[name] = val
+                sources[name] = (item, file)
         order = reversed(isa) if last_isa_wins else iter(isa)
         for cname, citem in order:
             cdef = self.classes.get(cname)
@@ -205,8 +207,10 @@ class _Unit(AttributeLowering):
                                   _tok_pos(citem.children[0], file),
                                   suggest(cname, self.classes), name="undeclared-class")
                 continue
-            for key, attr in cdef.block.attrs.items():
-                block.attrs.setdefault(key, attr)
+            for key, source in cdef.block.sources.items():
+                if key not in values:
+                    values[key] = cdef.block.values[key]
+                    sources[key] = source
         block.isa = [(cname, self.classes.get(cname)) for cname, _ in isa]
         return block
 
@@ -326,13 +330,13 @@ class _Unit(AttributeLowering):
             block = Block()
         parent: str | None = outer
         parent_pos = None
-        if "parent" in block.attrs:
+        if "parent" in block.values:
             if outer is not None:
-                self.sink.error(f"cannot reparent nested frame '{name}'", block.attrs["parent"].pos,
+                self.sink.error(f"cannot reparent nested frame '{name}'", block.pos("parent", pos),
                                 f"it is nested in '{outer}', which is its parent")
             else:
-                parent = str(block.get("parent"))
-                parent_pos = block.attrs["parent"].position_finder()
+                parent = str(block.values["parent"])
+                parent_pos = block.position_finder("parent")
         geometries = []
         nested: list[tuple[Node, str]] = []
         for item in items:

@@ -59,29 +59,14 @@ SHAPES = ("box", "sphere", "cylinder", "cone", "grid")
 Value = float | tuple[float, ...] | str
 
 
-class Attr:
-    """An evaluated attribute (`node`: its `attr` statement); the source position of its value
-    is computed only when a message needs it."""
-
-    __slots__ = ("value", "node", "file")
-
-    def __init__(self, value: Value, node: Node, file: str) -> None:
-        self.value, self.node, self.file = value, node, file
-
-    @property
-    def pos(self) -> SourcePos:
-        return node_pos(self.node.children[1], self.file)
-
-    def position_finder(self) -> Callable[[], SourcePos]:
-        """What finds `pos` when asked (positions cost time; most are never asked for)."""
-        return lambda: self.pos
-
-
 @record
 class Block:
     """Resolved attributes of a class, frame or geometry block (own attributes + classes)."""
 
-    attrs: dict[str, Attr] = field(default_factory=dict)
+    values: dict[str, Value] = field(default_factory=dict)
+    # name -> the `attr` statement and its file: the value's position is found from it only
+    # when a message needs it (positions cost time)
+    sources: dict[str, tuple[Node, str]] = field(default_factory=dict)
     # Direct isa names with the class each named when written (None: not declared then).
     # The transitive tag list is computed on demand: eager lists cost O(n^2) on isa chains.
     isa: list[tuple[str, ClassDef | None]] = field(default_factory=list)
@@ -98,13 +83,14 @@ class Block:
                 out.update(dict.fromkeys(cdef.closure()))
         return tuple(out)
 
-    def get(self, name: str) -> Value | None:
-        a = self.attrs.get(name)
-        return None if a is None else a.value
-
     def pos(self, name: str, default: SourcePos) -> SourcePos:
-        a = self.attrs.get(name)
-        return default if a is None else a.pos
+        """Where attribute `name`'s value is written (`default` when it is not)."""
+        source = self.sources.get(name)
+        return default if source is None else node_pos(source[0].children[1], source[1])
+
+    def position_finder(self, name: str) -> Callable[[], SourcePos]:
+        """What finds where attribute `name` is written, when asked."""
+        return lambda: self.pos(name, SourcePos(self.sources[name][1]))
 
 
 @record
@@ -144,32 +130,33 @@ class AttributeLowering:
 
     def _lower_frame(self, name: str, parent: str | None, block: Block,
                      geometries: tuple[ir.Geometry, ...], pos: SourcePos) -> ir.Frame | None:
-        kind = str(block.get("type") or "fixed")
+        get = block.values.get
+        kind = str(get("type") or "fixed")
         if kind not in JOINT_TYPES:
             self.sink.error(f"unknown joint type '{kind}' in frame '{name}'",
                             block.pos("type", pos), suggest(kind, JOINT_TYPES)
                             or "joint types are fixed, revolute and prismatic")
             return None
         q = self._orientation(block, pos)
-        v = block.get("translation") or ir.ZERO_V
+        v = get("translation") or ir.ZERO_V
         axis = None
         variable = None
         if kind != "fixed":
             axis = self._axis(name, kind, block, pos)
             if axis is None:
                 return None
-            variable = str(block.get("variable") or name)
+            variable = str(get("variable") or name)
         else:
             for key in ("axis", "offset", "variable", "limit_position", "limit_velocity",
                         "limit_acceleration", "limit_effort"):
-                if key in block.attrs:
+                if key in block.values:
                     self.sink.warning(f"'{key}' has no effect on fixed frame '{name}'",
                                       block.pos(key, pos), "set 'type revolute;' or "
                                       "'type prismatic;' to make it a joint",
                                       name="unused-attribute")
         return ir.Frame(
             name=name, parent=parent, kind=kind, translation=v, quaternion=q, axis=axis,
-            offset=_num(block.get("offset"), 0.0) if kind != "fixed" else 0.0,
+            offset=get("offset", 0.0) if kind != "fixed" else 0.0,
             variable=variable, limits=self._limits(block, pos),
             inertial=self._inertial(block, pos), geometries=geometries,
             tags=tuple(block.tags), pos=pos, **self._identity(name, parent, block, pos))
@@ -177,32 +164,32 @@ class AttributeLowering:
     def _identity(self, name: str, parent: str | None, block: Block, pos: SourcePos) -> dict:
         """`link`, `link_role` (the frame's robot link), and on a top-level frame `robot`
         and `root_link` (the scene's robot name and root link)."""
-        role = str(block.get("link_role") or "link")
+        role = str(block.values.get("link_role") or "link")
         if role not in ir.LINK_ROLES:
             self.sink.error(f"unknown link_role '{role}' in frame '{name}'",
                             block.pos("link_role", pos), suggest(role, ir.LINK_ROLES)
                             or "link roles are " + ", ".join(ir.LINK_ROLES))
             role = "link"
-        link = block.get("link")
-        if "link_role" in block.attrs and link is None:
+        link = block.values.get("link")
+        if "link_role" in block.values and link is None:
             self.sink.warning(f"'link_role' without 'link' in frame '{name}' has no effect",
                               block.pos("link_role", pos), name="unused-attribute")
         for key in ("robot", "root_link"):
-            if key in block.attrs and parent is not None:
+            if key in block.values and parent is not None:
                 self.sink.warning(f"'{key}' is read on top-level frames only",
                                   block.pos(key, pos), name="unused-attribute")
-            elif key in block.attrs:
+            elif key in block.values:
                 field_name = "robot_name" if key == "robot" else key
                 if getattr(self.partial, field_name) is None:
-                    setattr(self.partial, field_name, str(block.get(key)))
+                    setattr(self.partial, field_name, str(block.values.get(key)))
         return {"link": None if link is None else str(link), "link_role": role}
 
     def _orientation(self, block: Block, pos: SourcePos) -> ir.Quat:
-        q = block.get("quaternion")
+        q = block.values.get("quaternion")
         if q is not None:  # quaternion wins over rpy, as in the original
             unit = checked_quaternion(q, *self._reporters(block, "quaternion", pos))
             return ir.IDENTITY_Q if unit is None else unit
-        rpy = block.get("rpy")
+        rpy = block.values.get("rpy")
         if rpy is not None:
             return rpy_to_quat(*rpy)
         return ir.IDENTITY_Q
@@ -215,7 +202,7 @@ class AttributeLowering:
                                                              name="unnormalized"))
 
     def _axis(self, name: str, kind: str, block: Block, pos: SourcePos) -> ir.Vec3 | None:
-        axis = block.get("axis")
+        axis = block.values.get("axis")
         if axis is None:
             self.sink.error(f"{kind} frame '{name}' has no 'axis'", pos,
                             "add e.g. 'axis [0, 0, 1];'")
@@ -226,7 +213,7 @@ class AttributeLowering:
     def _limits(self, block: Block, pos: SourcePos) -> ir.Limits:
         out = {}
         for key in ("position", "velocity", "acceleration", "effort"):
-            value = block.get("limit_" + key)
+            value = block.values.get("limit_" + key)
             if value is None:
                 continue
             if isinstance(value, float):
@@ -240,8 +227,8 @@ class AttributeLowering:
         return ir.Limits(**out) if out else ir.NO_LIMITS
 
     def _inertial(self, block: Block, pos: SourcePos) -> ir.Inertial | None:
-        mass = block.get("mass")
-        inertia = block.get("inertia")
+        mass = block.values.get("mass")
+        inertia = block.values.get("inertia")
         if mass is None and inertia is None:
             return None
         if inertia is None:
@@ -261,7 +248,8 @@ class AttributeLowering:
         shape = self._shape(block, pos, frame, file)
         if shape is None:
             return None
-        scale = block.get("scale")
+        get = block.values.get  # values are floats, tuples of floats or strings
+        scale = get("scale", 1.0)
         if isinstance(scale, tuple):  # per-axis scale (as URDF): meshes only
             if not isinstance(shape, ir.Mesh):
                 self.sink.error("a per-axis scale [x, y, z] needs a mesh", block.pos("scale", pos),
@@ -269,21 +257,17 @@ class AttributeLowering:
                 return None
             shape = records.replace(shape, scale3=tuple(
                 a * b for a, b in zip(shape.scale3, scale, strict=True)))
-            scale = None
+            scale = 1.0
+        material = get("material")
         return ir.Geometry(
-            shape=shape,
-            color=block.get("color") or ir.DEFAULT_COLOR,
-            alpha=_num(block.get("alpha"), 1.0),
-            specular=block.get("specular") or ir.ZERO_V,
-            visual=_num(block.get("visual"), 1.0) != 0,
-            collision=_num(block.get("collision"), 1.0) != 0,
-            no_shadow=_num(block.get("no-shadow"), 0.0) != 0,
-            scale=_num(scale, 1.0),
-            tags=tuple(block.tags), pos=pos,
-            material=None if block.get("material") is None else str(block.get("material")))
+            shape=shape, color=get("color") or ir.DEFAULT_COLOR, alpha=get("alpha", 1.0),
+            specular=get("specular") or ir.ZERO_V, visual=get("visual", 1.0) != 0,
+            collision=get("collision", 1.0) != 0, no_shadow=get("no-shadow", 0.0) != 0,
+            scale=scale, tags=tuple(block.tags), pos=pos,
+            material=None if material is None else str(material))
 
     def _need(self, block: Block, key: str, shape: str, pos: SourcePos, n: int = 0):
-        value = block.get(key)
+        value = block.values.get(key)
         if value is None:
             self.sink.error(f"{shape} geometry needs '{key}'", pos)
             raise FoldError
@@ -294,8 +278,8 @@ class AttributeLowering:
         return value
 
     def _shape(self, block: Block, pos: SourcePos, frame: str, file: str) -> ir.Shape | None:
-        mesh = block.get("mesh")
-        shape = block.get("shape")
+        mesh = block.values.get("mesh")
+        shape = block.values.get("shape")
         if shape is None and mesh is None:
             self.sink.error(f"no shape or mesh in geometry of frame '{frame}'", pos,
                             "add 'shape box;' (or sphere, cylinder, cone, grid) "
