@@ -405,3 +405,35 @@ def test_samples_drawn_batch_by_batch_are_the_seeded_stream(demo) -> None:
     rows = np.concatenate([stream.draw(n) for n in (1000, 1000, 333, 1000, 1)])
     assert np.array_equal(rows, sample_configs(demo, 3334, 7))
     assert np.array_equal(rows[2333:], sample_configs(demo, 1001, 7, skip=2333))
+
+
+def test_alike_pairs_share_one_proof(tmp_path: Path, monkeypatch) -> None:
+    """Three arms (a shoulder joint carrying a post; a short middle link; an elbow link passing
+    3 or 4 cm from the post) placed apart: the first two arms' (link, post) pairs have one
+    signature, and one proof proves both; the third (its post moved) has its own."""
+    arm = """
+frame {n}shoulder {{ type revolute; axis [0, 0, 1]; translation [0, {y}, 0];
+    frame {n}post {{ translation [0.6, 0, {z}];
+        geometry {{ shape box; dimension [0.3, 0.3, 0.1]; }} }}
+    frame {n}middle {{ type revolute; axis [0, 0, 1]; limit_position [-0.01, 0.01];
+        geometry {{ shape sphere; radius 0.05; }}
+        frame {n}elbow {{ type revolute; axis [0, 0, 1]; limit_position [-1, 1];
+            frame {n}link {{ translation [0.5, 0, 0];
+                geometry {{ shape box; dimension [1, 0.1, 0.1]; }} }} }} }} }}
+"""
+    scene = scene_from(tmp_path, arm.format(n="a", y=0, z=0.13) + arm.format(n="b", y=3, z=0.13)
+                       + arm.format(n="c", y=6, z=0.14))
+    from robrayc.analysis import acm_proof
+
+    full = CollisionChecker(scene, use_allowed=False)
+    lo, hi = sample_ranges(scene)
+    a, b, c = (acm_proof.pair_signature(full, f"{n}link", f"{n}post", lo, hi) for n in "abc")
+    assert a == b != c
+    calls = []
+    real = acm._prove
+    monkeypatch.setattr(acm, "_prove", lambda job: calls.append(job[1:3]) or real(job))
+    result = acm.generate(scene, samples=60000, seed=1, jobs=1, prove=True)
+    verdicts = {(p.a, p.b): p for p in result.pairs}
+    assert all(verdicts[(f"{n}link", f"{n}post")].proven for n in "abc")
+    assert ("alink", "apost") in calls and ("blink", "bpost") not in calls
+    assert ("clink", "cpost") in calls

@@ -331,23 +331,26 @@ class _Prover:
         each with a budget from the exact tests sampling would give it in the samples left
         (as often as in `seen`); on the worker pool when there is one (each proof is the same
         wherever it runs)."""
-        from robrayc.analysis.acm_proof import MAX_VARIABLES, pair_rates
+        from robrayc.analysis.acm_proof import MAX_VARIABLES, pair_rates, pair_signature
 
         lo, hi = sample_ranges(self.full.scene)
         shares = None
-        jobs = []
+        alike: dict[bytes, list[int]] = {}  # pairs with one proof (e.g. left and right arm)
+        budget: dict[bytes, float] = {}
         for k in np.flatnonzero((counts == 0) & ~self.proven).tolist():
             a, b = self.rest[k]
             rates = pair_rates(self.full, a, b, lo, hi)
             if rates is None or len(rates) > MAX_VARIABLES:
                 continue
             shares = self._exact_shares(seen) if shares is None else shares
-            budget = min(PROVE_MAX_BUDGET, max(PROVE_MIN_BUDGET, int(
-                shares[k] * (samples - len(seen)) / PROVE_EVAL_COST)))
-            jobs.append((k, a, b, self.q0, lo, hi, budget))
+            key = pair_signature(self.full, a, b, lo, hi)
+            alike.setdefault(key, []).append(k)
+            budget[key] = budget.get(key, 0.0) + shares[k] * (samples - len(seen))
+        jobs = [(key, *self.rest[ks[0]], self.q0, lo, hi, min(PROVE_MAX_BUDGET, max(
+            PROVE_MIN_BUDGET, int(budget[key] / PROVE_EVAL_COST)))) for key, ks in alike.items()]
         jobs.sort(key=lambda job: -job[-1])  # the long ones first, spread over the workers
-        for k, ok in (pool.imap_unordered(_prove, jobs) if pool else map(_prove, jobs)):
-            self.proven[k] = ok
+        for key, ok in (pool.imap_unordered(_prove, jobs) if pool else map(_prove, jobs)):
+            self.proven[alike[key]] = ok
 
     def _exact_shares(self, seen: np.ndarray) -> np.ndarray:
         """Per pair: the share of the configurations `seen` in which sampling needs more
@@ -365,7 +368,7 @@ class _Prover:
         return np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
 
 
-def _prove(job: tuple) -> tuple[int, bool]:
+def _prove(job: tuple) -> tuple[bytes, bool]:
     """One pair's proof on this process's checker (a worker's, or the parent's)."""
     from robrayc.analysis.acm_proof import prove_apart
 

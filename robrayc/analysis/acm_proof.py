@@ -108,6 +108,33 @@ def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray
     return out
 
 
+def pair_signature(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray) -> bytes:
+    """What a proof for the pair depends on: each side's solids (in their groups' frames) and
+    motions, its variables numbered by first use, with their ranges. Pairs with the same
+    signature (a robot's left and right arms) have the same proof."""
+    import hashlib
+
+    s, fk = checker.solids, checker.fk
+    digest = hashlib.sha256()
+    numbers: dict[int, int] = {}
+    for frame, side in _sides(checker, fa, fb):
+        for k in np.flatnonzero(checker.owner == frame).tolist():
+            item = s.items[k]
+            digest.update(np.array([item.kind, *item.params]).tobytes())
+            digest.update(np.ascontiguousarray(s.placement[k]).tobytes())
+            for array in (item.vertices, item.faces):
+                digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())
+        digest.update(b"|")
+        for g in side:
+            _, const, kind, axis, var, offset = fk.motions[g - 1]
+            digest.update(np.ascontiguousarray(const).tobytes() + kind.encode()
+                          + np.asarray(axis, dtype=float).tobytes())
+            digest.update(np.array([numbers.setdefault(var, len(numbers)), offset, lo[var],
+                                    hi[var]]).tobytes())
+        digest.update(b"#")
+    return digest.digest()
+
+
 def _reach_balls(checker, frame: int, side: list[int], lo: np.ndarray, hi: np.ndarray
                  ) -> list[tuple[np.ndarray, float]]:
     """Per solid of the frame: a ball, in the frame of the pair's lowest common group, that
