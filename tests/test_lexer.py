@@ -34,8 +34,8 @@ def reference(text: str) -> tuple[list[tuple[str, int, int]], int | None]:
 
 
 def split_lexer(text: str) -> tuple[list[tuple[str, int, int]], int | None]:
-    texts, starts, ends, bad = _lex(text)
-    return list(zip(texts, starts, ends, strict=True)), bad
+    texts, ends, bad = _lex(text)
+    return [(t, end - len(t), end) for t, end in zip(texts, ends, strict=True)], bad
 
 
 @pytest.mark.parametrize("path", SCENES, ids=corpus_id)

@@ -191,25 +191,27 @@ def _tables():
         phrase_starts=phrase_starts)
 
 
-def _lex(text: str) -> tuple[list[str], list[int], list[int], int | None]:
-    """Every token's text, start and end offsets, and the offset of the first text no terminal
-    matches (None: none). One `split` and one running sum do the work in C: a loop over
-    matches in Python cost a third of a large compile."""
+def _lex(text: str) -> tuple[list[str], list[int], int | None]:
+    """Every token's text and end offset (its start is its end less its length), and the
+    offset of the first text no terminal matches (None: none). One `split` and one running
+    sum do the work in C: a loop over matches in Python cost a third of a large compile."""
     t = _tables()
     splitter, ignorable = t.splitter, t.ignorable
     parts = splitter.split(text)  # [skipped, ignored, token, skipped, ignored, token, ..., tail]
-    bounds = list(accumulate(map(len, parts)))
-    texts, starts, ends = parts[2::3], bounds[1::3], bounds[2::3]
-    skipped = parts[0::3]  # text where no match started: empty between valid tokens
-    if not any(skipped):
-        return texts, starts, ends, None
-    # Past the last good token no token follows its blanks and comments: the split then went
-    # on searching, possibly inside those comments. What follows the blanks is the problem,
-    # unless it is the end of the text.
-    first = next(i for i, piece in enumerate(skipped) if piece)
-    del texts[first:], starts[first:], ends[first:]
+    texts = parts[2::3]
+    # Where every match starts where the one before ended (the skipped text is empty), a
+    # token ends after the blanks and tokens up to it.
+    ends = list(accumulate(map(add, map(len, parts[1::3]), map(len, texts))))
+    if (ends[-1] if ends else 0) + len(parts[-1]) != len(text):  # text skipped before a token
+        bounds = list(accumulate(map(len, parts)))
+        ends = bounds[2::3]
+        # Past the last good token no token follows its blanks and comments: the split then
+        # went on searching, possibly inside those comments.
+        first = next(i for i, piece in enumerate(parts[0::3]) if piece)
+        del texts[first:], ends[first:]
+    # What follows the last token's blanks and comments is the problem, unless it is the end
     bad = ignorable.match(text, ends[-1] if ends else 0).end()
-    return texts, starts, ends, None if bad == len(text) else bad
+    return texts, ends, None if bad == len(text) else bad
 
 
 _GOTO_MEMO: dict[tuple[int, str, str], int] = {}
@@ -238,8 +240,7 @@ def parse_text(text: str) -> Node:
     values: list = []
     n = len(text)
     lexed = _Lexed(text)
-    texts, starts, ends, lexical, lines = (lexed.texts, lexed.starts, lexed.ends,
-                                           lexed.lexical, lexed.lines)
+    texts, ends, kind_of, lines = lexed.texts, lexed.ends, lexed.kind, lexed.lines
     count = len(texts)
     # phrases parsed token by token (their template to be recorded), innermost last:
     # (shape, first token, stack depth, last token)
@@ -253,7 +254,8 @@ def parse_text(text: str) -> Node:
                 raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
             kind, start, end = "$END", n, n
         else:
-            kind, start, end = lexical[i], starts[i], ends[i]
+            end = ends[i]
+            kind, start = kind_of[texts[i]], end - len(texts[i])
             if resolved is not None:
                 kind, resolved = resolved, None
             elif kind in keywords and kind not in row:
@@ -328,27 +330,29 @@ def _refused(row: dict, kind: str, text: str, start: int, end: int,
 
 
 class _Lexed:
-    """A text's tokens: texts, offsets, terminals (see _lexical), the first offset no terminal
-    matches (None: none) and the line starts."""
+    """A text's tokens: texts, end offsets, the first offset no terminal matches (None: none),
+    `kind` (a token's text -> its terminal, see _classify), `codes` (one character per token,
+    its terminal's: see _tables) and the line starts."""
 
-    __slots__ = ("texts", "starts", "ends", "bad", "lexical", "codes", "lines")
+    __slots__ = ("texts", "ends", "bad", "kind", "codes", "lines")
 
     def __init__(self, text: str) -> None:
-        self.texts, self.starts, self.ends, self.bad = _lex(text)
-        self.lexical = _lexical(self.texts)
-        self.codes = "".join(map(_tables().code.__getitem__, self.lexical))
+        self.texts, self.ends, self.bad = _lex(text)
+        self.kind, self.codes = _classify(self.texts)
         self.lines = Lines(text)
 
 
-def _lexical(texts: list[str]) -> list[str]:
-    """Each token's terminal, a keyword's spelling as that keyword (whether it is one depends
-    on the parser state: parse_text decides). Texts repeat ("0", "[", names): each distinct
-    one is classified once, the list is made in C."""
+def _classify(texts: list[str]) -> tuple[dict[str, str], str]:
+    """Each distinct token text's terminal, a keyword's spelling as that keyword (whether it
+    is one depends on the parser state: parse_text decides), and the tokens' codes. Texts
+    repeat ("0", "[", names): each distinct one is classified once, the codes joined in C."""
     t = _tables()
     kinds: dict[str, str] = {**t.literals, **t.keywords}
     for text in set(texts).difference(kinds):
         kinds[text] = next(name for name, rx in t.classes if rx.fullmatch(text))
-    return list(map(kinds.__getitem__, texts))
+    code = t.code
+    chars = {text: code[kind] for text, kind in kinds.items()}
+    return kinds, "".join(map(chars.__getitem__, texts))
 
 
 def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t, ends, pending: list
@@ -368,7 +372,7 @@ def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t, ends, pe
     if built is None:
         pending.append((shape, i, len(stack), last))
         return None
-    kind = lexed.lexical[last + 1]
+    kind = lexed.kind[lexed.texts[last + 1]]
     row = t.states[built.after]
     if kind in t.keyword_kinds and kind not in row:
         kind = "NAME"

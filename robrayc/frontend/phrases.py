@@ -93,11 +93,11 @@ def record(key: tuple, node, i: int, lexed, after: int, action: int) -> Template
         return None
     from robrayc.frontend.parse import Node, Phrase, Tok  # parse imports this module
 
-    starts = lexed.starts
+    ends = lexed.ends
     shared: list[Template] = []  # the templates of attributes within a statement
 
     def token(x) -> str:
-        return f"X[i + {bisect_left(starts, x.start_pos) - i}]"
+        return f"X[i + {bisect_left(ends, x.end_pos) - i}]"
 
     def source(x) -> str:
         if type(x) is Phrase:
@@ -106,9 +106,9 @@ def record(key: tuple, node, i: int, lexed, after: int, action: int) -> Template
         if type(x) is Node:
             return f"N({x.data!r}, [{', '.join(map(source, x.children))}])"
         k = token(x)
-        return f"T({x.type!r}, {k}, S{k[1:]}, E{k[1:]}, L)"
+        return f"T({x.type!r}, {k}, E{k[1:]} - len({k}), E{k[1:]}, L)"
 
-    code = ("def build(Lx, i):\n    X, S, E, L = Lx.texts, Lx.starts, Lx.ends, Lx.lines\n"
+    code = ("def build(Lx, i):\n    X, E, L = Lx.texts, Lx.ends, Lx.lines\n"
             f"    return {source(node)}\n")
     scope = {"N": Node, "T": Tok, "P": Phrase, "A": shared}
     exec(code, scope)  # noqa: S102
