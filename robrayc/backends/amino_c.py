@@ -89,6 +89,7 @@ class _Texts:
         return text
 
     def frame(self, f: ir.Frame) -> View:
+        strings = self.strings  # a parent's and a variable's name: written before
         name = self.string(f.name)
         joint = f.kind != "fixed"
         limits = self.limits.get(id(f.limits)) if joint else []
@@ -100,12 +101,13 @@ class _Texts:
         return View(
             comment=c_comment(f.name),
             name=name,
-            parent=self.string(f.parent) if f.parent is not None else "root",
+            parent="root" if f.parent is None else strings.get(f.parent) or self.string(f.parent),
             kind=f.kind,
             q=c_doubles(f.quaternion),
             v=c_doubles(f.translation),
             axis=c_doubles(f.axis) if joint and f.axis is not None else None,
-            variable=self.string(f.variable) if f.variable is not None else None,
+            variable=None if f.variable is None else
+            strings.get(f.variable) or self.string(f.variable),
             offset=c_double(f.offset),
             limits=limits,
             inertia=c_doubles(inertial.inertia) if inertial else None,

@@ -59,7 +59,7 @@ XINCLUDE_NS = "http://www.w3.org/2001/XInclude"
 XACRO_NS = ("http://www.ros.org/wiki/xacro", "http://ros.org/wiki/xacro")
 
 
-@record
+@record(slots=True)
 class _Joint:
     name: str
     kind: str  # URDF type
@@ -81,6 +81,7 @@ class _Loader(XmlSource, LinkLowering):
         self.sink: DiagnosticSink = ctx.sink
         self.file = file
         self.root = root
+        self.text = text
         self.lines = text.splitlines()
         self.base = Path(file).parent
         self.partial = Partial()
@@ -156,31 +157,38 @@ class _Loader(XmlSource, LinkLowering):
             self.link_frame[r] = None
         self.partial.robot_name = root.get("name")
         self.partial.root_link = roots[0] if roots else None
+        bodies = self.bodies
         for j in joints:
-            self.bodies[j.name] = Body()
+            bodies[j.name] = Body()
         for name, link in links.items():
             self._link(name, link)
-        for j in joints:
-            body = self.bodies[j.name]
-            frame = ir.Frame(
-                name=j.name, parent=self.link_frame[j.parent], kind=JOINT_KINDS[j.kind],
-                translation=j.v, quaternion=j.q,
-                axis=j.axis if j.kind != "fixed" else None,
-                offset=j.offset if j.kind != "fixed" else 0.0,
-                variable=(j.variable or j.name) if j.kind != "fixed" else None,
-                limits=j.limits if j.kind != "fixed" else ir.NO_LIMITS,
-                inertial=body.inertial, geometries=tuple(body.geometries), pos=j.pos,
-                link=j.child)
-            self.partial.frames.append(PendingFrame(frame))
+        self._joint_frames(joints)
         for frame, body in self.extra:
             self.partial.frames.append(PendingFrame(replace(
                 frame, geometries=tuple(body.geometries), inertial=body.inertial)))
         return self.partial
 
+    def _joint_frames(self, joints: list[_Joint]) -> None:
+        """A frame per joint, holding its child link's shapes and inertia."""
+        frames, bodies, link_frame = self.partial.frames, self.bodies, self.link_frame
+        for j in joints:
+            body = bodies[j.name]
+            if j.kind == "fixed":
+                frame = ir.Frame(name=j.name, parent=link_frame[j.parent], translation=j.v,
+                                 quaternion=j.q, inertial=body.inertial,
+                                 geometries=tuple(body.geometries), pos=j.pos, link=j.child)
+            else:
+                frame = ir.Frame(
+                    name=j.name, parent=link_frame[j.parent], kind=JOINT_KINDS[j.kind],
+                    translation=j.v, quaternion=j.q, axis=j.axis, offset=j.offset,
+                    variable=j.variable or j.name, limits=j.limits, inertial=body.inertial,
+                    geometries=tuple(body.geometries), pos=j.pos, link=j.child)
+            frames.append(PendingFrame(frame))
+
     def _refuse_extensions(self) -> bool:
         # only elements in a namespace can be either (XPath selects them in C), and a namespace
         # needs an xmlns declaration in the text (entities and external DTDs are refused)
-        if not any("xmlns" in line for line in self.lines):
+        if "xmlns" not in self.text:
             return True
         for el in self.root.xpath("descendant-or-self::*[namespace-uri() != '']"):
             ns = el.tag[1:].split("}", 1)[0] if el.tag.startswith("{") else ""

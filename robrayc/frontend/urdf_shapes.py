@@ -20,7 +20,7 @@ from robrayc.records import field, record, replace
 _SOLIDS = (ir.Box, ir.Sphere, ir.Cylinder)
 
 
-@record
+@record(slots=True)
 class Body:
     """What ends up on one frame: geometries and an inertial."""
 
