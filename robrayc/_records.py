@@ -63,34 +63,6 @@ def _make3(_setattr, _FACTORY):
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 def _make4(_setattr, _FACTORY):
-    def __init__(self, dimension):
-        _setattr(self, 'dimension', dimension)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(dimension={self.dimension!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.dimension,) == (other.dimension,)
-    def __hash__(self):
-        return hash((self.dimension,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make5(_setattr, _FACTORY):
-    def __init__(self, dimension, delta, thickness):
-        _setattr(self, 'dimension', dimension)
-        _setattr(self, 'delta', delta)
-        _setattr(self, 'thickness', thickness)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(dimension={self.dimension!r}, delta={self.delta!r}, thickness={self.thickness!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.dimension,self.delta,self.thickness,) == (other.dimension,other.delta,other.thickness,)
-    def __hash__(self):
-        return hash((self.dimension,self.delta,self.thickness,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make6(_setattr, _FACTORY):
     def __init__(self, entry, collisions, samples, example):
         _setattr(self, 'entry', entry)
         _setattr(self, 'collisions', collisions)
@@ -106,7 +78,7 @@ def _make6(_setattr, _FACTORY):
         return hash((self.entry,self.collisions,self.samples,self.example,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make7(_setattr, _FACTORY):
+def _make5(_setattr, _FACTORY):
     def __init__(self, eye, look, up, fov, width, height):
         _setattr(self, 'eye', eye)
         _setattr(self, 'look', look)
@@ -124,7 +96,7 @@ def _make7(_setattr, _FACTORY):
         return hash((self.eye,self.look,self.up,self.fov,self.width,self.height,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make8(_setattr, _FACTORY):
+def _make6(_setattr, _FACTORY):
     def __init__(self, footprints, robots, options, poses):
         self.footprints = footprints
         self.robots = robots
@@ -138,7 +110,7 @@ def _make8(_setattr, _FACTORY):
         return (self.footprints,self.robots,self.options,self.poses,) == (other.footprints,other.robots,other.options,other.poses,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make9(_setattr, _FACTORY):
+def _make7(_setattr, _FACTORY):
     def __init__(self, frame, kind, local, heading):
         self.frame = frame
         self.kind = kind
@@ -152,66 +124,7 @@ def _make9(_setattr, _FACTORY):
         return (self.frame,self.kind,self.local,self.heading,) == (other.frame,other.kind,other.local,other.heading,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make10(_setattr, _FACTORY):
-    def __init__(self, frame, parent, base):
-        _setattr(self, 'frame', frame)
-        _setattr(self, 'parent', parent)
-        _setattr(self, 'base', base)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent={self.parent!r}, base={self.base!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.frame,self.parent,self.base,) == (other.frame,other.parent,other.base,)
-    def __hash__(self):
-        return hash((self.frame,self.parent,self.base,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make11(_setattr, _FACTORY):
-    def __init__(self, group, rel, bodies):
-        _setattr(self, 'group', group)
-        _setattr(self, 'rel', rel)
-        _setattr(self, 'bodies', bodies)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(group={self.group!r}, rel={self.rel!r}, bodies={self.bodies!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.group,self.rel,self.bodies,) == (other.group,other.rel,other.bodies,)
-    def __hash__(self):
-        return hash((self.group,self.rel,self.bodies,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make12(_setattr, _FACTORY):
-    def __init__(self, height, radius):
-        _setattr(self, 'height', height)
-        _setattr(self, 'radius', radius)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(height={self.height!r}, radius={self.radius!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.height,self.radius,) == (other.height,other.radius,)
-    def __hash__(self):
-        return hash((self.height,self.radius,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make13(_setattr, _FACTORY):
-    def __init__(self, height, start_radius, end_radius):
-        _setattr(self, 'height', height)
-        _setattr(self, 'start_radius', start_radius)
-        _setattr(self, 'end_radius', end_radius)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(height={self.height!r}, start_radius={self.start_radius!r}, end_radius={self.end_radius!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.height,self.start_radius,self.end_radius,) == (other.height,other.start_radius,other.end_radius,)
-    def __hash__(self):
-        return hash((self.height,self.start_radius,self.end_radius,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make14(_setattr, _FACTORY):
+def _make8(_setattr, _FACTORY):
     def __init__(self, kind, geometry, source, pos):
         self.kind = kind
         self.geometry = geometry
@@ -225,35 +138,7 @@ def _make14(_setattr, _FACTORY):
         return (self.kind,self.geometry,self.source,self.pos,) == (other.kind,other.geometry,other.source,other.pos,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make15(_setattr, _FACTORY):
-    def __init__(self, mass, inertia):
-        _setattr(self, 'mass', mass)
-        _setattr(self, 'inertia', inertia)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(mass={self.mass!r}, inertia={self.inertia!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.mass,self.inertia,) == (other.mass,other.inertia,)
-    def __hash__(self):
-        return hash((self.mass,self.inertia,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make16(_setattr, _FACTORY):
-    def __init__(self, path, data):
-        _setattr(self, 'path', path)
-        _setattr(self, 'data', data)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(path={self.path!r}, data={self.data!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.path,self.data,) == (other.path,other.data,)
-    def __hash__(self):
-        return hash((self.path,self.data,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make17(_setattr, _FACTORY):
+def _make9(_setattr, _FACTORY):
     def __init__(self, positions, corner_pos, normals, corner_nrm, up, unit):
         _setattr(self, 'positions', positions)
         _setattr(self, 'corner_pos', corner_pos)
@@ -271,20 +156,7 @@ def _make17(_setattr, _FACTORY):
         return hash((self.positions,self.corner_pos,self.normals,self.corner_nrm,self.up,self.unit,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make18(_setattr, _FACTORY):
-    def __init__(self, radius):
-        _setattr(self, 'radius', radius)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(radius={self.radius!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.radius,) == (other.radius,)
-    def __hash__(self):
-        return hash((self.radius,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make19(_setattr, _FACTORY):
+def _make10(_setattr, _FACTORY):
     def __init__(self, root, links, folded, names):
         _setattr(self, 'root', root)
         _setattr(self, 'links', links)
@@ -300,7 +172,7 @@ def _make19(_setattr, _FACTORY):
         return hash((self.root,self.links,self.folded,self.names,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make20(_setattr, _FACTORY):
+def _make11(_setattr, _FACTORY):
     def __init__(self, root, table):
         self.root = root
         self.table = table
@@ -312,7 +184,7 @@ def _make20(_setattr, _FACTORY):
         return (self.root,self.table,) == (other.root,other.table,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make21(_setattr, _FACTORY):
+def _make12(_setattr, _FACTORY):
     def __init__(self, samples, seed, batch, always_fraction, jobs, backend):
         _setattr(self, 'samples', samples)
         _setattr(self, 'seed', seed)
@@ -330,7 +202,7 @@ def _make21(_setattr, _FACTORY):
         return hash((self.samples,self.seed,self.batch,self.always_fraction,self.jobs,self.backend,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make22(_setattr, _FACTORY):
+def _make13(_setattr, _FACTORY):
     def __init__(self, solid, obj, rate, cost):
         _setattr(self, 'solid', solid)
         _setattr(self, 'obj', obj)
@@ -346,7 +218,7 @@ def _make22(_setattr, _FACTORY):
         return hash((self.solid,self.obj,self.rate,self.cost,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make23(_setattr, _FACTORY):
+def _make14(_setattr, _FACTORY):
     def __init__(self, vertices, normals, faces):
         _setattr(self, 'vertices', vertices)
         _setattr(self, 'normals', normals)
@@ -361,7 +233,7 @@ def _make23(_setattr, _FACTORY):
         return hash((self.vertices,self.normals,self.faces,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make24(_setattr, _FACTORY, _default__closure):
+def _make15(_setattr, _FACTORY, _default__closure):
     def __init__(self, name, block, pos, _closure=_default__closure):
         self.name = name
         self.block = block
@@ -375,28 +247,15 @@ def _make24(_setattr, _FACTORY, _default__closure):
         return (self.name,self.block,self.pos,self._closure,) == (other.name,other.block,other.pos,other._closure,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make25(_setattr, _FACTORY, _default_allowed):
-    def __init__(self, allowed=_default_allowed):
-        _setattr(self, 'allowed', allowed)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(allowed={self.allowed!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.allowed,) == (other.allowed,)
-    def __hash__(self):
-        return hash((self.allowed,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make26(_setattr, _FACTORY, _default_allowed, _default_sources, _default_root, _default_robot_name, _default_root_link, _factory__index):
+def _make16(_setattr, _FACTORY, _default_allowed, _default_sources, _default_root, _default_robot_name, _default_root_link, _factory__index, _set_frames, _set_allowed, _set_sources, _set_root, _set_robot_name, _set_root_link, _set__index):
     def __init__(self, frames, allowed=_default_allowed, sources=_default_sources, root=_default_root, robot_name=_default_robot_name, root_link=_default_root_link, _index=_FACTORY):
-        _setattr(self, 'frames', frames)
-        _setattr(self, 'allowed', allowed)
-        _setattr(self, 'sources', sources)
-        _setattr(self, 'root', root)
-        _setattr(self, 'robot_name', robot_name)
-        _setattr(self, 'root_link', root_link)
-        _setattr(self, '_index', _factory__index() if _index is _FACTORY else _index)
+        _set_frames(self, frames)
+        _set_allowed(self, allowed)
+        _set_sources(self, sources)
+        _set_root(self, root)
+        _set_robot_name(self, robot_name)
+        _set_root_link(self, root_link)
+        _set__index(self, _factory__index() if _index is _FACTORY else _index)
         self.__post_init__()
     def __repr__(self):
         return f'{self.__class__.__qualname__}(frames={self.frames!r}, allowed={self.allowed!r}, sources={self.sources!r}, root={self.root!r}, robot_name={self.robot_name!r}, root_link={self.root_link!r})'
@@ -408,7 +267,20 @@ def _make26(_setattr, _FACTORY, _default_allowed, _default_sources, _default_roo
         return hash((self.frames,self.allowed,self.sources,self.root,self.robot_name,self.root_link,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make27(_setattr, _FACTORY, _default_box_centres, _default_box_axes, _default_box_half):
+def _make17(_setattr, _FACTORY, _default_allowed, _set_allowed):
+    def __init__(self, allowed=_default_allowed):
+        _set_allowed(self, allowed)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(allowed={self.allowed!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.allowed,) == (other.allowed,)
+    def __hash__(self):
+        return hash((self.allowed,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make18(_setattr, _FACTORY, _default_box_centres, _default_box_axes, _default_box_half):
     def __init__(self, centres, radii, overshoot, box_centres=_default_box_centres, box_axes=_default_box_axes, box_half=_default_box_half):
         _setattr(self, 'centres', centres)
         _setattr(self, 'radii', radii)
@@ -426,19 +298,19 @@ def _make27(_setattr, _FACTORY, _default_box_centres, _default_box_axes, _defaul
         return hash((self.centres,self.radii,self.overshoot,self.box_centres,self.box_axes,self.box_half,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make28(_setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual, _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos, _default_material):
+def _make19(_setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual, _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos, _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual, _set_collision, _set_no_shadow, _set_scale, _set_tags, _set_pos, _set_material):
     def __init__(self, shape, color=_default_color, alpha=_default_alpha, specular=_default_specular, visual=_default_visual, collision=_default_collision, no_shadow=_default_no_shadow, scale=_default_scale, tags=_default_tags, pos=_default_pos, material=_default_material):
-        _setattr(self, 'shape', shape)
-        _setattr(self, 'color', color)
-        _setattr(self, 'alpha', alpha)
-        _setattr(self, 'specular', specular)
-        _setattr(self, 'visual', visual)
-        _setattr(self, 'collision', collision)
-        _setattr(self, 'no_shadow', no_shadow)
-        _setattr(self, 'scale', scale)
-        _setattr(self, 'tags', tags)
-        _setattr(self, 'pos', pos)
-        _setattr(self, 'material', material)
+        _set_shape(self, shape)
+        _set_color(self, color)
+        _set_alpha(self, alpha)
+        _set_specular(self, specular)
+        _set_visual(self, visual)
+        _set_collision(self, collision)
+        _set_no_shadow(self, no_shadow)
+        _set_scale(self, scale)
+        _set_tags(self, tags)
+        _set_pos(self, pos)
+        _set_material(self, material)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(shape={self.shape!r}, color={self.color!r}, alpha={self.alpha!r}, specular={self.specular!r}, visual={self.visual!r}, collision={self.collision!r}, no_shadow={self.no_shadow!r}, scale={self.scale!r}, tags={self.tags!r}, pos={self.pos!r}, material={self.material!r})'
     def __eq__(self, other):
@@ -449,9 +321,9 @@ def _make28(_setattr, _FACTORY, _default_color, _default_alpha, _default_specula
         return hash((self.shape,self.color,self.alpha,self.specular,self.visual,self.collision,self.no_shadow,self.scale,self.tags,self.pos,self.material,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make29(_setattr, _FACTORY, _default_compact):
+def _make20(_setattr, _FACTORY, _default_compact, _set_compact):
     def __init__(self, compact=_default_compact):
-        _setattr(self, 'compact', compact)
+        _set_compact(self, compact)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(compact={self.compact!r})'
     def __eq__(self, other):
@@ -462,7 +334,7 @@ def _make29(_setattr, _FACTORY, _default_compact):
         return hash((self.compact,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make30(_setattr, _FACTORY, _default_detail, _default_collisions, _default_in_scene, _default_checked, _default_proven):
+def _make21(_setattr, _FACTORY, _default_detail, _default_collisions, _default_in_scene, _default_checked, _default_proven):
     def __init__(self, a, b, reason, detail=_default_detail, collisions=_default_collisions, in_scene=_default_in_scene, checked=_default_checked, proven=_default_proven):
         _setattr(self, 'a', a)
         _setattr(self, 'b', b)
@@ -482,16 +354,16 @@ def _make30(_setattr, _FACTORY, _default_detail, _default_collisions, _default_i
         return hash((self.a,self.b,self.reason,self.detail,self.collisions,self.in_scene,self.checked,self.proven,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make31(_setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin, _default_maze_size, _default_sensor_error, _default_sensor_fov, _default_sensor_threshold):
+def _make22(_setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin, _default_maze_size, _default_sensor_error, _default_sensor_fov, _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape, _set_maze_origin, _set_maze_size, _set_sensor_error, _set_sensor_fov, _set_sensor_threshold):
     def __init__(self, projection, fill=_default_fill, robot_shape=_default_robot_shape, maze_origin=_default_maze_origin, maze_size=_default_maze_size, sensor_error=_default_sensor_error, sensor_fov=_default_sensor_fov, sensor_threshold=_default_sensor_threshold):
-        _setattr(self, 'projection', projection)
-        _setattr(self, 'fill', fill)
-        _setattr(self, 'robot_shape', robot_shape)
-        _setattr(self, 'maze_origin', maze_origin)
-        _setattr(self, 'maze_size', maze_size)
-        _setattr(self, 'sensor_error', sensor_error)
-        _setattr(self, 'sensor_fov', sensor_fov)
-        _setattr(self, 'sensor_threshold', sensor_threshold)
+        _set_projection(self, projection)
+        _set_fill(self, fill)
+        _set_robot_shape(self, robot_shape)
+        _set_maze_origin(self, maze_origin)
+        _set_maze_size(self, maze_size)
+        _set_sensor_error(self, sensor_error)
+        _set_sensor_fov(self, sensor_fov)
+        _set_sensor_threshold(self, sensor_threshold)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(projection={self.projection!r}, fill={self.fill!r}, robot_shape={self.robot_shape!r}, maze_origin={self.maze_origin!r}, maze_size={self.maze_size!r}, sensor_error={self.sensor_error!r}, sensor_fov={self.sensor_fov!r}, sensor_threshold={self.sensor_threshold!r})'
     def __eq__(self, other):
@@ -502,7 +374,7 @@ def _make31(_setattr, _FACTORY, _default_fill, _default_robot_shape, _default_ma
         return hash((self.projection,self.fill,self.robot_shape,self.maze_origin,self.maze_size,self.sensor_error,self.sensor_fov,self.sensor_threshold,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make32(_setattr, _FACTORY, _default_highlight):
+def _make23(_setattr, _FACTORY, _default_highlight):
     def __init__(self, frame, index, geometry, world, highlight=_default_highlight):
         _setattr(self, 'frame', frame)
         _setattr(self, 'index', index)
@@ -519,7 +391,7 @@ def _make32(_setattr, _FACTORY, _default_highlight):
         return hash((self.frame,self.index,self.geometry,self.world,self.highlight,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make33(_setattr, _FACTORY, _default_include_dirs, _factory_package_paths, _default_missing_mesh, _default_mesh_up, _default_mesh_forward, _default_collada_up, _default_root, _factory_xacro_args, _default_input_format, _default_need_meshes):
+def _make24(_setattr, _FACTORY, _default_include_dirs, _factory_package_paths, _default_missing_mesh, _default_mesh_up, _default_mesh_forward, _default_collada_up, _default_root, _factory_xacro_args, _default_input_format, _default_need_meshes):
     def __init__(self, include_dirs=_default_include_dirs, package_paths=_FACTORY, missing_mesh=_default_missing_mesh, mesh_up=_default_mesh_up, mesh_forward=_default_mesh_forward, collada_up=_default_collada_up, root=_default_root, xacro_args=_FACTORY, input_format=_default_input_format, need_meshes=_default_need_meshes):
         self.include_dirs = include_dirs
         self.package_paths = _factory_package_paths() if package_paths is _FACTORY else package_paths
@@ -539,7 +411,7 @@ def _make33(_setattr, _FACTORY, _default_include_dirs, _factory_package_paths, _
         return (self.include_dirs,self.package_paths,self.missing_mesh,self.mesh_up,self.mesh_forward,self.collada_up,self.root,self.xacro_args,self.input_format,self.need_meshes,) == (other.include_dirs,other.package_paths,other.missing_mesh,other.mesh_up,other.mesh_forward,other.collada_up,other.root,other.xacro_args,other.input_format,other.need_meshes,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make34(_setattr, _FACTORY, _default_includes):
+def _make25(_setattr, _FACTORY, _default_includes):
     def __init__(self, picture, includes=_default_includes):
         _setattr(self, 'picture', picture)
         _setattr(self, 'includes', includes)
@@ -553,7 +425,7 @@ def _make34(_setattr, _FACTORY, _default_includes):
         return hash((self.picture,self.includes,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make35(_setattr, _FACTORY, _default_includes, _default_antialias):
+def _make26(_setattr, _FACTORY, _default_includes, _default_antialias):
     def __init__(self, picture, includes=_default_includes, antialias=_default_antialias):
         _setattr(self, 'picture', picture)
         _setattr(self, 'includes', includes)
@@ -568,13 +440,13 @@ def _make35(_setattr, _FACTORY, _default_includes, _default_antialias):
         return hash((self.picture,self.includes,self.antialias,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make36(_setattr, _FACTORY, _default_line, _default_col, _default_end_line, _default_end_col):
+def _make27(_setattr, _FACTORY, _default_line, _default_col, _default_end_line, _default_end_col, _set_file, _set_line, _set_col, _set_end_line, _set_end_col):
     def __init__(self, file, line=_default_line, col=_default_col, end_line=_default_end_line, end_col=_default_end_col):
-        _setattr(self, 'file', file)
-        _setattr(self, 'line', line)
-        _setattr(self, 'col', col)
-        _setattr(self, 'end_line', end_line)
-        _setattr(self, 'end_col', end_col)
+        _set_file(self, file)
+        _set_line(self, line)
+        _set_col(self, col)
+        _set_end_line(self, end_line)
+        _set_end_col(self, end_col)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r})'
     def __eq__(self, other):
@@ -585,9 +457,9 @@ def _make36(_setattr, _FACTORY, _default_line, _default_col, _default_end_line, 
         return hash((self.file,self.line,self.col,self.end_line,self.end_col,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make37(_setattr, _FACTORY, _default_model):
+def _make28(_setattr, _FACTORY, _default_model, _set_model):
     def __init__(self, model=_default_model):
-        _setattr(self, 'model', model)
+        _set_model(self, model)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(model={self.model!r})'
     def __eq__(self, other):
@@ -598,7 +470,7 @@ def _make37(_setattr, _FACTORY, _default_model):
         return hash((self.model,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make38(_setattr, _FACTORY, _default_name, _factory_extra):
+def _make29(_setattr, _FACTORY, _default_name, _factory_extra):
     def __init__(self, output, options, sink, name=_default_name, extra=_FACTORY):
         self.output = output
         self.options = options
@@ -613,9 +485,9 @@ def _make38(_setattr, _FACTORY, _default_name, _factory_extra):
         return (self.output,self.options,self.sink,self.name,self.extra,) == (other.output,other.options,other.sink,other.name,other.extra,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make39(_setattr, _FACTORY, _default_no_header):
+def _make30(_setattr, _FACTORY, _default_no_header, _set_no_header):
     def __init__(self, no_header=_default_no_header):
-        _setattr(self, 'no_header', no_header)
+        _set_no_header(self, no_header)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(no_header={self.no_header!r})'
     def __eq__(self, other):
@@ -626,23 +498,23 @@ def _make39(_setattr, _FACTORY, _default_no_header):
         return hash((self.no_header,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make40(_setattr, _FACTORY, _default_parent, _default_kind, _default_translation, _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits, _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link, _default_link_role):
+def _make31(_setattr, _FACTORY, _default_parent, _default_kind, _default_translation, _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits, _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link, _default_link_role, _set_name, _set_parent, _set_kind, _set_translation, _set_quaternion, _set_axis, _set_offset, _set_variable, _set_limits, _set_inertial, _set_geometries, _set_tags, _set_pos, _set_link, _set_link_role):
     def __init__(self, name, parent=_default_parent, kind=_default_kind, translation=_default_translation, quaternion=_default_quaternion, axis=_default_axis, offset=_default_offset, variable=_default_variable, limits=_default_limits, inertial=_default_inertial, geometries=_default_geometries, tags=_default_tags, pos=_default_pos, link=_default_link, link_role=_default_link_role):
-        _setattr(self, 'name', name)
-        _setattr(self, 'parent', parent)
-        _setattr(self, 'kind', kind)
-        _setattr(self, 'translation', translation)
-        _setattr(self, 'quaternion', quaternion)
-        _setattr(self, 'axis', axis)
-        _setattr(self, 'offset', offset)
-        _setattr(self, 'variable', variable)
-        _setattr(self, 'limits', limits)
-        _setattr(self, 'inertial', inertial)
-        _setattr(self, 'geometries', geometries)
-        _setattr(self, 'tags', tags)
-        _setattr(self, 'pos', pos)
-        _setattr(self, 'link', link)
-        _setattr(self, 'link_role', link_role)
+        _set_name(self, name)
+        _set_parent(self, parent)
+        _set_kind(self, kind)
+        _set_translation(self, translation)
+        _set_quaternion(self, quaternion)
+        _set_axis(self, axis)
+        _set_offset(self, offset)
+        _set_variable(self, variable)
+        _set_limits(self, limits)
+        _set_inertial(self, inertial)
+        _set_geometries(self, geometries)
+        _set_tags(self, tags)
+        _set_pos(self, pos)
+        _set_link(self, link)
+        _set_link_role(self, link_role)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(name={self.name!r}, parent={self.parent!r}, kind={self.kind!r}, translation={self.translation!r}, quaternion={self.quaternion!r}, axis={self.axis!r}, offset={self.offset!r}, variable={self.variable!r}, limits={self.limits!r}, inertial={self.inertial!r}, geometries={self.geometries!r}, tags={self.tags!r}, pos={self.pos!r}, link={self.link!r}, link_role={self.link_role!r})'
     def __eq__(self, other):
@@ -653,7 +525,7 @@ def _make40(_setattr, _FACTORY, _default_parent, _default_kind, _default_transla
         return hash((self.name,self.parent,self.kind,self.translation,self.quaternion,self.axis,self.offset,self.variable,self.limits,self.inertial,self.geometries,self.tags,self.pos,self.link,self.link_role,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make41(_setattr, _FACTORY, _default_parent_pos):
+def _make32(_setattr, _FACTORY, _default_parent_pos):
     def __init__(self, frame, parent_pos=_default_parent_pos):
         self.frame = frame
         self.parent_pos = parent_pos
@@ -665,7 +537,7 @@ def _make41(_setattr, _FACTORY, _default_parent_pos):
         return (self.frame,self.parent_pos,) == (other.frame,other.parent_pos,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make42(_setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references):
+def _make33(_setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references):
     def __init__(self, path, text, parsed=_default_parsed, definitions=_FACTORY, references=_FACTORY):
         self.path = path
         self.text = text
@@ -676,10 +548,10 @@ def _make42(_setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_
         return f'{self.__class__.__qualname__}(path={self.path!r}, text={self.text!r}, parsed={self.parsed!r}, definitions={self.definitions!r}, references={self.references!r})'
     return {'__init__': __init__, '__repr__': __repr__}
 
-def _make43(_setattr, _FACTORY, _default_pen_width):
+def _make34(_setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width):
     def __init__(self, projection, pen_width=_default_pen_width):
-        _setattr(self, 'projection', projection)
-        _setattr(self, 'pen_width', pen_width)
+        _set_projection(self, projection)
+        _set_pen_width(self, pen_width)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(projection={self.projection!r}, pen_width={self.pen_width!r})'
     def __eq__(self, other):
@@ -690,22 +562,7 @@ def _make43(_setattr, _FACTORY, _default_pen_width):
         return hash((self.projection,self.pen_width,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make44(_setattr, _FACTORY, _default_pos):
-    def __init__(self, a, b, pos=_default_pos):
-        _setattr(self, 'a', a)
-        _setattr(self, 'b', b)
-        _setattr(self, 'pos', pos)
-    def __repr__(self):
-        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, pos={self.pos!r})'
-    def __eq__(self, other):
-        if other.__class__ is not self.__class__:
-            return NotImplemented
-        return (self.a,self.b,self.pos,) == (other.a,other.b,other.pos,)
-    def __hash__(self):
-        return hash((self.a,self.b,self.pos,))
-    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
-
-def _make45(_setattr, _FACTORY, _default_pos):
+def _make35(_setattr, _FACTORY, _default_pos):
     def __init__(self, link1, link2, reason, pos=_default_pos):
         _setattr(self, 'link1', link1)
         _setattr(self, 'link2', link2)
@@ -721,14 +578,14 @@ def _make45(_setattr, _FACTORY, _default_pos):
         return hash((self.link1,self.link2,self.reason,self.pos,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make46(_setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name):
+def _make36(_setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name, _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name):
     def __init__(self, severity, message, pos=_default_pos, hint=_default_hint, notes=_default_notes, name=_default_name):
-        _setattr(self, 'severity', severity)
-        _setattr(self, 'message', message)
-        _setattr(self, 'pos', pos)
-        _setattr(self, 'hint', hint)
-        _setattr(self, 'notes', notes)
-        _setattr(self, 'name', name)
+        _set_severity(self, severity)
+        _set_message(self, message)
+        _set_pos(self, pos)
+        _set_hint(self, hint)
+        _set_notes(self, notes)
+        _set_name(self, name)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(severity={self.severity!r}, message={self.message!r}, pos={self.pos!r}, hint={self.hint!r}, notes={self.notes!r}, name={self.name!r})'
     def __eq__(self, other):
@@ -739,12 +596,27 @@ def _make46(_setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _de
         return hash((self.severity,self.message,self.pos,self.hint,self.notes,self.name,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make47(_setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration, _default_effort):
+def _make37(_setattr, _FACTORY, _default_pos, _set_a, _set_b, _set_pos):
+    def __init__(self, a, b, pos=_default_pos):
+        _set_a(self, a)
+        _set_b(self, b)
+        _set_pos(self, pos)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, pos={self.pos!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.a,self.b,self.pos,) == (other.a,other.b,other.pos,)
+    def __hash__(self):
+        return hash((self.a,self.b,self.pos,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make38(_setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration, _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort):
     def __init__(self, position=_default_position, velocity=_default_velocity, acceleration=_default_acceleration, effort=_default_effort):
-        _setattr(self, 'position', position)
-        _setattr(self, 'velocity', velocity)
-        _setattr(self, 'acceleration', acceleration)
-        _setattr(self, 'effort', effort)
+        _set_position(self, position)
+        _set_velocity(self, velocity)
+        _set_acceleration(self, acceleration)
+        _set_effort(self, effort)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(position={self.position!r}, velocity={self.velocity!r}, acceleration={self.acceleration!r}, effort={self.effort!r})'
     def __eq__(self, other):
@@ -755,7 +627,7 @@ def _make47(_setattr, _FACTORY, _default_position, _default_velocity, _default_a
         return hash((self.position,self.velocity,self.acceleration,self.effort,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make48(_setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits, _default_mimic, _default_variable, _default_offset):
+def _make39(_setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits, _default_mimic, _default_variable, _default_offset):
     def __init__(self, name, kind, parent, child, pos, q=_default_q, v=_default_v, axis=_default_axis, limits=_default_limits, mimic=_default_mimic, variable=_default_variable, offset=_default_offset):
         self.name = name
         self.kind = kind
@@ -777,7 +649,7 @@ def _make48(_setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_
         return (self.name,self.kind,self.parent,self.child,self.pos,self.q,self.v,self.axis,self.limits,self.mimic,self.variable,self.offset,) == (other.name,other.kind,other.parent,other.child,other.pos,other.q,other.v,other.axis,other.limits,other.mimic,other.variable,other.offset,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make49(_setattr, _FACTORY, _default_robot):
+def _make40(_setattr, _FACTORY, _default_robot):
     def __init__(self, frame, geometry, index, role, polygon, z_low, z_high, robot=_default_robot):
         self.frame = frame
         self.geometry = geometry
@@ -795,13 +667,13 @@ def _make49(_setattr, _FACTORY, _default_robot):
         return (self.frame,self.geometry,self.index,self.role,self.polygon,self.z_low,self.z_high,self.robot,) == (other.frame,other.geometry,other.index,other.role,other.polygon,other.z_low,other.z_high,other.robot,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make50(_setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options, _default_supervisor_options):
+def _make41(_setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options, _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor, _set_robot_options, _set_supervisor_options):
     def __init__(self, projection, robot_type=_default_robot_type, supervisor=_default_supervisor, robot_options=_default_robot_options, supervisor_options=_default_supervisor_options):
-        _setattr(self, 'projection', projection)
-        _setattr(self, 'robot_type', robot_type)
-        _setattr(self, 'supervisor', supervisor)
-        _setattr(self, 'robot_options', robot_options)
-        _setattr(self, 'supervisor_options', supervisor_options)
+        _set_projection(self, projection)
+        _set_robot_type(self, robot_type)
+        _set_supervisor(self, supervisor)
+        _set_robot_options(self, robot_options)
+        _set_supervisor_options(self, supervisor_options)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(projection={self.projection!r}, robot_type={self.robot_type!r}, supervisor={self.supervisor!r}, robot_options={self.robot_options!r}, supervisor_options={self.supervisor_options!r})'
     def __eq__(self, other):
@@ -812,7 +684,7 @@ def _make50(_setattr, _FACTORY, _default_robot_type, _default_supervisor, _defau
         return hash((self.projection,self.robot_type,self.supervisor,self.robot_options,self.supervisor_options,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make51(_setattr, _FACTORY, _default_scale, _default_grid, _default_view):
+def _make42(_setattr, _FACTORY, _default_scale, _default_grid, _default_view):
     def __init__(self, projection, picture, scale=_default_scale, grid=_default_grid, view=_default_view):
         _setattr(self, 'projection', projection)
         _setattr(self, 'picture', picture)
@@ -829,7 +701,7 @@ def _make51(_setattr, _FACTORY, _default_scale, _default_grid, _default_view):
         return hash((self.projection,self.picture,self.scale,self.grid,self.view,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make52(_setattr, _FACTORY, _default_shape, _default_position, _default_orientation, _default_size, _default_vertices, _default_indices):
+def _make43(_setattr, _FACTORY, _default_shape, _default_position, _default_orientation, _default_size, _default_vertices, _default_indices):
     def __init__(self, kind, name, shape=_default_shape, position=_default_position, orientation=_default_orientation, size=_default_size, vertices=_default_vertices, indices=_default_indices):
         self.kind = kind
         self.name = name
@@ -847,14 +719,14 @@ def _make52(_setattr, _FACTORY, _default_shape, _default_position, _default_orie
         return (self.kind,self.name,self.shape,self.position,self.orientation,self.size,self.vertices,self.indices,) == (other.kind,other.name,other.shape,other.position,other.orientation,other.size,other.vertices,other.indices,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make53(_setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward, _default_collada_up):
+def _make44(_setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward, _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward, _set_collada_up):
     def __init__(self, path, source=_default_source, scale3=_default_scale3, up=_default_up, forward=_default_forward, collada_up=_default_collada_up):
-        _setattr(self, 'path', path)
-        _setattr(self, 'source', source)
-        _setattr(self, 'scale3', scale3)
-        _setattr(self, 'up', up)
-        _setattr(self, 'forward', forward)
-        _setattr(self, 'collada_up', collada_up)
+        _set_path(self, path)
+        _set_source(self, source)
+        _set_scale3(self, scale3)
+        _set_up(self, up)
+        _set_forward(self, forward)
+        _set_collada_up(self, collada_up)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(path={self.path!r}, source={self.source!r}, scale3={self.scale3!r}, up={self.up!r}, forward={self.forward!r}, collada_up={self.collada_up!r})'
     def __eq__(self, other):
@@ -865,9 +737,9 @@ def _make53(_setattr, _FACTORY, _default_source, _default_scale3, _default_up, _
         return hash((self.path,self.source,self.scale3,self.up,self.forward,self.collada_up,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make54(_setattr, _FACTORY, _default_sphere_size):
+def _make45(_setattr, _FACTORY, _default_sphere_size, _set_sphere_size):
     def __init__(self, sphere_size=_default_sphere_size):
-        _setattr(self, 'sphere_size', sphere_size)
+        _set_sphere_size(self, sphere_size)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(sphere_size={self.sphere_size!r})'
     def __eq__(self, other):
@@ -878,11 +750,11 @@ def _make54(_setattr, _FACTORY, _default_sphere_size):
         return hash((self.sphere_size,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make55(_setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir):
+def _make46(_setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf, _set_robot, _set_mesh_dir):
     def __init__(self, srdf=_default_srdf, robot=_default_robot, mesh_dir=_default_mesh_dir):
-        _setattr(self, 'srdf', srdf)
-        _setattr(self, 'robot', robot)
-        _setattr(self, 'mesh_dir', mesh_dir)
+        _set_srdf(self, srdf)
+        _set_robot(self, robot)
+        _set_mesh_dir(self, mesh_dir)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(srdf={self.srdf!r}, robot={self.robot!r}, mesh_dir={self.mesh_dir!r})'
     def __eq__(self, other):
@@ -893,7 +765,7 @@ def _make55(_setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir
         return hash((self.srdf,self.robot,self.mesh_dir,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make56(_setattr, _FACTORY, _default_target, _default_path, _default_context):
+def _make47(_setattr, _FACTORY, _default_target, _default_path, _default_context):
     def __init__(self, kind, name, pos, target=_default_target, path=_default_path, context=_default_context):
         self.kind = kind
         self.name = name
@@ -905,7 +777,7 @@ def _make56(_setattr, _FACTORY, _default_target, _default_path, _default_context
         return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, target={self.target!r}, path={self.path!r}, context={self.context!r})'
     return {'__init__': __init__, '__repr__': __repr__}
 
-def _make57(_setattr, _FACTORY, _default_value, _default_container, _factory_children):
+def _make48(_setattr, _FACTORY, _default_value, _default_container, _factory_children):
     def __init__(self, kind, name, pos, start, value=_default_value, container=_default_container, children=_FACTORY):
         self.kind = kind
         self.name = name
@@ -918,12 +790,12 @@ def _make57(_setattr, _FACTORY, _default_value, _default_container, _factory_chi
         return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, start={self.start!r}, value={self.value!r}, container={self.container!r}, children={self.children!r})'
     return {'__init__': __init__, '__repr__': __repr__}
 
-def _make58(_setattr, _FACTORY, _default_version, _default_start, _default_mesh_path):
+def _make49(_setattr, _FACTORY, _default_version, _default_start, _default_mesh_path, _set_projection, _set_version, _set_start, _set_mesh_path):
     def __init__(self, projection, version=_default_version, start=_default_start, mesh_path=_default_mesh_path):
-        _setattr(self, 'projection', projection)
-        _setattr(self, 'version', version)
-        _setattr(self, 'start', start)
-        _setattr(self, 'mesh_path', mesh_path)
+        _set_projection(self, projection)
+        _set_version(self, version)
+        _set_start(self, start)
+        _set_mesh_path(self, mesh_path)
     def __repr__(self):
         return f'{self.__class__.__qualname__}(projection={self.projection!r}, version={self.version!r}, start={self.start!r}, mesh_path={self.mesh_path!r})'
     def __eq__(self, other):
@@ -934,7 +806,7 @@ def _make58(_setattr, _FACTORY, _default_version, _default_start, _default_mesh_
         return hash((self.projection,self.version,self.start,self.mesh_path,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make59(_setattr, _FACTORY, _default_vertices, _default_faces):
+def _make50(_setattr, _FACTORY, _default_vertices, _default_faces):
     def __init__(self, kind, params, placement, vertices=_default_vertices, faces=_default_faces):
         _setattr(self, 'kind', kind)
         _setattr(self, 'params', params)
@@ -951,7 +823,7 @@ def _make59(_setattr, _FACTORY, _default_vertices, _default_faces):
         return hash((self.kind,self.params,self.placement,self.vertices,self.faces,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make60(_setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled, _default_as_errors, _default_not_errors, _default_color, _factory_items, _default_max_errors, _default_max_warnings, _default_suppressed_warnings, _default_stopped, _default__errors, _default__warnings):
+def _make51(_setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled, _default_as_errors, _default_not_errors, _default_color, _factory_items, _default_max_errors, _default_max_warnings, _default_suppressed_warnings, _default_stopped, _default__errors, _default__warnings):
     def __init__(self, werror=_default_werror, quiet=_default_quiet, disabled=_default_disabled, as_errors=_default_as_errors, not_errors=_default_not_errors, color=_default_color, items=_FACTORY, max_errors=_default_max_errors, max_warnings=_default_max_warnings, suppressed_warnings=_default_suppressed_warnings, stopped=_default_stopped, _errors=_default__errors, _warnings=_default__warnings):
         self.werror = werror
         self.quiet = quiet
@@ -974,7 +846,7 @@ def _make60(_setattr, _FACTORY, _default_werror, _default_quiet, _default_disabl
         return (self.werror,self.quiet,self.disabled,self.as_errors,self.not_errors,self.color,self.items,self.max_errors,self.max_warnings,self.suppressed_warnings,self.stopped,self._errors,self._warnings,) == (other.werror,other.quiet,other.disabled,other.as_errors,other.not_errors,other.color,other.items,other.max_errors,other.max_warnings,other.suppressed_warnings,other.stopped,other._errors,other._warnings,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make61(_setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles, _default_robot_frames, _default_segments, _factory_configuration):
+def _make52(_setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles, _default_robot_frames, _default_segments, _factory_configuration):
     def __init__(self, z_min=_default_z_min, z_max=_default_z_max, hull=_default_hull, roles=_FACTORY, robot_frames=_default_robot_frames, segments=_default_segments, configuration=_FACTORY):
         _setattr(self, 'z_min', z_min)
         _setattr(self, 'z_max', z_max)
@@ -993,7 +865,7 @@ def _make61(_setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _
         return hash((self.z_min,self.z_max,self.hull,self.roles,self.robot_frames,self.segments,self.configuration,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make62(_setattr, _FACTORY, _factory_attrs):
+def _make53(_setattr, _FACTORY, _factory_attrs):
     def __init__(self, attrs=_FACTORY):
         self.attrs = _factory_attrs() if attrs is _FACTORY else attrs
     def __repr__(self):
@@ -1004,7 +876,7 @@ def _make62(_setattr, _FACTORY, _factory_attrs):
         return (self.attrs,) == (other.attrs,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make63(_setattr, _FACTORY, _factory_configuration, _default_config_names, _default_eye, _default_look, _default_up, _default_fov, _default_width, _default_height, _default_geometry, _default_highlight):
+def _make54(_setattr, _FACTORY, _factory_configuration, _default_config_names, _default_eye, _default_look, _default_up, _default_fov, _default_width, _default_height, _default_geometry, _default_highlight):
     def __init__(self, configuration=_FACTORY, config_names=_default_config_names, eye=_default_eye, look=_default_look, up=_default_up, fov=_default_fov, width=_default_width, height=_default_height, geometry=_default_geometry, highlight=_default_highlight):
         _setattr(self, 'configuration', _factory_configuration() if configuration is _FACTORY else configuration)
         _setattr(self, 'config_names', config_names)
@@ -1026,7 +898,7 @@ def _make63(_setattr, _FACTORY, _factory_configuration, _default_config_names, _
         return hash((self.configuration,self.config_names,self.eye,self.look,self.up,self.fov,self.width,self.height,self.geometry,self.highlight,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make64(_setattr, _FACTORY, _factory_default_config, _default_sources):
+def _make55(_setattr, _FACTORY, _factory_default_config, _default_sources):
     def __init__(self, pairs, samples, seed, always_fraction, default_config=_FACTORY, sources=_default_sources):
         _setattr(self, 'pairs', pairs)
         _setattr(self, 'samples', samples)
@@ -1044,7 +916,7 @@ def _make64(_setattr, _FACTORY, _factory_default_config, _default_sources):
         return hash((self.pairs,self.samples,self.seed,self.always_fraction,self.default_config,self.sources,))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
-def _make65(_setattr, _FACTORY, _factory_files, _factory_frames, _factory_classes, _factory_defs, _factory_included_from, _factory__visible, _factory__by_name, _factory__last_frame):
+def _make56(_setattr, _FACTORY, _factory_files, _factory_frames, _factory_classes, _factory_defs, _factory_included_from, _factory__visible, _factory__by_name, _factory__last_frame):
     def __init__(self, files=_FACTORY, frames=_FACTORY, classes=_FACTORY, defs=_FACTORY, included_from=_FACTORY, _visible=_FACTORY, _by_name=_FACTORY, _last_frame=_FACTORY):
         self.files = _factory_files() if files is _FACTORY else files
         self.frames = _factory_frames() if frames is _FACTORY else frames
@@ -1058,7 +930,7 @@ def _make65(_setattr, _FACTORY, _factory_files, _factory_frames, _factory_classe
         return f'{self.__class__.__qualname__}(files={self.files!r}, frames={self.frames!r}, classes={self.classes!r}, defs={self.defs!r}, included_from={self.included_from!r}, _visible={self._visible!r}, _by_name={self._by_name!r}, _last_frame={self._last_frame!r})'
     return {'__init__': __init__, '__repr__': __repr__}
 
-def _make66(_setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root, _default_root_pos, _default_robot_name, _default_root_link):
+def _make57(_setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root, _default_root_pos, _default_robot_name, _default_root_link):
     def __init__(self, frames=_FACTORY, allowed=_FACTORY, root=_default_root, root_pos=_default_root_pos, robot_name=_default_robot_name, root_link=_default_root_link):
         self.frames = _factory_frames() if frames is _FACTORY else frames
         self.allowed = _factory_allowed() if allowed is _FACTORY else allowed
@@ -1074,7 +946,7 @@ def _make66(_setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root
         return (self.frames,self.allowed,self.root,self.root_pos,self.robot_name,self.root_link,) == (other.frames,other.allowed,other.root,other.root_pos,other.robot_name,other.root_link,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make67(_setattr, _FACTORY, _factory_geometries, _default_inertial):
+def _make58(_setattr, _FACTORY, _factory_geometries, _default_inertial):
     def __init__(self, geometries=_FACTORY, inertial=_default_inertial):
         self.geometries = _factory_geometries() if geometries is _FACTORY else geometries
         self.inertial = inertial
@@ -1086,7 +958,7 @@ def _make67(_setattr, _FACTORY, _factory_geometries, _default_inertial):
         return (self.geometries,self.inertial,) == (other.geometries,other.inertial,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make68(_setattr, _FACTORY, _factory_overlays, _factory_options):
+def _make59(_setattr, _FACTORY, _factory_overlays, _factory_options):
     def __init__(self, overlays=_FACTORY, options=_FACTORY):
         self.overlays = _factory_overlays() if overlays is _FACTORY else overlays
         self.options = _factory_options() if options is _FACTORY else options
@@ -1098,7 +970,7 @@ def _make68(_setattr, _FACTORY, _factory_overlays, _factory_options):
         return (self.overlays,self.options,) == (other.overlays,other.options,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make69(_setattr, _FACTORY, _factory_parts, _default_inertial):
+def _make60(_setattr, _FACTORY, _factory_parts, _default_inertial):
     def __init__(self, name, frame, parts=_FACTORY, inertial=_default_inertial):
         self.name = name
         self.frame = frame
@@ -1112,7 +984,7 @@ def _make69(_setattr, _FACTORY, _factory_parts, _default_inertial):
         return (self.name,self.frame,self.parts,self.inertial,) == (other.name,other.frame,other.parts,other.inertial,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make70(_setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unprojected_color):
+def _make61(_setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unprojected_color):
     def __init__(self, frame, position, heading, rotation, parts=_FACTORY, sensors=_FACTORY, unprojected_color=_default_unprojected_color):
         self.frame = frame
         self.position = position
@@ -1129,7 +1001,7 @@ def _make70(_setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unpro
         return (self.frame,self.position,self.heading,self.rotation,self.parts,self.sensors,self.unprojected_color,) == (other.frame,other.position,other.heading,other.rotation,other.parts,other.sensors,other.unprojected_color,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make71(_setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols, _factory__packages):
+def _make62(_setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols, _factory__packages):
     def __init__(self, options, sink, sources=_FACTORY, dependencies=_FACTORY, symbols=_default_symbols, _packages=_FACTORY):
         self.options = options
         self.sink = sink
@@ -1145,7 +1017,7 @@ def _make71(_setattr, _FACTORY, _factory_sources, _factory_dependencies, _defaul
         return (self.options,self.sink,self.sources,self.dependencies,self.symbols,self._packages,) == (other.options,other.sink,other.sources,other.dependencies,other.symbols,other._packages,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make72(_setattr, _FACTORY, _factory_sources, _factory_index):
+def _make63(_setattr, _FACTORY, _factory_sources, _factory_index):
     def __init__(self, diagnostics, scene, files, sources=_FACTORY, index=_FACTORY):
         self.diagnostics = diagnostics
         self.scene = scene
@@ -1160,7 +1032,7 @@ def _make72(_setattr, _FACTORY, _factory_sources, _factory_index):
         return (self.diagnostics,self.scene,self.files,self.sources,self.index,) == (other.diagnostics,other.scene,other.files,other.sources,other.index,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
-def _make73(_setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa):
+def _make64(_setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa):
     def __init__(self, values=_FACTORY, sources=_FACTORY, isa=_FACTORY):
         self.values = _factory_values() if values is _FACTORY else values
         self.sources = _factory_sources() if sources is _FACTORY else sources
@@ -1173,79 +1045,207 @@ def _make73(_setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa)
         return (self.values,self.sources,self.isa,) == (other.values,other.sources,other.isa,)
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
+def _make65(_setattr, _FACTORY, _set_dimension):
+    def __init__(self, dimension):
+        _set_dimension(self, dimension)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(dimension={self.dimension!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.dimension,) == (other.dimension,)
+    def __hash__(self):
+        return hash((self.dimension,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make66(_setattr, _FACTORY, _set_dimension, _set_delta, _set_thickness):
+    def __init__(self, dimension, delta, thickness):
+        _set_dimension(self, dimension)
+        _set_delta(self, delta)
+        _set_thickness(self, thickness)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(dimension={self.dimension!r}, delta={self.delta!r}, thickness={self.thickness!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.dimension,self.delta,self.thickness,) == (other.dimension,other.delta,other.thickness,)
+    def __hash__(self):
+        return hash((self.dimension,self.delta,self.thickness,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make67(_setattr, _FACTORY, _set_frame, _set_parent, _set_base):
+    def __init__(self, frame, parent, base):
+        _set_frame(self, frame)
+        _set_parent(self, parent)
+        _set_base(self, base)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent={self.parent!r}, base={self.base!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.frame,self.parent,self.base,) == (other.frame,other.parent,other.base,)
+    def __hash__(self):
+        return hash((self.frame,self.parent,self.base,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make68(_setattr, _FACTORY, _set_group, _set_rel, _set_bodies):
+    def __init__(self, group, rel, bodies):
+        _set_group(self, group)
+        _set_rel(self, rel)
+        _set_bodies(self, bodies)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(group={self.group!r}, rel={self.rel!r}, bodies={self.bodies!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.group,self.rel,self.bodies,) == (other.group,other.rel,other.bodies,)
+    def __hash__(self):
+        return hash((self.group,self.rel,self.bodies,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make69(_setattr, _FACTORY, _set_height, _set_radius):
+    def __init__(self, height, radius):
+        _set_height(self, height)
+        _set_radius(self, radius)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(height={self.height!r}, radius={self.radius!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.height,self.radius,) == (other.height,other.radius,)
+    def __hash__(self):
+        return hash((self.height,self.radius,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make70(_setattr, _FACTORY, _set_height, _set_start_radius, _set_end_radius):
+    def __init__(self, height, start_radius, end_radius):
+        _set_height(self, height)
+        _set_start_radius(self, start_radius)
+        _set_end_radius(self, end_radius)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(height={self.height!r}, start_radius={self.start_radius!r}, end_radius={self.end_radius!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.height,self.start_radius,self.end_radius,) == (other.height,other.start_radius,other.end_radius,)
+    def __hash__(self):
+        return hash((self.height,self.start_radius,self.end_radius,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make71(_setattr, _FACTORY, _set_mass, _set_inertia):
+    def __init__(self, mass, inertia):
+        _set_mass(self, mass)
+        _set_inertia(self, inertia)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(mass={self.mass!r}, inertia={self.inertia!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.mass,self.inertia,) == (other.mass,other.inertia,)
+    def __hash__(self):
+        return hash((self.mass,self.inertia,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make72(_setattr, _FACTORY, _set_path, _set_data):
+    def __init__(self, path, data):
+        _set_path(self, path)
+        _set_data(self, data)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(path={self.path!r}, data={self.data!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.path,self.data,) == (other.path,other.data,)
+    def __hash__(self):
+        return hash((self.path,self.data,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+def _make73(_setattr, _FACTORY, _set_radius):
+    def __init__(self, radius):
+        _set_radius(self, radius)
+    def __repr__(self):
+        return f'{self.__class__.__qualname__}(radius={self.radius!r})'
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (self.radius,) == (other.radius,)
+    def __hash__(self):
+        return hash((self.radius,))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
 FACTORIES = {
     "def make(_setattr, _FACTORY):\n    def __init__(self):\n        pass\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}()'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return () == ()\n    def __hash__(self):\n        return hash(())\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make0,
     "def make(_setattr, _FACTORY):\n    def __init__(self, a, b, distance):\n        _setattr(self, 'a', a)\n        _setattr(self, 'b', b)\n        _setattr(self, 'distance', distance)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, distance={self.distance!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.a,self.b,self.distance,) == (other.a,other.b,other.distance,)\n    def __hash__(self):\n        return hash((self.a,self.b,self.distance,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make1,
     "def make(_setattr, _FACTORY):\n    def __init__(self, block, kind, prefix):\n        self.block = block\n        self.kind = kind\n        self.prefix = prefix\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(block={self.block!r}, kind={self.kind!r}, prefix={self.prefix!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.block,self.kind,self.prefix,) == (other.block,other.kind,other.prefix,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make2,
     "def make(_setattr, _FACTORY):\n    def __init__(self, centres, radii, first, count, leaf):\n        _setattr(self, 'centres', centres)\n        _setattr(self, 'radii', radii)\n        _setattr(self, 'first', first)\n        _setattr(self, 'count', count)\n        _setattr(self, 'leaf', leaf)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(centres={self.centres!r}, radii={self.radii!r}, first={self.first!r}, count={self.count!r}, leaf={self.leaf!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.centres,self.radii,self.first,self.count,self.leaf,) == (other.centres,other.radii,other.first,other.count,other.leaf,)\n    def __hash__(self):\n        return hash((self.centres,self.radii,self.first,self.count,self.leaf,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make3,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, dimension):\n        _setattr(self, 'dimension', dimension)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(dimension={self.dimension!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.dimension,) == (other.dimension,)\n    def __hash__(self):\n        return hash((self.dimension,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make4,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, dimension, delta, thickness):\n        _setattr(self, 'dimension', dimension)\n        _setattr(self, 'delta', delta)\n        _setattr(self, 'thickness', thickness)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(dimension={self.dimension!r}, delta={self.delta!r}, thickness={self.thickness!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.dimension,self.delta,self.thickness,) == (other.dimension,other.delta,other.thickness,)\n    def __hash__(self):\n        return hash((self.dimension,self.delta,self.thickness,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make5,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, entry, collisions, samples, example):\n        _setattr(self, 'entry', entry)\n        _setattr(self, 'collisions', collisions)\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'example', example)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(entry={self.entry!r}, collisions={self.collisions!r}, samples={self.samples!r}, example={self.example!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.entry,self.collisions,self.samples,self.example,) == (other.entry,other.collisions,other.samples,other.example,)\n    def __hash__(self):\n        return hash((self.entry,self.collisions,self.samples,self.example,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make6,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, eye, look, up, fov, width, height):\n        _setattr(self, 'eye', eye)\n        _setattr(self, 'look', look)\n        _setattr(self, 'up', up)\n        _setattr(self, 'fov', fov)\n        _setattr(self, 'width', width)\n        _setattr(self, 'height', height)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(eye={self.eye!r}, look={self.look!r}, up={self.up!r}, fov={self.fov!r}, width={self.width!r}, height={self.height!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.eye,self.look,self.up,self.fov,self.width,self.height,) == (other.eye,other.look,other.up,other.fov,other.width,other.height,)\n    def __hash__(self):\n        return hash((self.eye,self.look,self.up,self.fov,self.width,self.height,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make7,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, footprints, robots, options, poses):\n        self.footprints = footprints\n        self.robots = robots\n        self.options = options\n        self.poses = poses\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(footprints={self.footprints!r}, robots={self.robots!r}, options={self.options!r}, poses={self.poses!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.footprints,self.robots,self.options,self.poses,) == (other.footprints,other.robots,other.options,other.poses,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make8,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, frame, kind, local, heading):\n        self.frame = frame\n        self.kind = kind\n        self.local = local\n        self.heading = heading\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, kind={self.kind!r}, local={self.local!r}, heading={self.heading!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.kind,self.local,self.heading,) == (other.frame,other.kind,other.local,other.heading,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make9,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, frame, parent, base):\n        _setattr(self, 'frame', frame)\n        _setattr(self, 'parent', parent)\n        _setattr(self, 'base', base)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent={self.parent!r}, base={self.base!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.parent,self.base,) == (other.frame,other.parent,other.base,)\n    def __hash__(self):\n        return hash((self.frame,self.parent,self.base,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make10,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, group, rel, bodies):\n        _setattr(self, 'group', group)\n        _setattr(self, 'rel', rel)\n        _setattr(self, 'bodies', bodies)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(group={self.group!r}, rel={self.rel!r}, bodies={self.bodies!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.group,self.rel,self.bodies,) == (other.group,other.rel,other.bodies,)\n    def __hash__(self):\n        return hash((self.group,self.rel,self.bodies,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make11,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, height, radius):\n        _setattr(self, 'height', height)\n        _setattr(self, 'radius', radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(height={self.height!r}, radius={self.radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.height,self.radius,) == (other.height,other.radius,)\n    def __hash__(self):\n        return hash((self.height,self.radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make12,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, height, start_radius, end_radius):\n        _setattr(self, 'height', height)\n        _setattr(self, 'start_radius', start_radius)\n        _setattr(self, 'end_radius', end_radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(height={self.height!r}, start_radius={self.start_radius!r}, end_radius={self.end_radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.height,self.start_radius,self.end_radius,) == (other.height,other.start_radius,other.end_radius,)\n    def __hash__(self):\n        return hash((self.height,self.start_radius,self.end_radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make13,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, kind, geometry, source, pos):\n        self.kind = kind\n        self.geometry = geometry\n        self.source = source\n        self.pos = pos\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, geometry={self.geometry!r}, source={self.source!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.geometry,self.source,self.pos,) == (other.kind,other.geometry,other.source,other.pos,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make14,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, mass, inertia):\n        _setattr(self, 'mass', mass)\n        _setattr(self, 'inertia', inertia)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(mass={self.mass!r}, inertia={self.inertia!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.mass,self.inertia,) == (other.mass,other.inertia,)\n    def __hash__(self):\n        return hash((self.mass,self.inertia,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make15,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, path, data):\n        _setattr(self, 'path', path)\n        _setattr(self, 'data', data)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, data={self.data!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.path,self.data,) == (other.path,other.data,)\n    def __hash__(self):\n        return hash((self.path,self.data,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make16,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, positions, corner_pos, normals, corner_nrm, up, unit):\n        _setattr(self, 'positions', positions)\n        _setattr(self, 'corner_pos', corner_pos)\n        _setattr(self, 'normals', normals)\n        _setattr(self, 'corner_nrm', corner_nrm)\n        _setattr(self, 'up', up)\n        _setattr(self, 'unit', unit)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(positions={self.positions!r}, corner_pos={self.corner_pos!r}, normals={self.normals!r}, corner_nrm={self.corner_nrm!r}, up={self.up!r}, unit={self.unit!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.positions,self.corner_pos,self.normals,self.corner_nrm,self.up,self.unit,) == (other.positions,other.corner_pos,other.normals,other.corner_nrm,other.up,other.unit,)\n    def __hash__(self):\n        return hash((self.positions,self.corner_pos,self.normals,self.corner_nrm,self.up,self.unit,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make17,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, radius):\n        _setattr(self, 'radius', radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(radius={self.radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.radius,) == (other.radius,)\n    def __hash__(self):\n        return hash((self.radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make18,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, root, links, folded, names):\n        _setattr(self, 'root', root)\n        _setattr(self, 'links', links)\n        _setattr(self, 'folded', folded)\n        _setattr(self, 'names', names)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(root={self.root!r}, links={self.links!r}, folded={self.folded!r}, names={self.names!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.root,self.links,self.folded,self.names,) == (other.root,other.links,other.folded,other.names,)\n    def __hash__(self):\n        return hash((self.root,self.links,self.folded,self.names,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make19,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, root, table):\n        self.root = root\n        self.table = table\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(root={self.root!r}, table={self.table!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.root,self.table,) == (other.root,other.table,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make20,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, samples, seed, batch, always_fraction, jobs, backend):\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'seed', seed)\n        _setattr(self, 'batch', batch)\n        _setattr(self, 'always_fraction', always_fraction)\n        _setattr(self, 'jobs', jobs)\n        _setattr(self, 'backend', backend)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(samples={self.samples!r}, seed={self.seed!r}, batch={self.batch!r}, always_fraction={self.always_fraction!r}, jobs={self.jobs!r}, backend={self.backend!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.samples,self.seed,self.batch,self.always_fraction,self.jobs,self.backend,) == (other.samples,other.seed,other.batch,other.always_fraction,other.jobs,other.backend,)\n    def __hash__(self):\n        return hash((self.samples,self.seed,self.batch,self.always_fraction,self.jobs,self.backend,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make21,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, solid, obj, rate, cost):\n        _setattr(self, 'solid', solid)\n        _setattr(self, 'obj', obj)\n        _setattr(self, 'rate', rate)\n        _setattr(self, 'cost', cost)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(solid={self.solid!r}, obj={self.obj!r}, rate={self.rate!r}, cost={self.cost!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.solid,self.obj,self.rate,self.cost,) == (other.solid,other.obj,other.rate,other.cost,)\n    def __hash__(self):\n        return hash((self.solid,self.obj,self.rate,self.cost,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make22,
-    "def make(_setattr, _FACTORY):\n    def __init__(self, vertices, normals, faces):\n        _setattr(self, 'vertices', vertices)\n        _setattr(self, 'normals', normals)\n        _setattr(self, 'faces', faces)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(vertices={self.vertices!r}, normals={self.normals!r}, faces={self.faces!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.vertices,self.normals,self.faces,) == (other.vertices,other.normals,other.faces,)\n    def __hash__(self):\n        return hash((self.vertices,self.normals,self.faces,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make23,
-    "def make(_setattr, _FACTORY, _default__closure):\n    def __init__(self, name, block, pos, _closure=_default__closure):\n        self.name = name\n        self.block = block\n        self.pos = pos\n        self._closure = _closure\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, block={self.block!r}, pos={self.pos!r}, _closure={self._closure!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.block,self.pos,self._closure,) == (other.name,other.block,other.pos,other._closure,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make24,
-    "def make(_setattr, _FACTORY, _default_allowed):\n    def __init__(self, allowed=_default_allowed):\n        _setattr(self, 'allowed', allowed)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(allowed={self.allowed!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.allowed,) == (other.allowed,)\n    def __hash__(self):\n        return hash((self.allowed,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make25,
-    "def make(_setattr, _FACTORY, _default_allowed, _default_sources, _default_root, _default_robot_name, _default_root_link, _factory__index):\n    def __init__(self, frames, allowed=_default_allowed, sources=_default_sources, root=_default_root, robot_name=_default_robot_name, root_link=_default_root_link, _index=_FACTORY):\n        _setattr(self, 'frames', frames)\n        _setattr(self, 'allowed', allowed)\n        _setattr(self, 'sources', sources)\n        _setattr(self, 'root', root)\n        _setattr(self, 'robot_name', robot_name)\n        _setattr(self, 'root_link', root_link)\n        _setattr(self, '_index', _factory__index() if _index is _FACTORY else _index)\n        self.__post_init__()\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frames={self.frames!r}, allowed={self.allowed!r}, sources={self.sources!r}, root={self.root!r}, robot_name={self.robot_name!r}, root_link={self.root_link!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frames,self.allowed,self.sources,self.root,self.robot_name,self.root_link,) == (other.frames,other.allowed,other.sources,other.root,other.robot_name,other.root_link,)\n    def __hash__(self):\n        return hash((self.frames,self.allowed,self.sources,self.root,self.robot_name,self.root_link,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make26,
-    "def make(_setattr, _FACTORY, _default_box_centres, _default_box_axes, _default_box_half):\n    def __init__(self, centres, radii, overshoot, box_centres=_default_box_centres, box_axes=_default_box_axes, box_half=_default_box_half):\n        _setattr(self, 'centres', centres)\n        _setattr(self, 'radii', radii)\n        _setattr(self, 'overshoot', overshoot)\n        _setattr(self, 'box_centres', box_centres)\n        _setattr(self, 'box_axes', box_axes)\n        _setattr(self, 'box_half', box_half)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(centres={self.centres!r}, radii={self.radii!r}, overshoot={self.overshoot!r}, box_centres={self.box_centres!r}, box_axes={self.box_axes!r}, box_half={self.box_half!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.centres,self.radii,self.overshoot,self.box_centres,self.box_axes,self.box_half,) == (other.centres,other.radii,other.overshoot,other.box_centres,other.box_axes,other.box_half,)\n    def __hash__(self):\n        return hash((self.centres,self.radii,self.overshoot,self.box_centres,self.box_axes,self.box_half,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make27,
-    "def make(_setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual, _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos, _default_material):\n    def __init__(self, shape, color=_default_color, alpha=_default_alpha, specular=_default_specular, visual=_default_visual, collision=_default_collision, no_shadow=_default_no_shadow, scale=_default_scale, tags=_default_tags, pos=_default_pos, material=_default_material):\n        _setattr(self, 'shape', shape)\n        _setattr(self, 'color', color)\n        _setattr(self, 'alpha', alpha)\n        _setattr(self, 'specular', specular)\n        _setattr(self, 'visual', visual)\n        _setattr(self, 'collision', collision)\n        _setattr(self, 'no_shadow', no_shadow)\n        _setattr(self, 'scale', scale)\n        _setattr(self, 'tags', tags)\n        _setattr(self, 'pos', pos)\n        _setattr(self, 'material', material)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(shape={self.shape!r}, color={self.color!r}, alpha={self.alpha!r}, specular={self.specular!r}, visual={self.visual!r}, collision={self.collision!r}, no_shadow={self.no_shadow!r}, scale={self.scale!r}, tags={self.tags!r}, pos={self.pos!r}, material={self.material!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.shape,self.color,self.alpha,self.specular,self.visual,self.collision,self.no_shadow,self.scale,self.tags,self.pos,self.material,) == (other.shape,other.color,other.alpha,other.specular,other.visual,other.collision,other.no_shadow,other.scale,other.tags,other.pos,other.material,)\n    def __hash__(self):\n        return hash((self.shape,self.color,self.alpha,self.specular,self.visual,self.collision,self.no_shadow,self.scale,self.tags,self.pos,self.material,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make28,
-    "def make(_setattr, _FACTORY, _default_compact):\n    def __init__(self, compact=_default_compact):\n        _setattr(self, 'compact', compact)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(compact={self.compact!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.compact,) == (other.compact,)\n    def __hash__(self):\n        return hash((self.compact,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make29,
-    "def make(_setattr, _FACTORY, _default_detail, _default_collisions, _default_in_scene, _default_checked, _default_proven):\n    def __init__(self, a, b, reason, detail=_default_detail, collisions=_default_collisions, in_scene=_default_in_scene, checked=_default_checked, proven=_default_proven):\n        _setattr(self, 'a', a)\n        _setattr(self, 'b', b)\n        _setattr(self, 'reason', reason)\n        _setattr(self, 'detail', detail)\n        _setattr(self, 'collisions', collisions)\n        _setattr(self, 'in_scene', in_scene)\n        _setattr(self, 'checked', checked)\n        _setattr(self, 'proven', proven)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, reason={self.reason!r}, detail={self.detail!r}, collisions={self.collisions!r}, in_scene={self.in_scene!r}, checked={self.checked!r}, proven={self.proven!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.a,self.b,self.reason,self.detail,self.collisions,self.in_scene,self.checked,self.proven,) == (other.a,other.b,other.reason,other.detail,other.collisions,other.in_scene,other.checked,other.proven,)\n    def __hash__(self):\n        return hash((self.a,self.b,self.reason,self.detail,self.collisions,self.in_scene,self.checked,self.proven,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make30,
-    "def make(_setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin, _default_maze_size, _default_sensor_error, _default_sensor_fov, _default_sensor_threshold):\n    def __init__(self, projection, fill=_default_fill, robot_shape=_default_robot_shape, maze_origin=_default_maze_origin, maze_size=_default_maze_size, sensor_error=_default_sensor_error, sensor_fov=_default_sensor_fov, sensor_threshold=_default_sensor_threshold):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'fill', fill)\n        _setattr(self, 'robot_shape', robot_shape)\n        _setattr(self, 'maze_origin', maze_origin)\n        _setattr(self, 'maze_size', maze_size)\n        _setattr(self, 'sensor_error', sensor_error)\n        _setattr(self, 'sensor_fov', sensor_fov)\n        _setattr(self, 'sensor_threshold', sensor_threshold)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, fill={self.fill!r}, robot_shape={self.robot_shape!r}, maze_origin={self.maze_origin!r}, maze_size={self.maze_size!r}, sensor_error={self.sensor_error!r}, sensor_fov={self.sensor_fov!r}, sensor_threshold={self.sensor_threshold!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.fill,self.robot_shape,self.maze_origin,self.maze_size,self.sensor_error,self.sensor_fov,self.sensor_threshold,) == (other.projection,other.fill,other.robot_shape,other.maze_origin,other.maze_size,other.sensor_error,other.sensor_fov,other.sensor_threshold,)\n    def __hash__(self):\n        return hash((self.projection,self.fill,self.robot_shape,self.maze_origin,self.maze_size,self.sensor_error,self.sensor_fov,self.sensor_threshold,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make31,
-    "def make(_setattr, _FACTORY, _default_highlight):\n    def __init__(self, frame, index, geometry, world, highlight=_default_highlight):\n        _setattr(self, 'frame', frame)\n        _setattr(self, 'index', index)\n        _setattr(self, 'geometry', geometry)\n        _setattr(self, 'world', world)\n        _setattr(self, 'highlight', highlight)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, index={self.index!r}, geometry={self.geometry!r}, world={self.world!r}, highlight={self.highlight!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.index,self.geometry,self.world,self.highlight,) == (other.frame,other.index,other.geometry,other.world,other.highlight,)\n    def __hash__(self):\n        return hash((self.frame,self.index,self.geometry,self.world,self.highlight,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make32,
-    "def make(_setattr, _FACTORY, _default_include_dirs, _factory_package_paths, _default_missing_mesh, _default_mesh_up, _default_mesh_forward, _default_collada_up, _default_root, _factory_xacro_args, _default_input_format, _default_need_meshes):\n    def __init__(self, include_dirs=_default_include_dirs, package_paths=_FACTORY, missing_mesh=_default_missing_mesh, mesh_up=_default_mesh_up, mesh_forward=_default_mesh_forward, collada_up=_default_collada_up, root=_default_root, xacro_args=_FACTORY, input_format=_default_input_format, need_meshes=_default_need_meshes):\n        self.include_dirs = include_dirs\n        self.package_paths = _factory_package_paths() if package_paths is _FACTORY else package_paths\n        self.missing_mesh = missing_mesh\n        self.mesh_up = mesh_up\n        self.mesh_forward = mesh_forward\n        self.collada_up = collada_up\n        self.root = root\n        self.xacro_args = _factory_xacro_args() if xacro_args is _FACTORY else xacro_args\n        self.input_format = input_format\n        self.need_meshes = need_meshes\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(include_dirs={self.include_dirs!r}, package_paths={self.package_paths!r}, missing_mesh={self.missing_mesh!r}, mesh_up={self.mesh_up!r}, mesh_forward={self.mesh_forward!r}, collada_up={self.collada_up!r}, root={self.root!r}, xacro_args={self.xacro_args!r}, input_format={self.input_format!r}, need_meshes={self.need_meshes!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.include_dirs,self.package_paths,self.missing_mesh,self.mesh_up,self.mesh_forward,self.collada_up,self.root,self.xacro_args,self.input_format,self.need_meshes,) == (other.include_dirs,other.package_paths,other.missing_mesh,other.mesh_up,other.mesh_forward,other.collada_up,other.root,other.xacro_args,other.input_format,other.need_meshes,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make33,
-    "def make(_setattr, _FACTORY, _default_includes):\n    def __init__(self, picture, includes=_default_includes):\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'includes', includes)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(picture={self.picture!r}, includes={self.includes!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.picture,self.includes,) == (other.picture,other.includes,)\n    def __hash__(self):\n        return hash((self.picture,self.includes,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make34,
-    "def make(_setattr, _FACTORY, _default_includes, _default_antialias):\n    def __init__(self, picture, includes=_default_includes, antialias=_default_antialias):\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'includes', includes)\n        _setattr(self, 'antialias', antialias)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(picture={self.picture!r}, includes={self.includes!r}, antialias={self.antialias!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.picture,self.includes,self.antialias,) == (other.picture,other.includes,other.antialias,)\n    def __hash__(self):\n        return hash((self.picture,self.includes,self.antialias,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make35,
-    "def make(_setattr, _FACTORY, _default_line, _default_col, _default_end_line, _default_end_col):\n    def __init__(self, file, line=_default_line, col=_default_col, end_line=_default_end_line, end_col=_default_end_col):\n        _setattr(self, 'file', file)\n        _setattr(self, 'line', line)\n        _setattr(self, 'col', col)\n        _setattr(self, 'end_line', end_line)\n        _setattr(self, 'end_col', end_col)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.file,self.line,self.col,self.end_line,self.end_col,) == (other.file,other.line,other.col,other.end_line,other.end_col,)\n    def __hash__(self):\n        return hash((self.file,self.line,self.col,self.end_line,self.end_col,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make36,
-    "def make(_setattr, _FACTORY, _default_model):\n    def __init__(self, model=_default_model):\n        _setattr(self, 'model', model)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(model={self.model!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.model,) == (other.model,)\n    def __hash__(self):\n        return hash((self.model,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make37,
-    "def make(_setattr, _FACTORY, _default_name, _factory_extra):\n    def __init__(self, output, options, sink, name=_default_name, extra=_FACTORY):\n        self.output = output\n        self.options = options\n        self.sink = sink\n        self.name = name\n        self.extra = _factory_extra() if extra is _FACTORY else extra\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(output={self.output!r}, options={self.options!r}, sink={self.sink!r}, name={self.name!r}, extra={self.extra!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.output,self.options,self.sink,self.name,self.extra,) == (other.output,other.options,other.sink,other.name,other.extra,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make38,
-    "def make(_setattr, _FACTORY, _default_no_header):\n    def __init__(self, no_header=_default_no_header):\n        _setattr(self, 'no_header', no_header)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(no_header={self.no_header!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.no_header,) == (other.no_header,)\n    def __hash__(self):\n        return hash((self.no_header,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make39,
-    "def make(_setattr, _FACTORY, _default_parent, _default_kind, _default_translation, _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits, _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link, _default_link_role):\n    def __init__(self, name, parent=_default_parent, kind=_default_kind, translation=_default_translation, quaternion=_default_quaternion, axis=_default_axis, offset=_default_offset, variable=_default_variable, limits=_default_limits, inertial=_default_inertial, geometries=_default_geometries, tags=_default_tags, pos=_default_pos, link=_default_link, link_role=_default_link_role):\n        _setattr(self, 'name', name)\n        _setattr(self, 'parent', parent)\n        _setattr(self, 'kind', kind)\n        _setattr(self, 'translation', translation)\n        _setattr(self, 'quaternion', quaternion)\n        _setattr(self, 'axis', axis)\n        _setattr(self, 'offset', offset)\n        _setattr(self, 'variable', variable)\n        _setattr(self, 'limits', limits)\n        _setattr(self, 'inertial', inertial)\n        _setattr(self, 'geometries', geometries)\n        _setattr(self, 'tags', tags)\n        _setattr(self, 'pos', pos)\n        _setattr(self, 'link', link)\n        _setattr(self, 'link_role', link_role)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, parent={self.parent!r}, kind={self.kind!r}, translation={self.translation!r}, quaternion={self.quaternion!r}, axis={self.axis!r}, offset={self.offset!r}, variable={self.variable!r}, limits={self.limits!r}, inertial={self.inertial!r}, geometries={self.geometries!r}, tags={self.tags!r}, pos={self.pos!r}, link={self.link!r}, link_role={self.link_role!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.parent,self.kind,self.translation,self.quaternion,self.axis,self.offset,self.variable,self.limits,self.inertial,self.geometries,self.tags,self.pos,self.link,self.link_role,) == (other.name,other.parent,other.kind,other.translation,other.quaternion,other.axis,other.offset,other.variable,other.limits,other.inertial,other.geometries,other.tags,other.pos,other.link,other.link_role,)\n    def __hash__(self):\n        return hash((self.name,self.parent,self.kind,self.translation,self.quaternion,self.axis,self.offset,self.variable,self.limits,self.inertial,self.geometries,self.tags,self.pos,self.link,self.link_role,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make40,
-    "def make(_setattr, _FACTORY, _default_parent_pos):\n    def __init__(self, frame, parent_pos=_default_parent_pos):\n        self.frame = frame\n        self.parent_pos = parent_pos\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent_pos={self.parent_pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.parent_pos,) == (other.frame,other.parent_pos,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make41,
-    "def make(_setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references):\n    def __init__(self, path, text, parsed=_default_parsed, definitions=_FACTORY, references=_FACTORY):\n        self.path = path\n        self.text = text\n        self.parsed = parsed\n        self.definitions = _factory_definitions() if definitions is _FACTORY else definitions\n        self.references = _factory_references() if references is _FACTORY else references\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, text={self.text!r}, parsed={self.parsed!r}, definitions={self.definitions!r}, references={self.references!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make42,
-    "def make(_setattr, _FACTORY, _default_pen_width):\n    def __init__(self, projection, pen_width=_default_pen_width):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'pen_width', pen_width)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, pen_width={self.pen_width!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.pen_width,) == (other.projection,other.pen_width,)\n    def __hash__(self):\n        return hash((self.projection,self.pen_width,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make43,
-    "def make(_setattr, _FACTORY, _default_pos):\n    def __init__(self, a, b, pos=_default_pos):\n        _setattr(self, 'a', a)\n        _setattr(self, 'b', b)\n        _setattr(self, 'pos', pos)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.a,self.b,self.pos,) == (other.a,other.b,other.pos,)\n    def __hash__(self):\n        return hash((self.a,self.b,self.pos,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make44,
-    "def make(_setattr, _FACTORY, _default_pos):\n    def __init__(self, link1, link2, reason, pos=_default_pos):\n        _setattr(self, 'link1', link1)\n        _setattr(self, 'link2', link2)\n        _setattr(self, 'reason', reason)\n        _setattr(self, 'pos', pos)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(link1={self.link1!r}, link2={self.link2!r}, reason={self.reason!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.link1,self.link2,self.reason,self.pos,) == (other.link1,other.link2,other.reason,other.pos,)\n    def __hash__(self):\n        return hash((self.link1,self.link2,self.reason,self.pos,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make45,
-    "def make(_setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name):\n    def __init__(self, severity, message, pos=_default_pos, hint=_default_hint, notes=_default_notes, name=_default_name):\n        _setattr(self, 'severity', severity)\n        _setattr(self, 'message', message)\n        _setattr(self, 'pos', pos)\n        _setattr(self, 'hint', hint)\n        _setattr(self, 'notes', notes)\n        _setattr(self, 'name', name)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(severity={self.severity!r}, message={self.message!r}, pos={self.pos!r}, hint={self.hint!r}, notes={self.notes!r}, name={self.name!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.severity,self.message,self.pos,self.hint,self.notes,self.name,) == (other.severity,other.message,other.pos,other.hint,other.notes,other.name,)\n    def __hash__(self):\n        return hash((self.severity,self.message,self.pos,self.hint,self.notes,self.name,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make46,
-    "def make(_setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration, _default_effort):\n    def __init__(self, position=_default_position, velocity=_default_velocity, acceleration=_default_acceleration, effort=_default_effort):\n        _setattr(self, 'position', position)\n        _setattr(self, 'velocity', velocity)\n        _setattr(self, 'acceleration', acceleration)\n        _setattr(self, 'effort', effort)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(position={self.position!r}, velocity={self.velocity!r}, acceleration={self.acceleration!r}, effort={self.effort!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.position,self.velocity,self.acceleration,self.effort,) == (other.position,other.velocity,other.acceleration,other.effort,)\n    def __hash__(self):\n        return hash((self.position,self.velocity,self.acceleration,self.effort,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make47,
-    "def make(_setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits, _default_mimic, _default_variable, _default_offset):\n    def __init__(self, name, kind, parent, child, pos, q=_default_q, v=_default_v, axis=_default_axis, limits=_default_limits, mimic=_default_mimic, variable=_default_variable, offset=_default_offset):\n        self.name = name\n        self.kind = kind\n        self.parent = parent\n        self.child = child\n        self.pos = pos\n        self.q = q\n        self.v = v\n        self.axis = axis\n        self.limits = limits\n        self.mimic = mimic\n        self.variable = variable\n        self.offset = offset\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, kind={self.kind!r}, parent={self.parent!r}, child={self.child!r}, pos={self.pos!r}, q={self.q!r}, v={self.v!r}, axis={self.axis!r}, limits={self.limits!r}, mimic={self.mimic!r}, variable={self.variable!r}, offset={self.offset!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.kind,self.parent,self.child,self.pos,self.q,self.v,self.axis,self.limits,self.mimic,self.variable,self.offset,) == (other.name,other.kind,other.parent,other.child,other.pos,other.q,other.v,other.axis,other.limits,other.mimic,other.variable,other.offset,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make48,
-    "def make(_setattr, _FACTORY, _default_robot):\n    def __init__(self, frame, geometry, index, role, polygon, z_low, z_high, robot=_default_robot):\n        self.frame = frame\n        self.geometry = geometry\n        self.index = index\n        self.role = role\n        self.polygon = polygon\n        self.z_low = z_low\n        self.z_high = z_high\n        self.robot = robot\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, geometry={self.geometry!r}, index={self.index!r}, role={self.role!r}, polygon={self.polygon!r}, z_low={self.z_low!r}, z_high={self.z_high!r}, robot={self.robot!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.geometry,self.index,self.role,self.polygon,self.z_low,self.z_high,self.robot,) == (other.frame,other.geometry,other.index,other.role,other.polygon,other.z_low,other.z_high,other.robot,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make49,
-    "def make(_setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options, _default_supervisor_options):\n    def __init__(self, projection, robot_type=_default_robot_type, supervisor=_default_supervisor, robot_options=_default_robot_options, supervisor_options=_default_supervisor_options):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'robot_type', robot_type)\n        _setattr(self, 'supervisor', supervisor)\n        _setattr(self, 'robot_options', robot_options)\n        _setattr(self, 'supervisor_options', supervisor_options)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, robot_type={self.robot_type!r}, supervisor={self.supervisor!r}, robot_options={self.robot_options!r}, supervisor_options={self.supervisor_options!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.robot_type,self.supervisor,self.robot_options,self.supervisor_options,) == (other.projection,other.robot_type,other.supervisor,other.robot_options,other.supervisor_options,)\n    def __hash__(self):\n        return hash((self.projection,self.robot_type,self.supervisor,self.robot_options,self.supervisor_options,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make50,
-    "def make(_setattr, _FACTORY, _default_scale, _default_grid, _default_view):\n    def __init__(self, projection, picture, scale=_default_scale, grid=_default_grid, view=_default_view):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'scale', scale)\n        _setattr(self, 'grid', grid)\n        _setattr(self, 'view', view)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, picture={self.picture!r}, scale={self.scale!r}, grid={self.grid!r}, view={self.view!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.picture,self.scale,self.grid,self.view,) == (other.projection,other.picture,other.scale,other.grid,other.view,)\n    def __hash__(self):\n        return hash((self.projection,self.picture,self.scale,self.grid,self.view,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make51,
-    "def make(_setattr, _FACTORY, _default_shape, _default_position, _default_orientation, _default_size, _default_vertices, _default_indices):\n    def __init__(self, kind, name, shape=_default_shape, position=_default_position, orientation=_default_orientation, size=_default_size, vertices=_default_vertices, indices=_default_indices):\n        self.kind = kind\n        self.name = name\n        self.shape = shape\n        self.position = position\n        self.orientation = orientation\n        self.size = size\n        self.vertices = vertices\n        self.indices = indices\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, shape={self.shape!r}, position={self.position!r}, orientation={self.orientation!r}, size={self.size!r}, vertices={self.vertices!r}, indices={self.indices!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.name,self.shape,self.position,self.orientation,self.size,self.vertices,self.indices,) == (other.kind,other.name,other.shape,other.position,other.orientation,other.size,other.vertices,other.indices,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make52,
-    "def make(_setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward, _default_collada_up):\n    def __init__(self, path, source=_default_source, scale3=_default_scale3, up=_default_up, forward=_default_forward, collada_up=_default_collada_up):\n        _setattr(self, 'path', path)\n        _setattr(self, 'source', source)\n        _setattr(self, 'scale3', scale3)\n        _setattr(self, 'up', up)\n        _setattr(self, 'forward', forward)\n        _setattr(self, 'collada_up', collada_up)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, source={self.source!r}, scale3={self.scale3!r}, up={self.up!r}, forward={self.forward!r}, collada_up={self.collada_up!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.path,self.source,self.scale3,self.up,self.forward,self.collada_up,) == (other.path,other.source,other.scale3,other.up,other.forward,other.collada_up,)\n    def __hash__(self):\n        return hash((self.path,self.source,self.scale3,self.up,self.forward,self.collada_up,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make53,
-    "def make(_setattr, _FACTORY, _default_sphere_size):\n    def __init__(self, sphere_size=_default_sphere_size):\n        _setattr(self, 'sphere_size', sphere_size)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(sphere_size={self.sphere_size!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.sphere_size,) == (other.sphere_size,)\n    def __hash__(self):\n        return hash((self.sphere_size,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make54,
-    "def make(_setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir):\n    def __init__(self, srdf=_default_srdf, robot=_default_robot, mesh_dir=_default_mesh_dir):\n        _setattr(self, 'srdf', srdf)\n        _setattr(self, 'robot', robot)\n        _setattr(self, 'mesh_dir', mesh_dir)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(srdf={self.srdf!r}, robot={self.robot!r}, mesh_dir={self.mesh_dir!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.srdf,self.robot,self.mesh_dir,) == (other.srdf,other.robot,other.mesh_dir,)\n    def __hash__(self):\n        return hash((self.srdf,self.robot,self.mesh_dir,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make55,
-    "def make(_setattr, _FACTORY, _default_target, _default_path, _default_context):\n    def __init__(self, kind, name, pos, target=_default_target, path=_default_path, context=_default_context):\n        self.kind = kind\n        self.name = name\n        self.pos = pos\n        self.target = target\n        self.path = path\n        self.context = context\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, target={self.target!r}, path={self.path!r}, context={self.context!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make56,
-    "def make(_setattr, _FACTORY, _default_value, _default_container, _factory_children):\n    def __init__(self, kind, name, pos, start, value=_default_value, container=_default_container, children=_FACTORY):\n        self.kind = kind\n        self.name = name\n        self.pos = pos\n        self.start = start\n        self.value = value\n        self.container = container\n        self.children = _factory_children() if children is _FACTORY else children\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, start={self.start!r}, value={self.value!r}, container={self.container!r}, children={self.children!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make57,
-    "def make(_setattr, _FACTORY, _default_version, _default_start, _default_mesh_path):\n    def __init__(self, projection, version=_default_version, start=_default_start, mesh_path=_default_mesh_path):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'version', version)\n        _setattr(self, 'start', start)\n        _setattr(self, 'mesh_path', mesh_path)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, version={self.version!r}, start={self.start!r}, mesh_path={self.mesh_path!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.version,self.start,self.mesh_path,) == (other.projection,other.version,other.start,other.mesh_path,)\n    def __hash__(self):\n        return hash((self.projection,self.version,self.start,self.mesh_path,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make58,
-    "def make(_setattr, _FACTORY, _default_vertices, _default_faces):\n    def __init__(self, kind, params, placement, vertices=_default_vertices, faces=_default_faces):\n        _setattr(self, 'kind', kind)\n        _setattr(self, 'params', params)\n        _setattr(self, 'placement', placement)\n        _setattr(self, 'vertices', vertices)\n        _setattr(self, 'faces', faces)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, params={self.params!r}, placement={self.placement!r}, vertices={self.vertices!r}, faces={self.faces!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.params,self.placement,self.vertices,self.faces,) == (other.kind,other.params,other.placement,other.vertices,other.faces,)\n    def __hash__(self):\n        return hash((self.kind,self.params,self.placement,self.vertices,self.faces,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make59,
-    "def make(_setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled, _default_as_errors, _default_not_errors, _default_color, _factory_items, _default_max_errors, _default_max_warnings, _default_suppressed_warnings, _default_stopped, _default__errors, _default__warnings):\n    def __init__(self, werror=_default_werror, quiet=_default_quiet, disabled=_default_disabled, as_errors=_default_as_errors, not_errors=_default_not_errors, color=_default_color, items=_FACTORY, max_errors=_default_max_errors, max_warnings=_default_max_warnings, suppressed_warnings=_default_suppressed_warnings, stopped=_default_stopped, _errors=_default__errors, _warnings=_default__warnings):\n        self.werror = werror\n        self.quiet = quiet\n        self.disabled = disabled\n        self.as_errors = as_errors\n        self.not_errors = not_errors\n        self.color = color\n        self.items = _factory_items() if items is _FACTORY else items\n        self.max_errors = max_errors\n        self.max_warnings = max_warnings\n        self.suppressed_warnings = suppressed_warnings\n        self.stopped = stopped\n        self._errors = _errors\n        self._warnings = _warnings\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(werror={self.werror!r}, quiet={self.quiet!r}, disabled={self.disabled!r}, as_errors={self.as_errors!r}, not_errors={self.not_errors!r}, color={self.color!r}, items={self.items!r}, max_errors={self.max_errors!r}, max_warnings={self.max_warnings!r}, suppressed_warnings={self.suppressed_warnings!r}, stopped={self.stopped!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.werror,self.quiet,self.disabled,self.as_errors,self.not_errors,self.color,self.items,self.max_errors,self.max_warnings,self.suppressed_warnings,self.stopped,self._errors,self._warnings,) == (other.werror,other.quiet,other.disabled,other.as_errors,other.not_errors,other.color,other.items,other.max_errors,other.max_warnings,other.suppressed_warnings,other.stopped,other._errors,other._warnings,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make60,
-    "def make(_setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles, _default_robot_frames, _default_segments, _factory_configuration):\n    def __init__(self, z_min=_default_z_min, z_max=_default_z_max, hull=_default_hull, roles=_FACTORY, robot_frames=_default_robot_frames, segments=_default_segments, configuration=_FACTORY):\n        _setattr(self, 'z_min', z_min)\n        _setattr(self, 'z_max', z_max)\n        _setattr(self, 'hull', hull)\n        _setattr(self, 'roles', _factory_roles() if roles is _FACTORY else roles)\n        _setattr(self, 'robot_frames', robot_frames)\n        _setattr(self, 'segments', segments)\n        _setattr(self, 'configuration', _factory_configuration() if configuration is _FACTORY else configuration)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(z_min={self.z_min!r}, z_max={self.z_max!r}, hull={self.hull!r}, roles={self.roles!r}, robot_frames={self.robot_frames!r}, segments={self.segments!r}, configuration={self.configuration!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.z_min,self.z_max,self.hull,self.roles,self.robot_frames,self.segments,self.configuration,) == (other.z_min,other.z_max,other.hull,other.roles,other.robot_frames,other.segments,other.configuration,)\n    def __hash__(self):\n        return hash((self.z_min,self.z_max,self.hull,self.roles,self.robot_frames,self.segments,self.configuration,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make61,
-    "def make(_setattr, _FACTORY, _factory_attrs):\n    def __init__(self, attrs=_FACTORY):\n        self.attrs = _factory_attrs() if attrs is _FACTORY else attrs\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(attrs={self.attrs!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.attrs,) == (other.attrs,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make62,
-    "def make(_setattr, _FACTORY, _factory_configuration, _default_config_names, _default_eye, _default_look, _default_up, _default_fov, _default_width, _default_height, _default_geometry, _default_highlight):\n    def __init__(self, configuration=_FACTORY, config_names=_default_config_names, eye=_default_eye, look=_default_look, up=_default_up, fov=_default_fov, width=_default_width, height=_default_height, geometry=_default_geometry, highlight=_default_highlight):\n        _setattr(self, 'configuration', _factory_configuration() if configuration is _FACTORY else configuration)\n        _setattr(self, 'config_names', config_names)\n        _setattr(self, 'eye', eye)\n        _setattr(self, 'look', look)\n        _setattr(self, 'up', up)\n        _setattr(self, 'fov', fov)\n        _setattr(self, 'width', width)\n        _setattr(self, 'height', height)\n        _setattr(self, 'geometry', geometry)\n        _setattr(self, 'highlight', highlight)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(configuration={self.configuration!r}, config_names={self.config_names!r}, eye={self.eye!r}, look={self.look!r}, up={self.up!r}, fov={self.fov!r}, width={self.width!r}, height={self.height!r}, geometry={self.geometry!r}, highlight={self.highlight!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.configuration,self.config_names,self.eye,self.look,self.up,self.fov,self.width,self.height,self.geometry,self.highlight,) == (other.configuration,other.config_names,other.eye,other.look,other.up,other.fov,other.width,other.height,other.geometry,other.highlight,)\n    def __hash__(self):\n        return hash((self.configuration,self.config_names,self.eye,self.look,self.up,self.fov,self.width,self.height,self.geometry,self.highlight,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make63,
-    "def make(_setattr, _FACTORY, _factory_default_config, _default_sources):\n    def __init__(self, pairs, samples, seed, always_fraction, default_config=_FACTORY, sources=_default_sources):\n        _setattr(self, 'pairs', pairs)\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'seed', seed)\n        _setattr(self, 'always_fraction', always_fraction)\n        _setattr(self, 'default_config', _factory_default_config() if default_config is _FACTORY else default_config)\n        _setattr(self, 'sources', sources)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(pairs={self.pairs!r}, samples={self.samples!r}, seed={self.seed!r}, always_fraction={self.always_fraction!r}, default_config={self.default_config!r}, sources={self.sources!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.pairs,self.samples,self.seed,self.always_fraction,self.default_config,self.sources,) == (other.pairs,other.samples,other.seed,other.always_fraction,other.default_config,other.sources,)\n    def __hash__(self):\n        return hash((self.pairs,self.samples,self.seed,self.always_fraction,self.default_config,self.sources,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make64,
-    "def make(_setattr, _FACTORY, _factory_files, _factory_frames, _factory_classes, _factory_defs, _factory_included_from, _factory__visible, _factory__by_name, _factory__last_frame):\n    def __init__(self, files=_FACTORY, frames=_FACTORY, classes=_FACTORY, defs=_FACTORY, included_from=_FACTORY, _visible=_FACTORY, _by_name=_FACTORY, _last_frame=_FACTORY):\n        self.files = _factory_files() if files is _FACTORY else files\n        self.frames = _factory_frames() if frames is _FACTORY else frames\n        self.classes = _factory_classes() if classes is _FACTORY else classes\n        self.defs = _factory_defs() if defs is _FACTORY else defs\n        self.included_from = _factory_included_from() if included_from is _FACTORY else included_from\n        self._visible = _factory__visible() if _visible is _FACTORY else _visible\n        self._by_name = _factory__by_name() if _by_name is _FACTORY else _by_name\n        self._last_frame = _factory__last_frame() if _last_frame is _FACTORY else _last_frame\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(files={self.files!r}, frames={self.frames!r}, classes={self.classes!r}, defs={self.defs!r}, included_from={self.included_from!r}, _visible={self._visible!r}, _by_name={self._by_name!r}, _last_frame={self._last_frame!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make65,
-    "def make(_setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root, _default_root_pos, _default_robot_name, _default_root_link):\n    def __init__(self, frames=_FACTORY, allowed=_FACTORY, root=_default_root, root_pos=_default_root_pos, robot_name=_default_robot_name, root_link=_default_root_link):\n        self.frames = _factory_frames() if frames is _FACTORY else frames\n        self.allowed = _factory_allowed() if allowed is _FACTORY else allowed\n        self.root = root\n        self.root_pos = root_pos\n        self.robot_name = robot_name\n        self.root_link = root_link\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frames={self.frames!r}, allowed={self.allowed!r}, root={self.root!r}, root_pos={self.root_pos!r}, robot_name={self.robot_name!r}, root_link={self.root_link!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frames,self.allowed,self.root,self.root_pos,self.robot_name,self.root_link,) == (other.frames,other.allowed,other.root,other.root_pos,other.robot_name,other.root_link,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make66,
-    "def make(_setattr, _FACTORY, _factory_geometries, _default_inertial):\n    def __init__(self, geometries=_FACTORY, inertial=_default_inertial):\n        self.geometries = _factory_geometries() if geometries is _FACTORY else geometries\n        self.inertial = inertial\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(geometries={self.geometries!r}, inertial={self.inertial!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.geometries,self.inertial,) == (other.geometries,other.inertial,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make67,
-    "def make(_setattr, _FACTORY, _factory_overlays, _factory_options):\n    def __init__(self, overlays=_FACTORY, options=_FACTORY):\n        self.overlays = _factory_overlays() if overlays is _FACTORY else overlays\n        self.options = _factory_options() if options is _FACTORY else options\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(overlays={self.overlays!r}, options={self.options!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.overlays,self.options,) == (other.overlays,other.options,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make68,
-    "def make(_setattr, _FACTORY, _factory_parts, _default_inertial):\n    def __init__(self, name, frame, parts=_FACTORY, inertial=_default_inertial):\n        self.name = name\n        self.frame = frame\n        self.parts = _factory_parts() if parts is _FACTORY else parts\n        self.inertial = inertial\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, frame={self.frame!r}, parts={self.parts!r}, inertial={self.inertial!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.frame,self.parts,self.inertial,) == (other.name,other.frame,other.parts,other.inertial,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make69,
-    "def make(_setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unprojected_color):\n    def __init__(self, frame, position, heading, rotation, parts=_FACTORY, sensors=_FACTORY, unprojected_color=_default_unprojected_color):\n        self.frame = frame\n        self.position = position\n        self.heading = heading\n        self.rotation = rotation\n        self.parts = _factory_parts() if parts is _FACTORY else parts\n        self.sensors = _factory_sensors() if sensors is _FACTORY else sensors\n        self.unprojected_color = unprojected_color\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, position={self.position!r}, heading={self.heading!r}, rotation={self.rotation!r}, parts={self.parts!r}, sensors={self.sensors!r}, unprojected_color={self.unprojected_color!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.position,self.heading,self.rotation,self.parts,self.sensors,self.unprojected_color,) == (other.frame,other.position,other.heading,other.rotation,other.parts,other.sensors,other.unprojected_color,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make70,
-    "def make(_setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols, _factory__packages):\n    def __init__(self, options, sink, sources=_FACTORY, dependencies=_FACTORY, symbols=_default_symbols, _packages=_FACTORY):\n        self.options = options\n        self.sink = sink\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.dependencies = _factory_dependencies() if dependencies is _FACTORY else dependencies\n        self.symbols = symbols\n        self._packages = _factory__packages() if _packages is _FACTORY else _packages\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(options={self.options!r}, sink={self.sink!r}, sources={self.sources!r}, dependencies={self.dependencies!r}, symbols={self.symbols!r}, _packages={self._packages!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.options,self.sink,self.sources,self.dependencies,self.symbols,self._packages,) == (other.options,other.sink,other.sources,other.dependencies,other.symbols,other._packages,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make71,
-    "def make(_setattr, _FACTORY, _factory_sources, _factory_index):\n    def __init__(self, diagnostics, scene, files, sources=_FACTORY, index=_FACTORY):\n        self.diagnostics = diagnostics\n        self.scene = scene\n        self.files = files\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.index = _factory_index() if index is _FACTORY else index\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(diagnostics={self.diagnostics!r}, scene={self.scene!r}, files={self.files!r}, sources={self.sources!r}, index={self.index!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.diagnostics,self.scene,self.files,self.sources,self.index,) == (other.diagnostics,other.scene,other.files,other.sources,other.index,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make72,
-    "def make(_setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa):\n    def __init__(self, values=_FACTORY, sources=_FACTORY, isa=_FACTORY):\n        self.values = _factory_values() if values is _FACTORY else values\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.isa = _factory_isa() if isa is _FACTORY else isa\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(values={self.values!r}, sources={self.sources!r}, isa={self.isa!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.values,self.sources,self.isa,) == (other.values,other.sources,other.isa,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make73,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, entry, collisions, samples, example):\n        _setattr(self, 'entry', entry)\n        _setattr(self, 'collisions', collisions)\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'example', example)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(entry={self.entry!r}, collisions={self.collisions!r}, samples={self.samples!r}, example={self.example!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.entry,self.collisions,self.samples,self.example,) == (other.entry,other.collisions,other.samples,other.example,)\n    def __hash__(self):\n        return hash((self.entry,self.collisions,self.samples,self.example,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make4,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, eye, look, up, fov, width, height):\n        _setattr(self, 'eye', eye)\n        _setattr(self, 'look', look)\n        _setattr(self, 'up', up)\n        _setattr(self, 'fov', fov)\n        _setattr(self, 'width', width)\n        _setattr(self, 'height', height)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(eye={self.eye!r}, look={self.look!r}, up={self.up!r}, fov={self.fov!r}, width={self.width!r}, height={self.height!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.eye,self.look,self.up,self.fov,self.width,self.height,) == (other.eye,other.look,other.up,other.fov,other.width,other.height,)\n    def __hash__(self):\n        return hash((self.eye,self.look,self.up,self.fov,self.width,self.height,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make5,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, footprints, robots, options, poses):\n        self.footprints = footprints\n        self.robots = robots\n        self.options = options\n        self.poses = poses\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(footprints={self.footprints!r}, robots={self.robots!r}, options={self.options!r}, poses={self.poses!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.footprints,self.robots,self.options,self.poses,) == (other.footprints,other.robots,other.options,other.poses,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make6,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, frame, kind, local, heading):\n        self.frame = frame\n        self.kind = kind\n        self.local = local\n        self.heading = heading\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, kind={self.kind!r}, local={self.local!r}, heading={self.heading!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.kind,self.local,self.heading,) == (other.frame,other.kind,other.local,other.heading,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make7,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, kind, geometry, source, pos):\n        self.kind = kind\n        self.geometry = geometry\n        self.source = source\n        self.pos = pos\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, geometry={self.geometry!r}, source={self.source!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.geometry,self.source,self.pos,) == (other.kind,other.geometry,other.source,other.pos,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make8,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, positions, corner_pos, normals, corner_nrm, up, unit):\n        _setattr(self, 'positions', positions)\n        _setattr(self, 'corner_pos', corner_pos)\n        _setattr(self, 'normals', normals)\n        _setattr(self, 'corner_nrm', corner_nrm)\n        _setattr(self, 'up', up)\n        _setattr(self, 'unit', unit)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(positions={self.positions!r}, corner_pos={self.corner_pos!r}, normals={self.normals!r}, corner_nrm={self.corner_nrm!r}, up={self.up!r}, unit={self.unit!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.positions,self.corner_pos,self.normals,self.corner_nrm,self.up,self.unit,) == (other.positions,other.corner_pos,other.normals,other.corner_nrm,other.up,other.unit,)\n    def __hash__(self):\n        return hash((self.positions,self.corner_pos,self.normals,self.corner_nrm,self.up,self.unit,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make9,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, root, links, folded, names):\n        _setattr(self, 'root', root)\n        _setattr(self, 'links', links)\n        _setattr(self, 'folded', folded)\n        _setattr(self, 'names', names)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(root={self.root!r}, links={self.links!r}, folded={self.folded!r}, names={self.names!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.root,self.links,self.folded,self.names,) == (other.root,other.links,other.folded,other.names,)\n    def __hash__(self):\n        return hash((self.root,self.links,self.folded,self.names,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make10,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, root, table):\n        self.root = root\n        self.table = table\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(root={self.root!r}, table={self.table!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.root,self.table,) == (other.root,other.table,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make11,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, samples, seed, batch, always_fraction, jobs, backend):\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'seed', seed)\n        _setattr(self, 'batch', batch)\n        _setattr(self, 'always_fraction', always_fraction)\n        _setattr(self, 'jobs', jobs)\n        _setattr(self, 'backend', backend)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(samples={self.samples!r}, seed={self.seed!r}, batch={self.batch!r}, always_fraction={self.always_fraction!r}, jobs={self.jobs!r}, backend={self.backend!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.samples,self.seed,self.batch,self.always_fraction,self.jobs,self.backend,) == (other.samples,other.seed,other.batch,other.always_fraction,other.jobs,other.backend,)\n    def __hash__(self):\n        return hash((self.samples,self.seed,self.batch,self.always_fraction,self.jobs,self.backend,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make12,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, solid, obj, rate, cost):\n        _setattr(self, 'solid', solid)\n        _setattr(self, 'obj', obj)\n        _setattr(self, 'rate', rate)\n        _setattr(self, 'cost', cost)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(solid={self.solid!r}, obj={self.obj!r}, rate={self.rate!r}, cost={self.cost!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.solid,self.obj,self.rate,self.cost,) == (other.solid,other.obj,other.rate,other.cost,)\n    def __hash__(self):\n        return hash((self.solid,self.obj,self.rate,self.cost,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make13,
+    "def make(_setattr, _FACTORY):\n    def __init__(self, vertices, normals, faces):\n        _setattr(self, 'vertices', vertices)\n        _setattr(self, 'normals', normals)\n        _setattr(self, 'faces', faces)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(vertices={self.vertices!r}, normals={self.normals!r}, faces={self.faces!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.vertices,self.normals,self.faces,) == (other.vertices,other.normals,other.faces,)\n    def __hash__(self):\n        return hash((self.vertices,self.normals,self.faces,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make14,
+    "def make(_setattr, _FACTORY, _default__closure):\n    def __init__(self, name, block, pos, _closure=_default__closure):\n        self.name = name\n        self.block = block\n        self.pos = pos\n        self._closure = _closure\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, block={self.block!r}, pos={self.pos!r}, _closure={self._closure!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.block,self.pos,self._closure,) == (other.name,other.block,other.pos,other._closure,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make15,
+    "def make(_setattr, _FACTORY, _default_allowed, _default_sources, _default_root, _default_robot_name, _default_root_link, _factory__index, _set_frames, _set_allowed, _set_sources, _set_root, _set_robot_name, _set_root_link, _set__index):\n    def __init__(self, frames, allowed=_default_allowed, sources=_default_sources, root=_default_root, robot_name=_default_robot_name, root_link=_default_root_link, _index=_FACTORY):\n        _set_frames(self, frames)\n        _set_allowed(self, allowed)\n        _set_sources(self, sources)\n        _set_root(self, root)\n        _set_robot_name(self, robot_name)\n        _set_root_link(self, root_link)\n        _set__index(self, _factory__index() if _index is _FACTORY else _index)\n        self.__post_init__()\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frames={self.frames!r}, allowed={self.allowed!r}, sources={self.sources!r}, root={self.root!r}, robot_name={self.robot_name!r}, root_link={self.root_link!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frames,self.allowed,self.sources,self.root,self.robot_name,self.root_link,) == (other.frames,other.allowed,other.sources,other.root,other.robot_name,other.root_link,)\n    def __hash__(self):\n        return hash((self.frames,self.allowed,self.sources,self.root,self.robot_name,self.root_link,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make16,
+    "def make(_setattr, _FACTORY, _default_allowed, _set_allowed):\n    def __init__(self, allowed=_default_allowed):\n        _set_allowed(self, allowed)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(allowed={self.allowed!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.allowed,) == (other.allowed,)\n    def __hash__(self):\n        return hash((self.allowed,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make17,
+    "def make(_setattr, _FACTORY, _default_box_centres, _default_box_axes, _default_box_half):\n    def __init__(self, centres, radii, overshoot, box_centres=_default_box_centres, box_axes=_default_box_axes, box_half=_default_box_half):\n        _setattr(self, 'centres', centres)\n        _setattr(self, 'radii', radii)\n        _setattr(self, 'overshoot', overshoot)\n        _setattr(self, 'box_centres', box_centres)\n        _setattr(self, 'box_axes', box_axes)\n        _setattr(self, 'box_half', box_half)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(centres={self.centres!r}, radii={self.radii!r}, overshoot={self.overshoot!r}, box_centres={self.box_centres!r}, box_axes={self.box_axes!r}, box_half={self.box_half!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.centres,self.radii,self.overshoot,self.box_centres,self.box_axes,self.box_half,) == (other.centres,other.radii,other.overshoot,other.box_centres,other.box_axes,other.box_half,)\n    def __hash__(self):\n        return hash((self.centres,self.radii,self.overshoot,self.box_centres,self.box_axes,self.box_half,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make18,
+    "def make(_setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual, _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos, _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual, _set_collision, _set_no_shadow, _set_scale, _set_tags, _set_pos, _set_material):\n    def __init__(self, shape, color=_default_color, alpha=_default_alpha, specular=_default_specular, visual=_default_visual, collision=_default_collision, no_shadow=_default_no_shadow, scale=_default_scale, tags=_default_tags, pos=_default_pos, material=_default_material):\n        _set_shape(self, shape)\n        _set_color(self, color)\n        _set_alpha(self, alpha)\n        _set_specular(self, specular)\n        _set_visual(self, visual)\n        _set_collision(self, collision)\n        _set_no_shadow(self, no_shadow)\n        _set_scale(self, scale)\n        _set_tags(self, tags)\n        _set_pos(self, pos)\n        _set_material(self, material)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(shape={self.shape!r}, color={self.color!r}, alpha={self.alpha!r}, specular={self.specular!r}, visual={self.visual!r}, collision={self.collision!r}, no_shadow={self.no_shadow!r}, scale={self.scale!r}, tags={self.tags!r}, pos={self.pos!r}, material={self.material!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.shape,self.color,self.alpha,self.specular,self.visual,self.collision,self.no_shadow,self.scale,self.tags,self.pos,self.material,) == (other.shape,other.color,other.alpha,other.specular,other.visual,other.collision,other.no_shadow,other.scale,other.tags,other.pos,other.material,)\n    def __hash__(self):\n        return hash((self.shape,self.color,self.alpha,self.specular,self.visual,self.collision,self.no_shadow,self.scale,self.tags,self.pos,self.material,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make19,
+    "def make(_setattr, _FACTORY, _default_compact, _set_compact):\n    def __init__(self, compact=_default_compact):\n        _set_compact(self, compact)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(compact={self.compact!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.compact,) == (other.compact,)\n    def __hash__(self):\n        return hash((self.compact,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make20,
+    "def make(_setattr, _FACTORY, _default_detail, _default_collisions, _default_in_scene, _default_checked, _default_proven):\n    def __init__(self, a, b, reason, detail=_default_detail, collisions=_default_collisions, in_scene=_default_in_scene, checked=_default_checked, proven=_default_proven):\n        _setattr(self, 'a', a)\n        _setattr(self, 'b', b)\n        _setattr(self, 'reason', reason)\n        _setattr(self, 'detail', detail)\n        _setattr(self, 'collisions', collisions)\n        _setattr(self, 'in_scene', in_scene)\n        _setattr(self, 'checked', checked)\n        _setattr(self, 'proven', proven)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, reason={self.reason!r}, detail={self.detail!r}, collisions={self.collisions!r}, in_scene={self.in_scene!r}, checked={self.checked!r}, proven={self.proven!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.a,self.b,self.reason,self.detail,self.collisions,self.in_scene,self.checked,self.proven,) == (other.a,other.b,other.reason,other.detail,other.collisions,other.in_scene,other.checked,other.proven,)\n    def __hash__(self):\n        return hash((self.a,self.b,self.reason,self.detail,self.collisions,self.in_scene,self.checked,self.proven,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make21,
+    "def make(_setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin, _default_maze_size, _default_sensor_error, _default_sensor_fov, _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape, _set_maze_origin, _set_maze_size, _set_sensor_error, _set_sensor_fov, _set_sensor_threshold):\n    def __init__(self, projection, fill=_default_fill, robot_shape=_default_robot_shape, maze_origin=_default_maze_origin, maze_size=_default_maze_size, sensor_error=_default_sensor_error, sensor_fov=_default_sensor_fov, sensor_threshold=_default_sensor_threshold):\n        _set_projection(self, projection)\n        _set_fill(self, fill)\n        _set_robot_shape(self, robot_shape)\n        _set_maze_origin(self, maze_origin)\n        _set_maze_size(self, maze_size)\n        _set_sensor_error(self, sensor_error)\n        _set_sensor_fov(self, sensor_fov)\n        _set_sensor_threshold(self, sensor_threshold)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, fill={self.fill!r}, robot_shape={self.robot_shape!r}, maze_origin={self.maze_origin!r}, maze_size={self.maze_size!r}, sensor_error={self.sensor_error!r}, sensor_fov={self.sensor_fov!r}, sensor_threshold={self.sensor_threshold!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.fill,self.robot_shape,self.maze_origin,self.maze_size,self.sensor_error,self.sensor_fov,self.sensor_threshold,) == (other.projection,other.fill,other.robot_shape,other.maze_origin,other.maze_size,other.sensor_error,other.sensor_fov,other.sensor_threshold,)\n    def __hash__(self):\n        return hash((self.projection,self.fill,self.robot_shape,self.maze_origin,self.maze_size,self.sensor_error,self.sensor_fov,self.sensor_threshold,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make22,
+    "def make(_setattr, _FACTORY, _default_highlight):\n    def __init__(self, frame, index, geometry, world, highlight=_default_highlight):\n        _setattr(self, 'frame', frame)\n        _setattr(self, 'index', index)\n        _setattr(self, 'geometry', geometry)\n        _setattr(self, 'world', world)\n        _setattr(self, 'highlight', highlight)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, index={self.index!r}, geometry={self.geometry!r}, world={self.world!r}, highlight={self.highlight!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.index,self.geometry,self.world,self.highlight,) == (other.frame,other.index,other.geometry,other.world,other.highlight,)\n    def __hash__(self):\n        return hash((self.frame,self.index,self.geometry,self.world,self.highlight,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make23,
+    "def make(_setattr, _FACTORY, _default_include_dirs, _factory_package_paths, _default_missing_mesh, _default_mesh_up, _default_mesh_forward, _default_collada_up, _default_root, _factory_xacro_args, _default_input_format, _default_need_meshes):\n    def __init__(self, include_dirs=_default_include_dirs, package_paths=_FACTORY, missing_mesh=_default_missing_mesh, mesh_up=_default_mesh_up, mesh_forward=_default_mesh_forward, collada_up=_default_collada_up, root=_default_root, xacro_args=_FACTORY, input_format=_default_input_format, need_meshes=_default_need_meshes):\n        self.include_dirs = include_dirs\n        self.package_paths = _factory_package_paths() if package_paths is _FACTORY else package_paths\n        self.missing_mesh = missing_mesh\n        self.mesh_up = mesh_up\n        self.mesh_forward = mesh_forward\n        self.collada_up = collada_up\n        self.root = root\n        self.xacro_args = _factory_xacro_args() if xacro_args is _FACTORY else xacro_args\n        self.input_format = input_format\n        self.need_meshes = need_meshes\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(include_dirs={self.include_dirs!r}, package_paths={self.package_paths!r}, missing_mesh={self.missing_mesh!r}, mesh_up={self.mesh_up!r}, mesh_forward={self.mesh_forward!r}, collada_up={self.collada_up!r}, root={self.root!r}, xacro_args={self.xacro_args!r}, input_format={self.input_format!r}, need_meshes={self.need_meshes!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.include_dirs,self.package_paths,self.missing_mesh,self.mesh_up,self.mesh_forward,self.collada_up,self.root,self.xacro_args,self.input_format,self.need_meshes,) == (other.include_dirs,other.package_paths,other.missing_mesh,other.mesh_up,other.mesh_forward,other.collada_up,other.root,other.xacro_args,other.input_format,other.need_meshes,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make24,
+    "def make(_setattr, _FACTORY, _default_includes):\n    def __init__(self, picture, includes=_default_includes):\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'includes', includes)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(picture={self.picture!r}, includes={self.includes!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.picture,self.includes,) == (other.picture,other.includes,)\n    def __hash__(self):\n        return hash((self.picture,self.includes,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make25,
+    "def make(_setattr, _FACTORY, _default_includes, _default_antialias):\n    def __init__(self, picture, includes=_default_includes, antialias=_default_antialias):\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'includes', includes)\n        _setattr(self, 'antialias', antialias)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(picture={self.picture!r}, includes={self.includes!r}, antialias={self.antialias!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.picture,self.includes,self.antialias,) == (other.picture,other.includes,other.antialias,)\n    def __hash__(self):\n        return hash((self.picture,self.includes,self.antialias,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make26,
+    "def make(_setattr, _FACTORY, _default_line, _default_col, _default_end_line, _default_end_col, _set_file, _set_line, _set_col, _set_end_line, _set_end_col):\n    def __init__(self, file, line=_default_line, col=_default_col, end_line=_default_end_line, end_col=_default_end_col):\n        _set_file(self, file)\n        _set_line(self, line)\n        _set_col(self, col)\n        _set_end_line(self, end_line)\n        _set_end_col(self, end_col)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(file={self.file!r}, line={self.line!r}, col={self.col!r}, end_line={self.end_line!r}, end_col={self.end_col!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.file,self.line,self.col,self.end_line,self.end_col,) == (other.file,other.line,other.col,other.end_line,other.end_col,)\n    def __hash__(self):\n        return hash((self.file,self.line,self.col,self.end_line,self.end_col,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make27,
+    "def make(_setattr, _FACTORY, _default_model, _set_model):\n    def __init__(self, model=_default_model):\n        _set_model(self, model)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(model={self.model!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.model,) == (other.model,)\n    def __hash__(self):\n        return hash((self.model,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make28,
+    "def make(_setattr, _FACTORY, _default_name, _factory_extra):\n    def __init__(self, output, options, sink, name=_default_name, extra=_FACTORY):\n        self.output = output\n        self.options = options\n        self.sink = sink\n        self.name = name\n        self.extra = _factory_extra() if extra is _FACTORY else extra\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(output={self.output!r}, options={self.options!r}, sink={self.sink!r}, name={self.name!r}, extra={self.extra!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.output,self.options,self.sink,self.name,self.extra,) == (other.output,other.options,other.sink,other.name,other.extra,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make29,
+    "def make(_setattr, _FACTORY, _default_no_header, _set_no_header):\n    def __init__(self, no_header=_default_no_header):\n        _set_no_header(self, no_header)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(no_header={self.no_header!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.no_header,) == (other.no_header,)\n    def __hash__(self):\n        return hash((self.no_header,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make30,
+    "def make(_setattr, _FACTORY, _default_parent, _default_kind, _default_translation, _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits, _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link, _default_link_role, _set_name, _set_parent, _set_kind, _set_translation, _set_quaternion, _set_axis, _set_offset, _set_variable, _set_limits, _set_inertial, _set_geometries, _set_tags, _set_pos, _set_link, _set_link_role):\n    def __init__(self, name, parent=_default_parent, kind=_default_kind, translation=_default_translation, quaternion=_default_quaternion, axis=_default_axis, offset=_default_offset, variable=_default_variable, limits=_default_limits, inertial=_default_inertial, geometries=_default_geometries, tags=_default_tags, pos=_default_pos, link=_default_link, link_role=_default_link_role):\n        _set_name(self, name)\n        _set_parent(self, parent)\n        _set_kind(self, kind)\n        _set_translation(self, translation)\n        _set_quaternion(self, quaternion)\n        _set_axis(self, axis)\n        _set_offset(self, offset)\n        _set_variable(self, variable)\n        _set_limits(self, limits)\n        _set_inertial(self, inertial)\n        _set_geometries(self, geometries)\n        _set_tags(self, tags)\n        _set_pos(self, pos)\n        _set_link(self, link)\n        _set_link_role(self, link_role)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, parent={self.parent!r}, kind={self.kind!r}, translation={self.translation!r}, quaternion={self.quaternion!r}, axis={self.axis!r}, offset={self.offset!r}, variable={self.variable!r}, limits={self.limits!r}, inertial={self.inertial!r}, geometries={self.geometries!r}, tags={self.tags!r}, pos={self.pos!r}, link={self.link!r}, link_role={self.link_role!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.parent,self.kind,self.translation,self.quaternion,self.axis,self.offset,self.variable,self.limits,self.inertial,self.geometries,self.tags,self.pos,self.link,self.link_role,) == (other.name,other.parent,other.kind,other.translation,other.quaternion,other.axis,other.offset,other.variable,other.limits,other.inertial,other.geometries,other.tags,other.pos,other.link,other.link_role,)\n    def __hash__(self):\n        return hash((self.name,self.parent,self.kind,self.translation,self.quaternion,self.axis,self.offset,self.variable,self.limits,self.inertial,self.geometries,self.tags,self.pos,self.link,self.link_role,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make31,
+    "def make(_setattr, _FACTORY, _default_parent_pos):\n    def __init__(self, frame, parent_pos=_default_parent_pos):\n        self.frame = frame\n        self.parent_pos = parent_pos\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent_pos={self.parent_pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.parent_pos,) == (other.frame,other.parent_pos,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make32,
+    "def make(_setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references):\n    def __init__(self, path, text, parsed=_default_parsed, definitions=_FACTORY, references=_FACTORY):\n        self.path = path\n        self.text = text\n        self.parsed = parsed\n        self.definitions = _factory_definitions() if definitions is _FACTORY else definitions\n        self.references = _factory_references() if references is _FACTORY else references\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, text={self.text!r}, parsed={self.parsed!r}, definitions={self.definitions!r}, references={self.references!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make33,
+    "def make(_setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width):\n    def __init__(self, projection, pen_width=_default_pen_width):\n        _set_projection(self, projection)\n        _set_pen_width(self, pen_width)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, pen_width={self.pen_width!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.pen_width,) == (other.projection,other.pen_width,)\n    def __hash__(self):\n        return hash((self.projection,self.pen_width,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make34,
+    "def make(_setattr, _FACTORY, _default_pos):\n    def __init__(self, link1, link2, reason, pos=_default_pos):\n        _setattr(self, 'link1', link1)\n        _setattr(self, 'link2', link2)\n        _setattr(self, 'reason', reason)\n        _setattr(self, 'pos', pos)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(link1={self.link1!r}, link2={self.link2!r}, reason={self.reason!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.link1,self.link2,self.reason,self.pos,) == (other.link1,other.link2,other.reason,other.pos,)\n    def __hash__(self):\n        return hash((self.link1,self.link2,self.reason,self.pos,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make35,
+    "def make(_setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name, _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name):\n    def __init__(self, severity, message, pos=_default_pos, hint=_default_hint, notes=_default_notes, name=_default_name):\n        _set_severity(self, severity)\n        _set_message(self, message)\n        _set_pos(self, pos)\n        _set_hint(self, hint)\n        _set_notes(self, notes)\n        _set_name(self, name)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(severity={self.severity!r}, message={self.message!r}, pos={self.pos!r}, hint={self.hint!r}, notes={self.notes!r}, name={self.name!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.severity,self.message,self.pos,self.hint,self.notes,self.name,) == (other.severity,other.message,other.pos,other.hint,other.notes,other.name,)\n    def __hash__(self):\n        return hash((self.severity,self.message,self.pos,self.hint,self.notes,self.name,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make36,
+    "def make(_setattr, _FACTORY, _default_pos, _set_a, _set_b, _set_pos):\n    def __init__(self, a, b, pos=_default_pos):\n        _set_a(self, a)\n        _set_b(self, b)\n        _set_pos(self, pos)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(a={self.a!r}, b={self.b!r}, pos={self.pos!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.a,self.b,self.pos,) == (other.a,other.b,other.pos,)\n    def __hash__(self):\n        return hash((self.a,self.b,self.pos,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make37,
+    "def make(_setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration, _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort):\n    def __init__(self, position=_default_position, velocity=_default_velocity, acceleration=_default_acceleration, effort=_default_effort):\n        _set_position(self, position)\n        _set_velocity(self, velocity)\n        _set_acceleration(self, acceleration)\n        _set_effort(self, effort)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(position={self.position!r}, velocity={self.velocity!r}, acceleration={self.acceleration!r}, effort={self.effort!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.position,self.velocity,self.acceleration,self.effort,) == (other.position,other.velocity,other.acceleration,other.effort,)\n    def __hash__(self):\n        return hash((self.position,self.velocity,self.acceleration,self.effort,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make38,
+    "def make(_setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits, _default_mimic, _default_variable, _default_offset):\n    def __init__(self, name, kind, parent, child, pos, q=_default_q, v=_default_v, axis=_default_axis, limits=_default_limits, mimic=_default_mimic, variable=_default_variable, offset=_default_offset):\n        self.name = name\n        self.kind = kind\n        self.parent = parent\n        self.child = child\n        self.pos = pos\n        self.q = q\n        self.v = v\n        self.axis = axis\n        self.limits = limits\n        self.mimic = mimic\n        self.variable = variable\n        self.offset = offset\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, kind={self.kind!r}, parent={self.parent!r}, child={self.child!r}, pos={self.pos!r}, q={self.q!r}, v={self.v!r}, axis={self.axis!r}, limits={self.limits!r}, mimic={self.mimic!r}, variable={self.variable!r}, offset={self.offset!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.kind,self.parent,self.child,self.pos,self.q,self.v,self.axis,self.limits,self.mimic,self.variable,self.offset,) == (other.name,other.kind,other.parent,other.child,other.pos,other.q,other.v,other.axis,other.limits,other.mimic,other.variable,other.offset,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make39,
+    "def make(_setattr, _FACTORY, _default_robot):\n    def __init__(self, frame, geometry, index, role, polygon, z_low, z_high, robot=_default_robot):\n        self.frame = frame\n        self.geometry = geometry\n        self.index = index\n        self.role = role\n        self.polygon = polygon\n        self.z_low = z_low\n        self.z_high = z_high\n        self.robot = robot\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, geometry={self.geometry!r}, index={self.index!r}, role={self.role!r}, polygon={self.polygon!r}, z_low={self.z_low!r}, z_high={self.z_high!r}, robot={self.robot!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.geometry,self.index,self.role,self.polygon,self.z_low,self.z_high,self.robot,) == (other.frame,other.geometry,other.index,other.role,other.polygon,other.z_low,other.z_high,other.robot,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make40,
+    "def make(_setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options, _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor, _set_robot_options, _set_supervisor_options):\n    def __init__(self, projection, robot_type=_default_robot_type, supervisor=_default_supervisor, robot_options=_default_robot_options, supervisor_options=_default_supervisor_options):\n        _set_projection(self, projection)\n        _set_robot_type(self, robot_type)\n        _set_supervisor(self, supervisor)\n        _set_robot_options(self, robot_options)\n        _set_supervisor_options(self, supervisor_options)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, robot_type={self.robot_type!r}, supervisor={self.supervisor!r}, robot_options={self.robot_options!r}, supervisor_options={self.supervisor_options!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.robot_type,self.supervisor,self.robot_options,self.supervisor_options,) == (other.projection,other.robot_type,other.supervisor,other.robot_options,other.supervisor_options,)\n    def __hash__(self):\n        return hash((self.projection,self.robot_type,self.supervisor,self.robot_options,self.supervisor_options,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make41,
+    "def make(_setattr, _FACTORY, _default_scale, _default_grid, _default_view):\n    def __init__(self, projection, picture, scale=_default_scale, grid=_default_grid, view=_default_view):\n        _setattr(self, 'projection', projection)\n        _setattr(self, 'picture', picture)\n        _setattr(self, 'scale', scale)\n        _setattr(self, 'grid', grid)\n        _setattr(self, 'view', view)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, picture={self.picture!r}, scale={self.scale!r}, grid={self.grid!r}, view={self.view!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.picture,self.scale,self.grid,self.view,) == (other.projection,other.picture,other.scale,other.grid,other.view,)\n    def __hash__(self):\n        return hash((self.projection,self.picture,self.scale,self.grid,self.view,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make42,
+    "def make(_setattr, _FACTORY, _default_shape, _default_position, _default_orientation, _default_size, _default_vertices, _default_indices):\n    def __init__(self, kind, name, shape=_default_shape, position=_default_position, orientation=_default_orientation, size=_default_size, vertices=_default_vertices, indices=_default_indices):\n        self.kind = kind\n        self.name = name\n        self.shape = shape\n        self.position = position\n        self.orientation = orientation\n        self.size = size\n        self.vertices = vertices\n        self.indices = indices\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, shape={self.shape!r}, position={self.position!r}, orientation={self.orientation!r}, size={self.size!r}, vertices={self.vertices!r}, indices={self.indices!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.name,self.shape,self.position,self.orientation,self.size,self.vertices,self.indices,) == (other.kind,other.name,other.shape,other.position,other.orientation,other.size,other.vertices,other.indices,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make43,
+    "def make(_setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward, _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward, _set_collada_up):\n    def __init__(self, path, source=_default_source, scale3=_default_scale3, up=_default_up, forward=_default_forward, collada_up=_default_collada_up):\n        _set_path(self, path)\n        _set_source(self, source)\n        _set_scale3(self, scale3)\n        _set_up(self, up)\n        _set_forward(self, forward)\n        _set_collada_up(self, collada_up)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, source={self.source!r}, scale3={self.scale3!r}, up={self.up!r}, forward={self.forward!r}, collada_up={self.collada_up!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.path,self.source,self.scale3,self.up,self.forward,self.collada_up,) == (other.path,other.source,other.scale3,other.up,other.forward,other.collada_up,)\n    def __hash__(self):\n        return hash((self.path,self.source,self.scale3,self.up,self.forward,self.collada_up,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make44,
+    "def make(_setattr, _FACTORY, _default_sphere_size, _set_sphere_size):\n    def __init__(self, sphere_size=_default_sphere_size):\n        _set_sphere_size(self, sphere_size)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(sphere_size={self.sphere_size!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.sphere_size,) == (other.sphere_size,)\n    def __hash__(self):\n        return hash((self.sphere_size,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make45,
+    "def make(_setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf, _set_robot, _set_mesh_dir):\n    def __init__(self, srdf=_default_srdf, robot=_default_robot, mesh_dir=_default_mesh_dir):\n        _set_srdf(self, srdf)\n        _set_robot(self, robot)\n        _set_mesh_dir(self, mesh_dir)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(srdf={self.srdf!r}, robot={self.robot!r}, mesh_dir={self.mesh_dir!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.srdf,self.robot,self.mesh_dir,) == (other.srdf,other.robot,other.mesh_dir,)\n    def __hash__(self):\n        return hash((self.srdf,self.robot,self.mesh_dir,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make46,
+    "def make(_setattr, _FACTORY, _default_target, _default_path, _default_context):\n    def __init__(self, kind, name, pos, target=_default_target, path=_default_path, context=_default_context):\n        self.kind = kind\n        self.name = name\n        self.pos = pos\n        self.target = target\n        self.path = path\n        self.context = context\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, target={self.target!r}, path={self.path!r}, context={self.context!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make47,
+    "def make(_setattr, _FACTORY, _default_value, _default_container, _factory_children):\n    def __init__(self, kind, name, pos, start, value=_default_value, container=_default_container, children=_FACTORY):\n        self.kind = kind\n        self.name = name\n        self.pos = pos\n        self.start = start\n        self.value = value\n        self.container = container\n        self.children = _factory_children() if children is _FACTORY else children\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, name={self.name!r}, pos={self.pos!r}, start={self.start!r}, value={self.value!r}, container={self.container!r}, children={self.children!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make48,
+    "def make(_setattr, _FACTORY, _default_version, _default_start, _default_mesh_path, _set_projection, _set_version, _set_start, _set_mesh_path):\n    def __init__(self, projection, version=_default_version, start=_default_start, mesh_path=_default_mesh_path):\n        _set_projection(self, projection)\n        _set_version(self, version)\n        _set_start(self, start)\n        _set_mesh_path(self, mesh_path)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(projection={self.projection!r}, version={self.version!r}, start={self.start!r}, mesh_path={self.mesh_path!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.projection,self.version,self.start,self.mesh_path,) == (other.projection,other.version,other.start,other.mesh_path,)\n    def __hash__(self):\n        return hash((self.projection,self.version,self.start,self.mesh_path,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make49,
+    "def make(_setattr, _FACTORY, _default_vertices, _default_faces):\n    def __init__(self, kind, params, placement, vertices=_default_vertices, faces=_default_faces):\n        _setattr(self, 'kind', kind)\n        _setattr(self, 'params', params)\n        _setattr(self, 'placement', placement)\n        _setattr(self, 'vertices', vertices)\n        _setattr(self, 'faces', faces)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(kind={self.kind!r}, params={self.params!r}, placement={self.placement!r}, vertices={self.vertices!r}, faces={self.faces!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.kind,self.params,self.placement,self.vertices,self.faces,) == (other.kind,other.params,other.placement,other.vertices,other.faces,)\n    def __hash__(self):\n        return hash((self.kind,self.params,self.placement,self.vertices,self.faces,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make50,
+    "def make(_setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled, _default_as_errors, _default_not_errors, _default_color, _factory_items, _default_max_errors, _default_max_warnings, _default_suppressed_warnings, _default_stopped, _default__errors, _default__warnings):\n    def __init__(self, werror=_default_werror, quiet=_default_quiet, disabled=_default_disabled, as_errors=_default_as_errors, not_errors=_default_not_errors, color=_default_color, items=_FACTORY, max_errors=_default_max_errors, max_warnings=_default_max_warnings, suppressed_warnings=_default_suppressed_warnings, stopped=_default_stopped, _errors=_default__errors, _warnings=_default__warnings):\n        self.werror = werror\n        self.quiet = quiet\n        self.disabled = disabled\n        self.as_errors = as_errors\n        self.not_errors = not_errors\n        self.color = color\n        self.items = _factory_items() if items is _FACTORY else items\n        self.max_errors = max_errors\n        self.max_warnings = max_warnings\n        self.suppressed_warnings = suppressed_warnings\n        self.stopped = stopped\n        self._errors = _errors\n        self._warnings = _warnings\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(werror={self.werror!r}, quiet={self.quiet!r}, disabled={self.disabled!r}, as_errors={self.as_errors!r}, not_errors={self.not_errors!r}, color={self.color!r}, items={self.items!r}, max_errors={self.max_errors!r}, max_warnings={self.max_warnings!r}, suppressed_warnings={self.suppressed_warnings!r}, stopped={self.stopped!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.werror,self.quiet,self.disabled,self.as_errors,self.not_errors,self.color,self.items,self.max_errors,self.max_warnings,self.suppressed_warnings,self.stopped,self._errors,self._warnings,) == (other.werror,other.quiet,other.disabled,other.as_errors,other.not_errors,other.color,other.items,other.max_errors,other.max_warnings,other.suppressed_warnings,other.stopped,other._errors,other._warnings,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make51,
+    "def make(_setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles, _default_robot_frames, _default_segments, _factory_configuration):\n    def __init__(self, z_min=_default_z_min, z_max=_default_z_max, hull=_default_hull, roles=_FACTORY, robot_frames=_default_robot_frames, segments=_default_segments, configuration=_FACTORY):\n        _setattr(self, 'z_min', z_min)\n        _setattr(self, 'z_max', z_max)\n        _setattr(self, 'hull', hull)\n        _setattr(self, 'roles', _factory_roles() if roles is _FACTORY else roles)\n        _setattr(self, 'robot_frames', robot_frames)\n        _setattr(self, 'segments', segments)\n        _setattr(self, 'configuration', _factory_configuration() if configuration is _FACTORY else configuration)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(z_min={self.z_min!r}, z_max={self.z_max!r}, hull={self.hull!r}, roles={self.roles!r}, robot_frames={self.robot_frames!r}, segments={self.segments!r}, configuration={self.configuration!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.z_min,self.z_max,self.hull,self.roles,self.robot_frames,self.segments,self.configuration,) == (other.z_min,other.z_max,other.hull,other.roles,other.robot_frames,other.segments,other.configuration,)\n    def __hash__(self):\n        return hash((self.z_min,self.z_max,self.hull,self.roles,self.robot_frames,self.segments,self.configuration,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make52,
+    "def make(_setattr, _FACTORY, _factory_attrs):\n    def __init__(self, attrs=_FACTORY):\n        self.attrs = _factory_attrs() if attrs is _FACTORY else attrs\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(attrs={self.attrs!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.attrs,) == (other.attrs,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make53,
+    "def make(_setattr, _FACTORY, _factory_configuration, _default_config_names, _default_eye, _default_look, _default_up, _default_fov, _default_width, _default_height, _default_geometry, _default_highlight):\n    def __init__(self, configuration=_FACTORY, config_names=_default_config_names, eye=_default_eye, look=_default_look, up=_default_up, fov=_default_fov, width=_default_width, height=_default_height, geometry=_default_geometry, highlight=_default_highlight):\n        _setattr(self, 'configuration', _factory_configuration() if configuration is _FACTORY else configuration)\n        _setattr(self, 'config_names', config_names)\n        _setattr(self, 'eye', eye)\n        _setattr(self, 'look', look)\n        _setattr(self, 'up', up)\n        _setattr(self, 'fov', fov)\n        _setattr(self, 'width', width)\n        _setattr(self, 'height', height)\n        _setattr(self, 'geometry', geometry)\n        _setattr(self, 'highlight', highlight)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(configuration={self.configuration!r}, config_names={self.config_names!r}, eye={self.eye!r}, look={self.look!r}, up={self.up!r}, fov={self.fov!r}, width={self.width!r}, height={self.height!r}, geometry={self.geometry!r}, highlight={self.highlight!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.configuration,self.config_names,self.eye,self.look,self.up,self.fov,self.width,self.height,self.geometry,self.highlight,) == (other.configuration,other.config_names,other.eye,other.look,other.up,other.fov,other.width,other.height,other.geometry,other.highlight,)\n    def __hash__(self):\n        return hash((self.configuration,self.config_names,self.eye,self.look,self.up,self.fov,self.width,self.height,self.geometry,self.highlight,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make54,
+    "def make(_setattr, _FACTORY, _factory_default_config, _default_sources):\n    def __init__(self, pairs, samples, seed, always_fraction, default_config=_FACTORY, sources=_default_sources):\n        _setattr(self, 'pairs', pairs)\n        _setattr(self, 'samples', samples)\n        _setattr(self, 'seed', seed)\n        _setattr(self, 'always_fraction', always_fraction)\n        _setattr(self, 'default_config', _factory_default_config() if default_config is _FACTORY else default_config)\n        _setattr(self, 'sources', sources)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(pairs={self.pairs!r}, samples={self.samples!r}, seed={self.seed!r}, always_fraction={self.always_fraction!r}, default_config={self.default_config!r}, sources={self.sources!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.pairs,self.samples,self.seed,self.always_fraction,self.default_config,self.sources,) == (other.pairs,other.samples,other.seed,other.always_fraction,other.default_config,other.sources,)\n    def __hash__(self):\n        return hash((self.pairs,self.samples,self.seed,self.always_fraction,self.default_config,self.sources,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make55,
+    "def make(_setattr, _FACTORY, _factory_files, _factory_frames, _factory_classes, _factory_defs, _factory_included_from, _factory__visible, _factory__by_name, _factory__last_frame):\n    def __init__(self, files=_FACTORY, frames=_FACTORY, classes=_FACTORY, defs=_FACTORY, included_from=_FACTORY, _visible=_FACTORY, _by_name=_FACTORY, _last_frame=_FACTORY):\n        self.files = _factory_files() if files is _FACTORY else files\n        self.frames = _factory_frames() if frames is _FACTORY else frames\n        self.classes = _factory_classes() if classes is _FACTORY else classes\n        self.defs = _factory_defs() if defs is _FACTORY else defs\n        self.included_from = _factory_included_from() if included_from is _FACTORY else included_from\n        self._visible = _factory__visible() if _visible is _FACTORY else _visible\n        self._by_name = _factory__by_name() if _by_name is _FACTORY else _by_name\n        self._last_frame = _factory__last_frame() if _last_frame is _FACTORY else _last_frame\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(files={self.files!r}, frames={self.frames!r}, classes={self.classes!r}, defs={self.defs!r}, included_from={self.included_from!r}, _visible={self._visible!r}, _by_name={self._by_name!r}, _last_frame={self._last_frame!r})'\n    return {'__init__': __init__, '__repr__': __repr__}\n": _make56,
+    "def make(_setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root, _default_root_pos, _default_robot_name, _default_root_link):\n    def __init__(self, frames=_FACTORY, allowed=_FACTORY, root=_default_root, root_pos=_default_root_pos, robot_name=_default_robot_name, root_link=_default_root_link):\n        self.frames = _factory_frames() if frames is _FACTORY else frames\n        self.allowed = _factory_allowed() if allowed is _FACTORY else allowed\n        self.root = root\n        self.root_pos = root_pos\n        self.robot_name = robot_name\n        self.root_link = root_link\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frames={self.frames!r}, allowed={self.allowed!r}, root={self.root!r}, root_pos={self.root_pos!r}, robot_name={self.robot_name!r}, root_link={self.root_link!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frames,self.allowed,self.root,self.root_pos,self.robot_name,self.root_link,) == (other.frames,other.allowed,other.root,other.root_pos,other.robot_name,other.root_link,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make57,
+    "def make(_setattr, _FACTORY, _factory_geometries, _default_inertial):\n    def __init__(self, geometries=_FACTORY, inertial=_default_inertial):\n        self.geometries = _factory_geometries() if geometries is _FACTORY else geometries\n        self.inertial = inertial\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(geometries={self.geometries!r}, inertial={self.inertial!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.geometries,self.inertial,) == (other.geometries,other.inertial,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make58,
+    "def make(_setattr, _FACTORY, _factory_overlays, _factory_options):\n    def __init__(self, overlays=_FACTORY, options=_FACTORY):\n        self.overlays = _factory_overlays() if overlays is _FACTORY else overlays\n        self.options = _factory_options() if options is _FACTORY else options\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(overlays={self.overlays!r}, options={self.options!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.overlays,self.options,) == (other.overlays,other.options,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make59,
+    "def make(_setattr, _FACTORY, _factory_parts, _default_inertial):\n    def __init__(self, name, frame, parts=_FACTORY, inertial=_default_inertial):\n        self.name = name\n        self.frame = frame\n        self.parts = _factory_parts() if parts is _FACTORY else parts\n        self.inertial = inertial\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(name={self.name!r}, frame={self.frame!r}, parts={self.parts!r}, inertial={self.inertial!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.name,self.frame,self.parts,self.inertial,) == (other.name,other.frame,other.parts,other.inertial,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make60,
+    "def make(_setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unprojected_color):\n    def __init__(self, frame, position, heading, rotation, parts=_FACTORY, sensors=_FACTORY, unprojected_color=_default_unprojected_color):\n        self.frame = frame\n        self.position = position\n        self.heading = heading\n        self.rotation = rotation\n        self.parts = _factory_parts() if parts is _FACTORY else parts\n        self.sensors = _factory_sensors() if sensors is _FACTORY else sensors\n        self.unprojected_color = unprojected_color\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, position={self.position!r}, heading={self.heading!r}, rotation={self.rotation!r}, parts={self.parts!r}, sensors={self.sensors!r}, unprojected_color={self.unprojected_color!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.position,self.heading,self.rotation,self.parts,self.sensors,self.unprojected_color,) == (other.frame,other.position,other.heading,other.rotation,other.parts,other.sensors,other.unprojected_color,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make61,
+    "def make(_setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols, _factory__packages):\n    def __init__(self, options, sink, sources=_FACTORY, dependencies=_FACTORY, symbols=_default_symbols, _packages=_FACTORY):\n        self.options = options\n        self.sink = sink\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.dependencies = _factory_dependencies() if dependencies is _FACTORY else dependencies\n        self.symbols = symbols\n        self._packages = _factory__packages() if _packages is _FACTORY else _packages\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(options={self.options!r}, sink={self.sink!r}, sources={self.sources!r}, dependencies={self.dependencies!r}, symbols={self.symbols!r}, _packages={self._packages!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.options,self.sink,self.sources,self.dependencies,self.symbols,self._packages,) == (other.options,other.sink,other.sources,other.dependencies,other.symbols,other._packages,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make62,
+    "def make(_setattr, _FACTORY, _factory_sources, _factory_index):\n    def __init__(self, diagnostics, scene, files, sources=_FACTORY, index=_FACTORY):\n        self.diagnostics = diagnostics\n        self.scene = scene\n        self.files = files\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.index = _factory_index() if index is _FACTORY else index\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(diagnostics={self.diagnostics!r}, scene={self.scene!r}, files={self.files!r}, sources={self.sources!r}, index={self.index!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.diagnostics,self.scene,self.files,self.sources,self.index,) == (other.diagnostics,other.scene,other.files,other.sources,other.index,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make63,
+    "def make(_setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa):\n    def __init__(self, values=_FACTORY, sources=_FACTORY, isa=_FACTORY):\n        self.values = _factory_values() if values is _FACTORY else values\n        self.sources = _factory_sources() if sources is _FACTORY else sources\n        self.isa = _factory_isa() if isa is _FACTORY else isa\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(values={self.values!r}, sources={self.sources!r}, isa={self.isa!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.values,self.sources,self.isa,) == (other.values,other.sources,other.isa,)\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}\n": _make64,
+    "def make(_setattr, _FACTORY, _set_dimension):\n    def __init__(self, dimension):\n        _set_dimension(self, dimension)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(dimension={self.dimension!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.dimension,) == (other.dimension,)\n    def __hash__(self):\n        return hash((self.dimension,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make65,
+    "def make(_setattr, _FACTORY, _set_dimension, _set_delta, _set_thickness):\n    def __init__(self, dimension, delta, thickness):\n        _set_dimension(self, dimension)\n        _set_delta(self, delta)\n        _set_thickness(self, thickness)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(dimension={self.dimension!r}, delta={self.delta!r}, thickness={self.thickness!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.dimension,self.delta,self.thickness,) == (other.dimension,other.delta,other.thickness,)\n    def __hash__(self):\n        return hash((self.dimension,self.delta,self.thickness,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make66,
+    "def make(_setattr, _FACTORY, _set_frame, _set_parent, _set_base):\n    def __init__(self, frame, parent, base):\n        _set_frame(self, frame)\n        _set_parent(self, parent)\n        _set_base(self, base)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(frame={self.frame!r}, parent={self.parent!r}, base={self.base!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.frame,self.parent,self.base,) == (other.frame,other.parent,other.base,)\n    def __hash__(self):\n        return hash((self.frame,self.parent,self.base,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make67,
+    "def make(_setattr, _FACTORY, _set_group, _set_rel, _set_bodies):\n    def __init__(self, group, rel, bodies):\n        _set_group(self, group)\n        _set_rel(self, rel)\n        _set_bodies(self, bodies)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(group={self.group!r}, rel={self.rel!r}, bodies={self.bodies!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.group,self.rel,self.bodies,) == (other.group,other.rel,other.bodies,)\n    def __hash__(self):\n        return hash((self.group,self.rel,self.bodies,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make68,
+    "def make(_setattr, _FACTORY, _set_height, _set_radius):\n    def __init__(self, height, radius):\n        _set_height(self, height)\n        _set_radius(self, radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(height={self.height!r}, radius={self.radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.height,self.radius,) == (other.height,other.radius,)\n    def __hash__(self):\n        return hash((self.height,self.radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make69,
+    "def make(_setattr, _FACTORY, _set_height, _set_start_radius, _set_end_radius):\n    def __init__(self, height, start_radius, end_radius):\n        _set_height(self, height)\n        _set_start_radius(self, start_radius)\n        _set_end_radius(self, end_radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(height={self.height!r}, start_radius={self.start_radius!r}, end_radius={self.end_radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.height,self.start_radius,self.end_radius,) == (other.height,other.start_radius,other.end_radius,)\n    def __hash__(self):\n        return hash((self.height,self.start_radius,self.end_radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make70,
+    "def make(_setattr, _FACTORY, _set_mass, _set_inertia):\n    def __init__(self, mass, inertia):\n        _set_mass(self, mass)\n        _set_inertia(self, inertia)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(mass={self.mass!r}, inertia={self.inertia!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.mass,self.inertia,) == (other.mass,other.inertia,)\n    def __hash__(self):\n        return hash((self.mass,self.inertia,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make71,
+    "def make(_setattr, _FACTORY, _set_path, _set_data):\n    def __init__(self, path, data):\n        _set_path(self, path)\n        _set_data(self, data)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(path={self.path!r}, data={self.data!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.path,self.data,) == (other.path,other.data,)\n    def __hash__(self):\n        return hash((self.path,self.data,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make72,
+    "def make(_setattr, _FACTORY, _set_radius):\n    def __init__(self, radius):\n        _set_radius(self, radius)\n    def __repr__(self):\n        return f'{self.__class__.__qualname__}(radius={self.radius!r})'\n    def __eq__(self, other):\n        if other.__class__ is not self.__class__:\n            return NotImplemented\n        return (self.radius,) == (other.radius,)\n    def __hash__(self):\n        return hash((self.radius,))\n    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}\n": _make73,
 }
