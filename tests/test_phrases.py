@@ -60,10 +60,12 @@ def without_templates(text: str, monkeypatch):
         return outcome(text)
 
 
-@pytest.fixture(autouse=True)
-def fresh_templates(monkeypatch):
+@pytest.fixture(autouse=True, params=[1, 10**9], ids=["compiled", "walked"])
+def fresh_templates(request, monkeypatch):
+    """No templates yet; each compiled at its first use, or never (built by walking)."""
     monkeypatch.setattr(phrases, "_TEMPLATES", {})
     monkeypatch.setattr(phrases, "_SEEN", set())
+    monkeypatch.setattr(phrases, "COMPILE_AFTER", request.param)
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -147,10 +149,18 @@ def loaded(path, monkeypatch, read_texts: bool):
 def test_values_read_from_texts_equal_the_tree_walk(seed: int, tmp_path, monkeypatch) -> None:
     path = tmp_path / "s.robray"
     path.write_text(read_scene(random.Random(200 + seed), 150))
-    read = []
+    read: list[str] = []  # the forms of the values read from texts
     quick = robray._Unit._phrase_value
-    monkeypatch.setattr(robray._Unit, "_phrase_value",
-                        lambda self, item: read.append(1) or quick(self, item))
+
+    def reading(self, item):
+        name, value = quick(self, item)
+        if value is not None:
+            read.append(item.template.form)
+        return name, value
+
+    monkeypatch.setattr(robray._Unit, "_phrase_value", reading)
     fast = loaded(path, monkeypatch, True)
     assert fast == loaded(path, monkeypatch, False)
-    assert len(read) > 300 and fast[1]  # texts were read, and problems were reported
+    assert len(read) > 150 and fast[1]  # values were read from texts, problems were reported
+    if phrases.COMPILE_AFTER == 1:  # evaluated expressions too
+        assert {"array", "number"} <= set(read)

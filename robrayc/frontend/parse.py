@@ -384,6 +384,9 @@ def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t, ends, pe
     state = _GOTO_MEMO.get(key)
     if state is None:
         state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, key[1], kind)
+    built.uses += 1
+    if built.uses >= phrases.COMPILE_AFTER and not built.compiled:
+        phrases.compile_template(built, lexed, i)
     values.append(Phrase(built, lexed, i) if built.lazy else built.build(lexed, i))
     stack.append(state)
     return last, kind

@@ -62,19 +62,41 @@ class Template:
     """What a shape's phrases share: `build(lexed, i)` makes the tree of the phrase from token
     i, `after` is the state its last token leads to, where `action` (a reduction) must be the
     action on the token after it; `lazy`: an attribute, whose tree is made when read (see
-    parse.Phrase), and whose value can be read without the tree: `form`
-    is "ident" or "string" (the token after the name),
-    "array" (of `count` expressions) or "number" (one expression), whose `evaluate(X, i, E)`
-    gives the value from the texts X and the usable names E, or None when the tree is to be
-    folded (something to report, see fold.expression_source); `form` None: fold the tree."""
+    parse.Phrase), and whose value can be read without the tree: `form` is "ident" or
+    "string" (the token after the name), "array" (of `count` expressions) or "number" (one
+    expression), whose `evaluate(X, i, E)` gives the value from the texts X and the usable
+    names E, or None when the tree is to be folded (something to report, see
+    fold.expression_source, or not compiled yet); `form` None: fold the tree.
 
-    __slots__ = ("build", "after", "action", "lazy", "form", "count", "evaluate")
+    A template first builds by walking its `recipe` (the recorded tree with token offsets);
+    after COMPILE_AFTER uses it is compiled to Python: a compile costs several parses of the
+    phrase, which only a shape seen often pays back."""
 
-    def __init__(self, build: Callable, after: int, action: int, node, token: Callable) -> None:
-        self.build, self.after, self.action = build, after, action
-        self.lazy = node.data == "attr"
-        self.form, self.count, self.evaluate = (
-            _reader(node.children[1], token) if self.lazy else (None, 0, None))
+    __slots__ = ("recipe", "after", "action", "lazy", "form", "count", "build", "evaluate",
+                 "uses", "compiled")
+
+    def __init__(self, recipe: tuple, after: int, action: int) -> None:
+        self.recipe, self.after, self.action = recipe, after, action
+        self.lazy = recipe[1] == "attr"
+        value = recipe[2][1] if self.lazy else None
+        kind = value[1] if value is not None and value[0] == _NODE else None
+        self.form = kind if kind in ("ident", "string", "array") else "number" if kind else None
+        self.count = sum(r[0] == _NODE for r in value[2]) if kind == "array" else 1
+        self.build = self._walk
+        self.evaluate = _not_compiled
+        self.uses, self.compiled = 0, False
+
+    def _walk(self, lexed, i: int):
+        return _WALK[0](self.recipe, lexed, i)
+
+
+COMPILE_AFTER = 32
+_NODE, _TOKEN, _PHRASE = 0, 1, 2
+_WALK: list[Callable] = []  # the recipe walker, made on first use (parse imports this module)
+
+
+def _not_compiled(texts: list[str], i: int, names: dict) -> None:
+    return None
 
 
 def template(key: tuple) -> Template | None:
@@ -93,41 +115,80 @@ def record(key: tuple, node, i: int, lexed, after: int, action: int) -> Template
         return None
     from robrayc.frontend.parse import Node, Phrase, Tok  # parse imports this module
 
+    if not _WALK:
+        _WALK.append(_walker(Node, Tok, Phrase))
     ends = lexed.ends
-    shared: list[Template] = []  # the templates of attributes within a statement
 
-    def token(x) -> str:
-        return f"X[i + {bisect_left(ends, x.end_pos) - i}]"
-
-    def source(x) -> str:
+    def recipe(x) -> tuple:
         if type(x) is Phrase:
-            shared.append(x.template)
-            return f"P(A[{len(shared) - 1}], Lx, i + {x.i - i})"
+            return _PHRASE, x.template, x.i - i
         if type(x) is Node:
-            return f"N({x.data!r}, [{', '.join(map(source, x.children))}])"
-        k = token(x)
-        return f"T({x.type!r}, {k}, E{k[1:]} - len({k}), E{k[1:]}, L)"
+            return _NODE, x.data, tuple(map(recipe, x.children))
+        return _TOKEN, x.type, bisect_left(ends, x.end_pos) - i
 
-    code = ("def build(Lx, i):\n    X, E, L = Lx.texts, Lx.ends, Lx.lines\n"
-            f"    return {source(node)}\n")
-    scope = {"N": Node, "T": Tok, "P": Phrase, "A": shared}
-    exec(code, scope)  # noqa: S102
-    made = _TEMPLATES[key] = Template(scope["build"], after, action, node, token)
+    made = _TEMPLATES[key] = Template(recipe(node), after, action)
     return made
 
 
-def _reader(value, token: Callable) -> tuple[str | None, int, Callable | None]:
-    """(form, count, evaluate) of a value tree (see Template)."""
+def _walker(node: type, tok: type, phrase: type) -> Callable:
+    def walk(recipe: tuple, lexed, i: int):
+        what, a, b = recipe
+        if what == _NODE:
+            return node(a, [walk(r, lexed, i) for r in b])
+        if what == _TOKEN:
+            text, end = lexed.texts[i + b], lexed.ends[i + b]
+            return tok(a, text, end - len(text), end, lexed.lines)
+        return phrase(a, lexed, i + b)
+    return walk
+
+
+def compile_template(made: Template, lexed, i: int) -> None:
+    """Compile `made`'s build (and an attribute's evaluate) to Python, from its phrase at
+    token i of `lexed`; the templates of a statement's attributes too (they are used as
+    often as it is, without counting)."""
+    from robrayc.frontend.parse import Node, Phrase, Tok
+
+    made.compiled = True
+    shared: list[Template] = []  # the templates of attributes within a statement
+
+    def source(recipe: tuple) -> str:
+        what, a, b = recipe
+        if what == _PHRASE:
+            if not a.compiled:
+                compile_template(a, lexed, i + b)
+            shared.append(a)
+            return f"P(A[{len(shared) - 1}], Lx, i + {b})"
+        if what == _NODE:
+            return f"N({a!r}, [{', '.join(map(source, b))}])"
+        k = f"[i + {b}]"
+        return f"T({a!r}, X{k}, E{k} - len(X{k}), E{k}, L)"
+
+    code = ("def build(Lx, i):\n    X, E, L = Lx.texts, Lx.ends, Lx.lines\n"
+            f"    return {source(made.recipe)}\n")
+    scope = {"N": Node, "T": Tok, "P": Phrase, "A": shared}
+    exec(code, scope)  # noqa: S102
+    made.build = scope["build"]
+    if made.form in ("array", "number"):
+        ends = lexed.ends
+
+        def token(x) -> str:
+            return f"X[i + {bisect_left(ends, x.end_pos) - i}]"
+
+        made.evaluate = _reader(made.build(lexed, i).children[1], token)
+        if made.evaluate is None:
+            made.form, made.evaluate = None, _not_compiled
+
+
+def _reader(value, token: Callable) -> Callable | None:
+    """The evaluate function of a value tree (see Template); None: fold the tree."""
     from robrayc.frontend.fold import expression_source, real_pow
     from robrayc.frontend.parse import Node
 
-    if value.data in ("ident", "string"):
-        return value.data, 1, None
     array = value.data == "array"
     elements = [c for c in value.children if type(c) is Node] if array else [value]
     sources = [expression_source(c, token) for c in elements]
     if not sources or None in sources:
-        return None, 0, None
+        return None
     names = [f"v{k}" for k in range(len(sources))]
     body = "".join(f"        {name} = {src}\n" for name, src in zip(names, sources, strict=True))
     finite = " and ".join(f"{name} - {name} == 0.0" for name in names)  # not inf, not nan
@@ -137,4 +198,4 @@ def _reader(value, token: Callable) -> tuple[str | None, int, Callable | None]:
             f"    return {result} if {finite} else None\n")
     scope = {"real_pow": real_pow}
     exec(code, scope)  # noqa: S102
-    return "array" if array else "number", len(sources), scope["evaluate"]
+    return scope["evaluate"]
