@@ -440,6 +440,16 @@ def test_missing_mesh_error_points_at_the_mesh_element(tmp_path):
     assert "\n" + " " * 11 + "^~~~~~~~\n" in r.stderr  # under 'filename'
 
 
+def test_positions_count_lines_as_libxml2_does(tmp_path):
+    """U+2028 and U+0085 in a comment end no line for libxml2 (nor for the diagnostics'
+    source line): the column is still found on the line lxml gives."""
+    p = write(tmp_path, '<!-- a \u2028 line separator and a \u0085 next line -->\n'
+                        '<link name="a"/>\n<link name="a"/>\n')
+    r = run_cli(p, "-o", tmp_path / "out.c")
+    assert f"{p}:5:7: error: duplicate link 'a'" in r.stderr, r.stderr
+    assert f"{p}:4:7: note: first defined here" in r.stderr, r.stderr
+
+
 
 def test_entity_bomb_is_refused_quickly(tmp_path):
     levels = "".join(f'<!ENTITY l{i} "&l{i - 1};&l{i - 1};&l{i - 1};&l{i - 1};'

@@ -82,7 +82,7 @@ class _Loader(XmlSource, LinkLowering):
         self.file = file
         self.root = root
         self.text = text
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # as libxml2 counts (splitlines also breaks at \u2028)
         self.base = Path(file).parent
         self.partial = Partial()
         self.materials: dict[str, tuple[float, float, float, float] | None] = {}

@@ -114,9 +114,12 @@ class LinkLowering:
     def _shape(self, link: str, kind: str, el, parts: dict, rgba, material: str | None,
                missing: list, present: list) -> None:
         """One <visual> or <collision> `el` (`parts`: its first child of each tag)."""
-        s = self._shape_element(link, kind, el, parts.get("geometry"))
-        if s is None:
-            return
+        g = parts.get("geometry")
+        s = g[0] if g is not None and len(g) == 1 else None  # the common case: one shape
+        if s is None or type(s.tag) is not str or s.tag == "material":
+            s = self._shape_element(link, kind, el, g)
+            if s is None:
+                return
         tag = s.tag if "}" not in s.tag else _local(s.tag)
         spos = self.pos(s)
         q, v = self.origin_of(parts.get("origin"))
