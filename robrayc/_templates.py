@@ -117,94 +117,102 @@ def render_amino_c_c_j2(ctx: dict) -> str:
             except AttributeError:
                 _v35 = l_f_24['name']
             w(f'        aa_rx_sg_add_frame_fixed(sg, {_v34!s}, {_v35!s}, q, v);\n')
-        for (l_fn_38, l_lo_39, l_hi_40,) in _attr(l_f_24, 'limits'):
-            try:
-                _v41 = l_f_24.variable
-            except AttributeError:
-                _v41 = l_f_24['variable']
-            w(f'        aa_rx_sg_set_limit_{l_fn_38!s}(sg, {_v41!s}, {l_lo_39!s}, {l_hi_40!s});\n')
         try:
-            _v42 = l_f_24.inertia
+            _v38 = l_f_24.limits
         except AttributeError:
-            _v42 = l_f_24['inertia']
-        if _v42:
+            _v38 = l_f_24['limits']
+        for (l_fn_39, l_lo_40, l_hi_41,) in _v38:
             try:
-                _v43 = l_f_24.name
+                _v42 = l_f_24.variable
             except AttributeError:
-                _v43 = l_f_24['name']
+                _v42 = l_f_24['variable']
+            w(f'        aa_rx_sg_set_limit_{l_fn_39!s}(sg, {_v42!s}, {l_lo_40!s}, {l_hi_41!s});\n')
+        try:
+            _v43 = l_f_24.inertia
+        except AttributeError:
+            _v43 = l_f_24['inertia']
+        if _v43:
             try:
-                _v44 = l_f_24.mass
+                _v44 = l_f_24.name
             except AttributeError:
-                _v44 = l_f_24['mass']
-            w(f'        static const double inertia[9] = {{ {_v42!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v43!s}, {_v44!s}, inertia);\n')
+                _v44 = l_f_24['name']
+            try:
+                _v45 = l_f_24.mass
+            except AttributeError:
+                _v45 = l_f_24['mass']
+            w(f'        static const double inertia[9] = {{ {_v43!s} }};\n        aa_rx_sg_frame_set_inertial(sg, {_v44!s}, {_v45!s}, inertia);\n')
         w(f'    }}\n')
-        for l_g_47 in _attr(l_f_24, 'geometries'):
-            try:
-                _v48 = l_g_47.color
-            except AttributeError:
-                _v48 = l_g_47['color']
-            try:
-                _v49 = l_g_47.alpha
-            except AttributeError:
-                _v49 = l_g_47['alpha']
-            try:
-                _v50 = l_g_47.specular
-            except AttributeError:
-                _v50 = l_g_47['specular']
-            try:
-                _v51 = l_g_47.visual
-            except AttributeError:
-                _v51 = l_g_47['visual']
-            try:
-                _v52 = l_g_47.collision
-            except AttributeError:
-                _v52 = l_g_47['collision']
-            try:
-                _v53 = l_g_47.no_shadow
-            except AttributeError:
-                _v53 = l_g_47['no_shadow']
-            w(f'    {{\n        struct aa_rx_geom *geom;\n        struct aa_rx_geom_opt *opt = aa_rx_geom_opt_create();\n        aa_rx_geom_opt_set_color3(opt, {_v48!s});\n        aa_rx_geom_opt_set_alpha(opt, {_v49!s});\n        aa_rx_geom_opt_set_specular3(opt, {_v50!s});\n        aa_rx_geom_opt_set_visual(opt, {_v51!s});\n        aa_rx_geom_opt_set_collision(opt, {_v52!s});\n        aa_rx_geom_opt_set_no_shadow(opt, {_v53!s});\n')
-            try:
-                _v54 = l_g_47.scale
-            except AttributeError:
-                _v54 = l_g_47['scale']
-            if _v54:
-                w(f'        aa_rx_geom_opt_set_scale(opt, {_v54!s});\n')
-            try:
-                _v55 = l_g_47.array
-            except AttributeError:
-                _v55 = l_g_47['array']
-            if _v55:
-                _v56 = _v55[0]
-                _v57 = _v55[1]
-                _v58 = _v55[2]
-                w(f'        static const double {_v56!s}[{_v57!s}] = {{ {_v58!s} }};\n')
-            try:
-                _v59 = l_g_47.array2
-            except AttributeError:
-                _v59 = l_g_47['array2']
-            if _v59:
-                _v60 = _v59[0]
-                _v61 = _v59[1]
-                _v62 = _v59[2]
-                w(f'        static const double {_v60!s}[{_v61!s}] = {{ {_v62!s} }};\n')
-            try:
-                _v63 = l_g_47.constructor
-            except AttributeError:
-                _v63 = l_g_47['constructor']
-            try:
-                _v64 = l_f_24.name
-            except AttributeError:
-                _v64 = l_f_24['name']
-            w(f'        geom = {_v63!s};\n        aa_rx_geom_attach(sg, {_v64!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
-    for l_m_67 in ctx['meshes']:
         try:
-            _v68 = l_m_67.var
+            _v48 = l_f_24.geometries
         except AttributeError:
-            _v68 = l_m_67['var']
-        w(f'    aa_rx_mesh_destroy({_v68!s});\n')
-    for (l_a_71, l_b_72,) in ctx['allowed']:
-        w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_71!s}, {l_b_72!s}, 1);\n')
+            _v48 = l_f_24['geometries']
+        for l_g_49 in _v48:
+            try:
+                _v50 = l_g_49.color
+            except AttributeError:
+                _v50 = l_g_49['color']
+            try:
+                _v51 = l_g_49.alpha
+            except AttributeError:
+                _v51 = l_g_49['alpha']
+            try:
+                _v52 = l_g_49.specular
+            except AttributeError:
+                _v52 = l_g_49['specular']
+            try:
+                _v53 = l_g_49.visual
+            except AttributeError:
+                _v53 = l_g_49['visual']
+            try:
+                _v54 = l_g_49.collision
+            except AttributeError:
+                _v54 = l_g_49['collision']
+            try:
+                _v55 = l_g_49.no_shadow
+            except AttributeError:
+                _v55 = l_g_49['no_shadow']
+            w(f'    {{\n        struct aa_rx_geom *geom;\n        struct aa_rx_geom_opt *opt = aa_rx_geom_opt_create();\n        aa_rx_geom_opt_set_color3(opt, {_v50!s});\n        aa_rx_geom_opt_set_alpha(opt, {_v51!s});\n        aa_rx_geom_opt_set_specular3(opt, {_v52!s});\n        aa_rx_geom_opt_set_visual(opt, {_v53!s});\n        aa_rx_geom_opt_set_collision(opt, {_v54!s});\n        aa_rx_geom_opt_set_no_shadow(opt, {_v55!s});\n')
+            try:
+                _v56 = l_g_49.scale
+            except AttributeError:
+                _v56 = l_g_49['scale']
+            if _v56:
+                w(f'        aa_rx_geom_opt_set_scale(opt, {_v56!s});\n')
+            try:
+                _v57 = l_g_49.array
+            except AttributeError:
+                _v57 = l_g_49['array']
+            if _v57:
+                _v58 = _v57[0]
+                _v59 = _v57[1]
+                _v60 = _v57[2]
+                w(f'        static const double {_v58!s}[{_v59!s}] = {{ {_v60!s} }};\n')
+            try:
+                _v61 = l_g_49.array2
+            except AttributeError:
+                _v61 = l_g_49['array2']
+            if _v61:
+                _v62 = _v61[0]
+                _v63 = _v61[1]
+                _v64 = _v61[2]
+                w(f'        static const double {_v62!s}[{_v63!s}] = {{ {_v64!s} }};\n')
+            try:
+                _v65 = l_g_49.constructor
+            except AttributeError:
+                _v65 = l_g_49['constructor']
+            try:
+                _v66 = l_f_24.name
+            except AttributeError:
+                _v66 = l_f_24['name']
+            w(f'        geom = {_v65!s};\n        aa_rx_geom_attach(sg, {_v66!s}, geom);\n        aa_rx_geom_opt_destroy(opt);\n    }}\n')
+    for l_m_69 in ctx['meshes']:
+        try:
+            _v70 = l_m_69.var
+        except AttributeError:
+            _v70 = l_m_69['var']
+        w(f'    aa_rx_mesh_destroy({_v70!s});\n')
+    for (l_a_73, l_b_74,) in ctx['allowed']:
+        w(f'    aa_rx_sg_allow_collision_name(sg, {l_a_73!s}, {l_b_74!s}, 1);\n')
     w(f'    return sg;\n}}\n')
     return "".join(out)
 
@@ -533,28 +541,36 @@ def render_c_standalone_c_j2(ctx: dict) -> str:
             except AttributeError:
                 _v74 = l_b_73['comment']
             w(f'    {{ /* {_v74!s} */\n')
-            for l_line_77 in _attr(l_b_73, 'lines'):
-                w(f'        {l_line_77!s}\n')
+            try:
+                _v77 = l_b_73.lines
+            except AttributeError:
+                _v77 = l_b_73['lines']
+            for l_line_78 in _v77:
+                w(f'        {l_line_78!s}\n')
             w(f'    }}\n')
         w(f'}}\n\n')
-    _v78 = ctx['name']
-    _v79 = ((str('q[') + str(ctx['name']) + str('_N_CONFIG]')) if ctx['n_config'] else '*q')
-    _v80 = ((str('tf_out[') + str(ctx['name']) + str('_N_FRAMES][7]')) if ctx['n_frames'] else '(*tf_out)[7]')
-    w(f'void {_v78!s}_fk(const double {_v79!s},\n    double {_v80!s})\n{{\n    (void)q;\n    (void)tf_out;\n')
+    _v79 = ctx['name']
+    _v80 = ((str('q[') + str(ctx['name']) + str('_N_CONFIG]')) if ctx['n_config'] else '*q')
+    _v81 = ((str('tf_out[') + str(ctx['name']) + str('_N_FRAMES][7]')) if ctx['n_frames'] else '(*tf_out)[7]')
+    w(f'void {_v79!s}_fk(const double {_v80!s},\n    double {_v81!s})\n{{\n    (void)q;\n    (void)tf_out;\n')
     if (len(ctx['fk_parts']) > 1):
-        _items81 = list(ctx['fk_parts'])
-        for _i82, l_part_83 in enumerate(_items81):
-            _v84 = ctx['name']
-            w(f'    {_v84!s}_fk_part{_i82!s}(q, tf_out);\n')
+        _items82 = list(ctx['fk_parts'])
+        for _i83, l_part_84 in enumerate(_items82):
+            _v85 = ctx['name']
+            w(f'    {_v85!s}_fk_part{_i83!s}(q, tf_out);\n')
     else:
-        for l_b_87 in [l_b_87 for l_b_87 in ctx['fk_parts'][0] if ctx['fk_parts']]:
+        for l_b_88 in [l_b_88 for l_b_88 in ctx['fk_parts'][0] if ctx['fk_parts']]:
             try:
-                _v88 = l_b_87.comment
+                _v89 = l_b_88.comment
             except AttributeError:
-                _v88 = l_b_87['comment']
-            w(f'    {{ /* {_v88!s} */\n')
-            for l_line_91 in _attr(l_b_87, 'lines'):
-                w(f'        {l_line_91!s}\n')
+                _v89 = l_b_88['comment']
+            w(f'    {{ /* {_v89!s} */\n')
+            try:
+                _v92 = l_b_88.lines
+            except AttributeError:
+                _v92 = l_b_88['lines']
+            for l_line_93 in _v92:
+                w(f'        {l_line_93!s}\n')
             w(f'    }}\n')
     w(f'}}\n')
     return "".join(out)

@@ -155,7 +155,7 @@ class _Translator:
         if node.recursive:
             self.unsupported(node)
         items, index = self.fresh("_items"), self.fresh("_i")
-        iterable = self.expr(node.iter)
+        iterable = self.read(node.iter, depth)
         scope = {name: self.fresh(f"l_{name}_") for name in _target_names(node.target)}
         self.scopes.append(scope)
         target = self.target(node.target)
