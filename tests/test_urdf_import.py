@@ -332,6 +332,33 @@ def test_limit_with_one_bound_follows_the_urdf_spec(tmp_path):
     assert load([write(tmp_path, body)]).frame("r").limits.position == (0.0, 1.5)
 
 
+def test_repeated_texts_are_each_reported_at_their_own_element(tmp_path):
+    """Limits and boxes are shared by the joints and shapes that repeat them, but a text that
+    needs a diagnostic is reported wherever it occurs; a repeated clean one is shared."""
+    limit = '<limit lower="-1" upper="1" effort="1" velocity="-2"/>'
+    body = ('<link name="a"><visual><geometry><box size="1 -1 1"/></geometry></visual></link>\n'
+            '<link name="b"><visual><geometry><box size="1 -1 1"/></geometry></visual></link>\n'
+            '<link name="c"/>\n'
+            f'<joint name="j" type="revolute"><parent link="a"/><child link="b"/>{limit}</joint>\n'
+            f'<joint name="k" type="revolute"><parent link="b"/><child link="c"/>{limit}</joint>\n')
+    r = run_cli(write(tmp_path, body), "-o", tmp_path / "out.c")
+    assert r.stderr.count("negative size in <box>") == 2, r.stderr
+    assert ":3:34: error: negative size in <box> of link 'a'" in r.stderr, r.stderr
+    assert ":4:34: error: negative size in <box> of link 'b'" in r.stderr, r.stderr
+    body = body.replace("1 -1 1", "1 1 1")
+    sink = DiagnosticSink()
+    scene = load([write(tmp_path, body)], sink=sink)
+    warned = [(d.pos.line, d.pos.col) for d in sink.items if d.name == "urdf-limits"]
+    assert warned == [(6, 107), (7, 107)], sink.items
+    j, k = scene.frame("j"), scene.frame("k")
+    assert j.limits == k.limits == ir.Limits((-1.0, 1.0), (-2.0, 2.0), None, (-1.0, 1.0))
+    body = body.replace('velocity="-2"', 'velocity="2"')
+    scene = load([write(tmp_path, body)])
+    assert scene.frame("j").limits is scene.frame("k").limits  # one record, one C text
+    root_box = scene.frame("a-visual").geometries[0].shape  # link a is the root: own frame
+    assert root_box is scene.frame("j").geometries[0].shape == ir.Box((1.0, 1.0, 1.0))
+
+
 def test_quaternions_survive_robray_normalisation():
     rng = random.Random(3)
     for _ in range(2000):
