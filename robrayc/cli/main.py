@@ -160,6 +160,8 @@ def run(argv: list[str], sink: DiagnosticSink, watched: list[list[str]] | None =
     if watched is not None:  # filled while loading: a failed run still names what it read
         watched += [args.files, ctx.dependencies]
     scene = load_with_context(args.files, ctx)
+    if _KEPT is not None:
+        _KEPT.append((scene, ctx))
     check_variables(dict.fromkeys(args.configuration, NOWHERE), scene.variables, sink)
     sink.check()
     _print_listings(args, scene)
@@ -317,6 +319,9 @@ def _interrupted(signum, frame):  # SIGTERM -> unwind like Ctrl-C so temporaries
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The command; with no `argv`, the process itself (it ends here)."""
+    global _KEPT
+    command = argv is None
     try:
         argv = list(sys.argv[1:] if argv is None else argv)
         if argv and argv[0] in SUBCOMMANDS and not os.path.exists(argv[0]):
@@ -327,12 +332,22 @@ def main(argv: list[str] | None = None) -> int:
         if "--watch" in argv:
             return _watch([a for a in argv if a != "--watch"])
         gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
-        return guarded(run, argv, "robrayc")
+        if not command:
+            return guarded(run, argv, "robrayc")
+        # The process ends with the compile: its memory goes back to the system at once,
+        # where freeing the scene object by object took 0.05 s of a 10,000-frame compile and
+        # 0.2 s of a 20,000-frame one.
+        _KEPT = []
+        status = guarded(run, argv, "robrayc")
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(status)
     except KeyboardInterrupt:  # Ctrl-C before guarded() took over: no traceback either
         sys.stderr.write("robrayc: interrupted\n")
         return 130
 
 
+_KEPT: list | None = None  # what the command's compile made (see main), never freed
 _WATCH_DEPS = "--watch-child-deps"  # internal: a --watch child writes what it read here
 
 
