@@ -198,7 +198,7 @@ PROVE_MIN_SAMPLES = 50000
 PROVE_EVAL_COST = 6
 # Every pair gets this many at least: a quick proof turns a bound of 3/N into certainty.
 PROVE_MIN_BUDGET = 128
-PROVE_MAX_BUDGET = 65536
+PROVE_MAX_BUDGET = 131072
 
 
 # --- generation -----------------------------------------------------------------------------
