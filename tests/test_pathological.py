@@ -363,7 +363,7 @@ def test_urdf_link_cycle_is_a_located_error(tmp_path):
 
 @pytest.mark.slow
 def test_urdf_100000_links(tmp_path):
-    """The full-size figure, as a process: about 4.1 s and 0.69 GiB peak on 2 idle cores for
+    """The full-size figure, as a process: about 3.9 s and 0.69 GiB peak on 2 idle cores for
     a 28 MB URDF (benchmarks/urdf_compile.py measures it); the bounds here allow for load."""
     src = tmp_path / "chain.urdf"
     src.write_text(chain_urdf(100_000))
