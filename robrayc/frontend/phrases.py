@@ -4,12 +4,12 @@ A phrase (an attribute `NAME value ;`, or a frame statement `frame NAME { ... }`
 nested at most two deep) that starts in a given parser state with a given sequence of
 terminals (keyword spellings told apart) always takes the same parser actions: the same tree
 over other tokens, the same state after its last token. The driver parses such a phrase as
-usual and, the second time its shape is seen, records the tree as a template (a function of
+usual and, the second time its shape is seen, records the tree as a template (a recipe over
 the token positions); later phrases of that shape are built from the template without running
 the automaton token by token. Whether the token after the phrase may follow is still checked
 in the state the phrase leads to (the same reduction must be taken there), so every syntax
-error is found where the automaton alone finds it. A generated scene of 10,000 frames has
-about 30 attribute shapes for its 60,000 attributes, and a few frame shapes.
+error is found where the automaton alone finds it. The 10,000 generated frames of
+benchmarks/vs_aarxc.py have 13 attribute shapes for their 60,000 attributes and 6 frame shapes.
 """
 
 from __future__ import annotations
