@@ -114,3 +114,15 @@ def test_unusable_template_cache_is_ignored(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "robrayc", str(_scene(tmp_path)), "-o", str(out)],
                    check=True, env=env)
     assert "aa_rx_sg_add_frame_revolute" in out.read_text()
+
+
+def test_piped_output_arrives_whole(tmp_path: Path, capsys) -> None:
+    """The command ends its process without freeing the scene (os._exit after flushing):
+    C written to a pipe (larger than any buffer) arrives whole, as the in-process run gives it."""
+    scene = tmp_path / "big.robray"
+    scene.write_text("".join(f"frame f{k} {{ translation [{k}, 0, 0]; }}\n" for k in range(3000)))
+    piped = subprocess.run([sys.executable, "-m", "robrayc", str(scene), "-o", "-", "-n", "big"],
+                           capture_output=True, check=True)
+    assert main([str(scene), "-o", "-", "-n", "big"]) == 0
+    assert piped.stdout.decode() == capsys.readouterr().out
+    assert piped.stdout.rstrip().endswith(b"}") and len(piped.stdout) > 200_000
