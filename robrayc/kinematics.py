@@ -246,6 +246,25 @@ def pose_matrix(pose: Pose) -> np.ndarray:
     return m
 
 
+def _motion_terms(const: np.ndarray, kind: str, axis: np.ndarray) -> tuple:
+    """A motion's constant times its joint transform, as terms in the joint value: for a
+    revolute joint, amino's axis-angle quaternion (x, y, z) = s axis, w gives the rotation
+    I + s^2 A2 + s w A1 (A2 = 2 (a a^T - |a|^2 I), A1 = 2 [a]x), so const @ rotation =
+    const + s^2 (const @ A2) + s w (const @ A1) (third item: the three, flattened, as rows);
+    for a prismatic one, const's translation moves by value * (const's rotation @ axis)
+    (second item)."""
+    import numpy as np
+
+    a = np.asarray(axis, dtype=float)
+    if kind != "revolute":
+        return const, const[:3, :3] @ a, None
+    a2, a1 = np.zeros((4, 4)), np.zeros((4, 4))
+    a2[:3, :3] = 2 * (np.outer(a, a) - (a @ a) * np.eye(3))
+    a1[:3, :3] = 2 * np.array([[0.0, -a[2], a[1]], [a[2], 0.0, -a[0]], [-a[1], a[0], 0.0]])
+    # the three terms as rows, for one product with (1, s^2, s w) per configuration
+    return const, None, np.stack([const, const @ a2, const @ a1]).reshape(3, 16)
+
+
 def axis_rotations(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
     """Batched (N,4,4) rotations from amino's axis-angle quaternion (axis used as given)."""
     import numpy as np
@@ -303,6 +322,7 @@ class GroupFK:
         self.rel = np.array([pose_matrix(r) for r in self.groups.rel]).reshape(-1, 4, 4)
         self.group = np.array(self.groups.group, dtype=np.int64)
         self._one: tuple | None = None  # _group_poses_one's stacked motion data, on first use
+        self._terms: list | None = None  # group_poses' per-motion matrices, on first use
 
     def group_poses(self, q: np.ndarray) -> np.ndarray:
         """(N, groups, 4, 4): the world pose of every rigid group (0: the world) for
@@ -312,16 +332,24 @@ class GroupFK:
         n = q.shape[0]
         if n == 1:
             return self._group_poses_one(q[0].tolist())[None]
+        if self._terms is None:
+            self._terms = [_motion_terms(const, kind, axis)
+                           for _, const, kind, axis, _, _ in self.motions]
         G = np.empty((n, len(self.motions) + 1, 4, 4))
         G[:, 0] = np.eye(4)
-        for g, (pg, const, kind, axis, var, offset) in enumerate(self.motions, start=1):
-            base = np.broadcast_to(const, (n, 4, 4)) if pg == 0 else G[:, pg] @ const
+        for g, ((pg, _, kind, _, var, offset), (k0, k1, k2)) in enumerate(
+                zip(self.motions, self._terms, strict=True), start=1):
             value = q[:, var] + offset
-            if kind == "revolute":
-                G[:, g] = base @ axis_rotations(axis, value)
+            if kind == "revolute":  # const @ rotation = k0 + s^2 k2 + s w k1 (s, w: half angle)
+                s, w = np.sin(value / 2), np.cos(value / 2)
+                local = (np.stack([np.ones(n), s * s, s * w], axis=1) @ k2).reshape(n, 4, 4)
             else:
-                G[:, g] = base
-                G[:, g, :3, 3] += (base[:, :3, :3] @ axis) * value[:, None]
+                local = np.broadcast_to(k0, (n, 4, 4)).copy()
+                local[:, :3, 3] += value[:, None] * k1
+            if pg == 0:
+                G[:, g] = local
+            else:
+                np.matmul(G[:, pg], local, out=G[:, g])
         return G
 
     def _group_poses_one(self, q: list[float]) -> np.ndarray:
