@@ -249,3 +249,16 @@ def test_mjcf_errors_are_located(tmp_path):
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert f"{path}:4:14: error: a ball joint has no amino equivalent" in r.stderr
     assert f"{path}:5:25: error: unknown mesh asset 'nope'" in r.stderr
+
+
+def test_mjcf_positions_count_lines_as_libxml2_does(tmp_path):
+    """U+2028 and U+0085 in a comment end no line for libxml2: the column of a later error is
+    still found on the line lxml gives."""
+    path = tmp_path / "bad.xml"
+    path.write_text('<!-- a \u2028 line separator and a \u0085 next line -->\n<mujoco>\n'
+                    '  <worldbody>\n    <body name="b">\n      <joint type="ball"/>\n'
+                    "    </body>\n  </worldbody>\n</mujoco>\n", encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "robrayc", str(path)], capture_output=True,
+                       text=True)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{path}:5:14: error: a ball joint has no amino equivalent" in r.stderr, r.stderr

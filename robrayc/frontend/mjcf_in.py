@@ -72,7 +72,7 @@ class _Loader(XmlSource, GeomReader):
         self.ctx = ctx
         self.sink = ctx.sink
         self.file = file
-        self.lines = text.splitlines()
+        self.lines = text.split("\n")  # as libxml2 counts (splitlines also breaks at \u2028)
         self.root = root
         self.dir = Path(file).parent
         self.partial = Partial()
@@ -132,7 +132,7 @@ class _Loader(XmlSource, GeomReader):
             text = data.decode("utf-8", "replace")
             self.ctx.sources.add(str(path), text)
             for k, part in enumerate(list(root)):
-                self.included[part] = (str(path), text.splitlines())
+                self.included[part] = (str(path), text.split("\n"))
                 el.insert(index + k, part)
                 self.expand_includes(part, depth + 1, chain + (str(path),))
 
