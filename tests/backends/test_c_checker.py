@@ -182,6 +182,25 @@ def test_generated_c_strict_sanitized_and_both_paths_agree(tmp_path: Path) -> No
 
 
 @needs_cc
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_kinematics_strict_for_any_joint(tmp_path: Path, seed: int) -> None:
+    """Random scenes (revolute joints about any axis, prismatic joints, offsets) build under
+    gcc -std=c99 -Wall -Wextra -Werror -pedantic; their generated kinematics take every path
+    (frame axes, other axes through turn(), slides)."""
+    from robrayc.analysis.collision.compiled import c_source
+
+    scene = random_scene(np.random.default_rng(seed), frusta=True)
+    assert {"revolute", "prismatic"} <= {f.kind for f in scene.frames}
+    source, header = c_source(CollisionChecker(scene, broadphase="dense"), "arm", None, "arm.h")
+    assert "turn(base, axis, v, g[" in source
+    (tmp_path / "arm.c").write_text(source)
+    (tmp_path / "arm.h").write_text(header)
+    run = subprocess.run(["gcc", *STRICT, "-O2", "-c", str(tmp_path / "arm.c"), "-o",
+                          str(tmp_path / "arm.o")], capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+
+
+@needs_cc
 def test_collide_backends_agree_and_fallback(tmp_path: Path) -> None:
     require_corpus()
 

@@ -76,6 +76,7 @@ def sphere_size(checker: CollisionChecker, size: float | None) -> float:
 def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> dict:
     """The c_checker templates' variables for a dense-mode exact checker."""
     from robrayc import __version__
+    from robrayc.analysis.collision.c_kinematics import fk_code
     from robrayc.ctext import c_comment, c_string
 
     if checker.mode != "dense":
@@ -96,10 +97,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
                              or "(no files)"),
         "variables": c_comment(" ".join(checker.variables) or "(none)"),
         "n_config": len(checker.variables), "n_groups": len(motions) + 1,
-        "n_motions_decl": max(1, len(motions)),
-        "motions": [f"{pg}, {int(kind == 'revolute')}, {var}, {_doubles([off])}, "
-                    f"{{ {_doubles(axis.tolist())} }}, {{ {_doubles(_pose12(const))} }}"
-                    for pg, const, kind, axis, var, off in motions],
+        **dict(zip(("fk_code", "fk_turns"), fk_code(motions), strict=True)),
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
         "n_nodes_decl": max(1, len(nodes)), "nodes": nodes, "kids": kids,
         "n_leaves_decl": max(1, len(leaves)), "leaves": leaves, "boxes": boxes,

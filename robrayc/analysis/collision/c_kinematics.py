@@ -1,0 +1,100 @@
+"""The compiled checker's forward kinematics as straight-line C, one block per moving group.
+
+Each group's pose is its parent's times a constant, times the joint's motion. The constant is
+known here, so its product with the parent is written out term by term: terms with a zero
+factor are left out and a factor of 1 or -1 becomes the parent's entry itself, which gives the
+same doubles as the full product (x * 1 and x + 0 are exact; only a zero's sign may differ). A
+joint about a frame axis mixes two columns, as the generic loop's `spin` did, with the same
+arithmetic. Other axes use amino's axis-angle quaternion; prismatic joints slide along the
+constant's axis. Variables and offsets are read as the generic loop read them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robrayc.ctext import c_double
+
+# The columns a turn about frame axis k mixes (x: y and z, ...), as the generic code's table.
+_MIXED = ((1, 2), (2, 0), (0, 1))
+
+
+def _base(parent: int, const: np.ndarray) -> list[str]:
+    """The 12 entries (rotation row-major, translation) of parent's pose times const."""
+    R, t = const[:3, :3], const[:3, 3]
+    if parent == 0:  # the world's pose is the identity: the constant itself
+        return [c_double(x) for x in [*R.ravel().tolist(), *t.tolist()]]
+    p = f"g[{parent}]"
+    out = []
+    for i in range(3):
+        for j in range(3):
+            out.append(_sum([(f"{p}[{3 * i + k}]", float(R[k, j])) for k in range(3)]) or "0.0")
+    for i in range(3):
+        terms = _sum([(f"{p}[{3 * i + k}]", float(t[k])) for k in range(3)])
+        out.append(f"{terms} + {p}[{9 + i}]" if terms else f"{p}[{9 + i}]")
+    return out
+
+
+def _sum(terms: list[tuple[str, float]]) -> str:
+    """sum(entry * factor) in order, without the zero factors and the multiplications by 1."""
+    parts = []
+    for entry, factor in terms:
+        if factor == 0.0:
+            continue
+        term = entry if factor == 1.0 else f"-{entry}" if factor == -1.0 else \
+            f"{entry} * {c_double(factor)}"
+        if parts and term.startswith("-"):
+            parts.append(f"- {term[1:]}")
+        elif parts:
+            parts.append(f"+ {term}")
+        else:
+            parts.append(term)
+    return " ".join(parts)
+
+
+def _motion(group: int, motion: tuple) -> list[str]:
+    parent, const, kind, axis, var, offset = motion
+    axis = [float(a) for a in axis]
+    lines = [f"    {{   /* group {group}: {kind}, variable {var} */"]
+    lines += [f"        const double b{n} = {e};" for n, e in enumerate(_base(parent, const))]
+    lines.append(f"        const double v = q[{var}] + {c_double(offset)};")
+    out = f"g[{group}]"
+    nonzero = [k for k in range(3) if axis[k] != 0.0]
+    if kind != "revolute":
+        for n in range(9):
+            lines.append(f"        {out}[{n}] = b{n};")
+        for i in range(3):
+            lines.append(f"        {out}[{9 + i}] = b{9 + i} + v * (b{3 * i} * {c_double(axis[0])}"
+                         f" + b{3 * i + 1} * {c_double(axis[1])}"
+                         f" + b{3 * i + 2} * {c_double(axis[2])});")
+    elif len(nonzero) == 1:
+        k = nonzero[0]
+        a, b = _MIXED[k]
+        lines.append("        const double s = sin(0.5 * v), w = cos(0.5 * v);")
+        lines.append(f"        const double h = s * {c_double(axis[k])};")
+        lines.append("        const double c = 1 - 2 * (h * h), t = 2 * (h * w);")
+        for i in range(3):
+            lines.append(f"        {out}[{3 * i + k}] = b{3 * i + k};")
+            lines.append(f"        {out}[{3 * i + a}] = b{3 * i + a} * c + b{3 * i + b} * t;")
+            lines.append(f"        {out}[{3 * i + b}] = b{3 * i + b} * c - b{3 * i + a} * t;")
+        for i in range(3):
+            lines.append(f"        {out}[{9 + i}] = b{9 + i};")
+    else:
+        base = ", ".join(f"b{n}" for n in range(12))
+        lines.append(f"        const double base[12] = {{ {base} }};")
+        values = ", ".join(map(c_double, axis))
+        lines.append(f"        static const double axis[3] = {{ {values} }};")
+        lines.append(f"        turn(base, axis, v, {out});")
+    lines.append("    }")
+    return lines
+
+
+def fk_code(motions: list[tuple]) -> tuple[str, bool]:
+    """The statements of the C function fk(q, g) after g[0] is set (one block per moving
+    group, parents first), and whether they call turn() (a joint about another axis)."""
+    lines: list[str] = []
+    general = False
+    for group, motion in enumerate(motions, start=1):
+        lines += _motion(group, motion)
+        general |= motion[2] == "revolute" and sum(float(a) != 0.0 for a in motion[3]) != 1
+    return "\n".join(lines), general
