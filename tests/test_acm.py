@@ -437,3 +437,44 @@ frame {n}shoulder {{ type revolute; axis [0, 0, 1]; translation [0, {y}, 0];
     assert all(verdicts[(f"{n}link", f"{n}post")].proven for n in "abc")
     assert ("alink", "apost") in calls and ("blink", "bpost") not in calls
     assert ("clink", "cpost") in calls
+
+
+def test_a_proof_in_four_parts_gives_the_same_verdicts(tmp_path: Path, monkeypatch) -> None:
+    """A proof cut into four parts of its joint ranges (as large proofs are, so that the
+    workers share them) proves the same pairs: two arms whose links pass 2 and 5 cm from a
+    post, each pair's proof made of four calls."""
+    scene = scene_from(tmp_path, """
+frame arm { type revolute; axis [0, 0, 1]; limit_position [-1, 1];
+    frame link { translation [0.5, 0, 0]; geometry { shape box; dimension [1, 0.1, 0.1]; } } }
+frame post { translation [0.6, 0, 0.12]; geometry { shape box; dimension [0.3, 0.3, 0.1]; } }
+frame slider { type prismatic; axis [0, 0, 1]; translation [0, 0, -0.3]; limit_position [0, 0.1];
+    frame pad { geometry { shape cylinder; radius 0.2; height 0.1; } } }
+""")
+    whole = acm.generate(scene, samples=3000, seed=3, jobs=1, batch=100, prove=True)
+    calls = []
+    real = acm._prove
+    monkeypatch.setattr(acm, "_prove", lambda job: calls.append(job[1:3]) or real(job))
+    monkeypatch.setattr(acm, "PROVE_SPLIT_BUDGET", 0)
+    parts = acm.generate(scene, samples=3000, seed=3, jobs=1, batch=100, prove=True)
+    assert parts == whole
+    assert {("link", "post"), ("link", "pad")} <= {(p.a, p.b) for p in parts.pairs if p.proven}
+    assert calls.count(("link", "post")) == 4
+
+
+@pytest.mark.parametrize("cols", [[1], [0, 2]])
+def test_quarters_tile_the_ranges(cols: list[int]) -> None:
+    """The four parts cover the pair's ranges exactly (their areas sum to the whole, each
+    inside it) and leave the other variables alone."""
+    import numpy as np
+
+    lo, hi = np.array([-1.0, -2.0, 0.0]), np.array([1.0, 3.0, 0.5])
+    parts = acm._quarters(lo, hi, cols)
+    assert len(parts) == 4
+    area = np.prod((hi - lo)[cols])
+    assert sum(np.prod((phi - plo)[cols]) for plo, phi in parts) == pytest.approx(area)
+    for plo, phi in parts:
+        assert (plo >= lo).all() and (phi <= hi).all() and (plo < phi).all()
+        others = [c for c in range(3) if c not in cols]
+        assert (plo[others] == lo[others]).all() and (phi[others] == hi[others]).all()
+    corners = {tuple(plo[cols]) for plo, _ in parts}
+    assert len(corners) == 4  # no part twice

@@ -198,6 +198,8 @@ PROVE_MIN_SAMPLES = 50000
 PROVE_EVAL_COST = 6
 # Every pair gets this many at least: a quick proof turns a bound of 3/N into certainty.
 PROVE_MIN_BUDGET = 128
+# A proof with a larger budget is made in four parts, so that the workers share it.
+PROVE_SPLIT_BUDGET = 8192
 PROVE_MAX_BUDGET = 131072
 
 
@@ -337,6 +339,7 @@ class _Prover:
         shares = None
         alike: dict[bytes, list[int]] = {}  # pairs with one proof (e.g. left and right arm)
         budget: dict[bytes, float] = {}
+        cols: dict[bytes, list[int]] = {}
         for k in np.flatnonzero((counts == 0) & ~self.proven).tolist():
             a, b = self.rest[k]
             rates = pair_rates(self.full, a, b, lo, hi)
@@ -346,10 +349,19 @@ class _Prover:
             key = pair_signature(self.full, a, b, lo, hi)
             alike.setdefault(key, []).append(k)
             budget[key] = budget.get(key, 0.0) + shares[k] * (samples - len(seen))
-        jobs = [(key, *self.rest[ks[0]], self.q0, lo, hi, min(PROVE_MAX_BUDGET, max(
-            PROVE_MIN_BUDGET, int(budget[key] / PROVE_EVAL_COST)))) for key, ks in alike.items()]
+            cols[key] = sorted(rates)
+        jobs = []
+        for key, ks in alike.items():
+            total = min(PROVE_MAX_BUDGET, max(PROVE_MIN_BUDGET,
+                                              int(budget[key] / PROVE_EVAL_COST)))
+            parts = _quarters(lo, hi, cols[key]) if total > PROVE_SPLIT_BUDGET else [(lo, hi)]
+            jobs += [(key, *self.rest[ks[0]], self.q0, plo, phi, total / len(parts))
+                     for plo, phi in parts]
         jobs.sort(key=lambda job: -job[-1])  # the long ones first, spread over the workers
+        done: dict[bytes, bool] = {}
         for key, ok in (pool.imap_unordered(_prove, jobs) if pool else map(_prove, jobs)):
+            done[key] = done.get(key, True) and ok
+        for key, ok in done.items():
             self.proven[alike[key]] = ok
 
     def _exact_shares(self, seen: np.ndarray) -> np.ndarray:
@@ -366,6 +378,24 @@ class _Prover:
         width = len(self.checker.frame_pairs)
         keys = np.unique(rows[maybe] * width + self.checker._pfp[cols[maybe]])
         return np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
+
+
+def _quarters(lo: np.ndarray, hi: np.ndarray, cols: list[int]
+              ) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ranges cut in four (each of two variables halved, or one variable in quarters): a
+    pair apart in each part is apart in the whole, and the parts' proofs run on the workers
+    side by side."""
+    halves = cols * 2 if len(cols) == 1 else cols
+    parts = [(lo.astype(float), hi.astype(float))]
+    for c in halves[:2]:
+        cut = []
+        for plo, phi in parts:
+            mid = (plo[c] + phi[c]) / 2
+            left_hi, right_lo = phi.copy(), plo.copy()
+            left_hi[c], right_lo[c] = mid, mid
+            cut += [(plo, left_hi), (right_lo, phi)]
+        parts = cut
+    return parts
 
 
 def _prove(job: tuple) -> tuple[bytes, bool]:
