@@ -438,6 +438,17 @@ frame {n}shoulder {{ type revolute; axis [0, 0, 1]; translation [0, {y}, 0];
     assert ("alink", "apost") in calls and ("blink", "bpost") not in calls
     assert ("clink", "cpost") in calls
 
+    # cut in four parts, the shared proof cuts the ranges of the pair it proves
+    jobs = []
+    monkeypatch.setattr(acm, "_prove", lambda job: jobs.append(job) or real(job))
+    monkeypatch.setattr(acm, "PROVE_SPLIT_BUDGET", 0)
+    monkeypatch.setattr(acm, "PROVE_MIN_BUDGET", 4096)  # a quarter each: enough for a part
+    again = acm.generate(scene, samples=60000, seed=1, jobs=1, prove=True)
+    assert again.pairs == result.pairs
+    elbow = scene.variables.index("aelbow")
+    cuts = [(job[4][elbow], job[5][elbow]) for job in jobs if job[1:3] == ("alink", "apost")]
+    assert sorted(cuts) == [(-1.0, 0.0), (-1.0, 0.0), (0.0, 1.0), (0.0, 1.0)]
+
 
 def test_a_proof_in_four_parts_gives_the_same_verdicts(tmp_path: Path, monkeypatch) -> None:
     """A proof cut into four parts of its joint ranges (as large proofs are, so that the

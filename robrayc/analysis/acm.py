@@ -349,7 +349,7 @@ class _Prover:
             key = pair_signature(self.full, a, b, lo, hi)
             alike.setdefault(key, []).append(k)
             budget[key] = budget.get(key, 0.0) + shares[k] * (samples - len(seen))
-            cols[key] = sorted(rates)
+            cols.setdefault(key, sorted(rates))  # the variables of the pair that is proven
         jobs = []
         for key, ks in alike.items():
             total = min(PROVE_MAX_BUDGET, max(PROVE_MIN_BUDGET,
