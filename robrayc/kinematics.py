@@ -426,11 +426,43 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
     return np.array(lo, dtype=float), np.array(hi, dtype=float)
 
 
+class SampleStream:
+    """The seeded stream of configurations, uniform in sample_ranges, drawn a batch at a time
+    (a million samples of a 40-variable robot would be 320 MB at once). A generator's doubles
+    come one after another, so batches drawn in turn are the rows of one large draw."""
+
+    def __init__(self, scene: Scene, seed: int) -> None:
+        import numpy as np
+
+        self.lo, self.hi = sample_ranges(scene)
+        self.rng = np.random.default_rng(seed)
+
+    def draw(self, n: int) -> np.ndarray:
+        return self.lo + self.rng.random((n, len(self.lo))) * (self.hi - self.lo)
+
+
 def sample_configs(scene: Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
     """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
+    stream = SampleStream(scene, seed)
+    stream.rng.random((skip, len(stream.lo)))  # the rows skipped
+    return stream.draw(n)
+
+
+def chain_reaches(fk: GroupFK, reach: float, side: list[int], lo: np.ndarray | None = None,
+                  hi: np.ndarray | None = None) -> list[float]:
+    """Per moving group of a chain (bottom first): how far points within `reach` of the
+    bottom group's origin can lie from the point the group's joint turns about or slides from
+    (fixed in its parent group), with the joints below anywhere (prismatic ones within
+    [lo, hi]; unbounded, so infinite, without ranges)."""
     import numpy as np
 
-    lo, hi = sample_ranges(scene)
-    rng = np.random.default_rng(seed)
-    u = rng.random((skip + n, len(lo)))[skip:]
-    return lo + u * (hi - lo)
+    out = []
+    for g in side:
+        _, const, kind, axis, var, offset = fk.motions[g - 1]
+        if kind != "revolute":
+            reach += (float(np.linalg.norm(axis)) * max(abs(lo[var] + offset),
+                                                        abs(hi[var] + offset))
+                      if lo is not None and hi is not None else math.inf)
+        out.append(reach)
+        reach += float(np.linalg.norm(const[:3, 3]))
+    return out

@@ -14,7 +14,7 @@ from robrayc.analysis import acm
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.cli.main import main
 from robrayc.frontend import load_scene
-from robrayc.kinematics import sample_configs, sample_ranges
+from robrayc.kinematics import SampleStream, sample_configs, sample_ranges
 from tests.corpus import require_corpus
 from tests.test_collision import DEMO_7DOF, brute_force, scene_from
 from tests.urdf_robots import load, robot_path, ros_env  # noqa: F401 (a fixture)
@@ -401,7 +401,7 @@ def test_samples_drawn_batch_by_batch_are_the_seeded_stream(demo) -> None:
     sample_configs gives for the whole stream, including the extra samples past it."""
     import numpy as np
 
-    stream = acm._Stream(demo, 7)
+    stream = SampleStream(demo, 7)
     rows = np.concatenate([stream.draw(n) for n in (1000, 1000, 333, 1000, 1)])
     assert np.array_equal(rows, sample_configs(demo, 3334, 7))
     assert np.array_equal(rows[2333:], sample_configs(demo, 1001, 7, skip=2333))

@@ -33,7 +33,7 @@ import numpy as np
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
-from robrayc.kinematics import rigid_groups, sample_ranges
+from robrayc.kinematics import SampleStream, rigid_groups, sample_ranges
 from robrayc.records import field, record
 
 REASONS = ("adjacent", "default", "always", "never")
@@ -286,19 +286,6 @@ def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
     return verdict
 
 
-class _Stream:
-    """The seeded stream of samples sample_configs gives, drawn a batch at a time as sampling
-    reaches it (a million samples of a 40-variable robot would be 320 MB at once). A
-    generator's doubles come one after another, so batches drawn in turn are its rows."""
-
-    def __init__(self, scene: ir.Scene, seed: int) -> None:
-        self.lo, self.hi = sample_ranges(scene)
-        self.rng = np.random.default_rng(seed)
-
-    def draw(self, n: int) -> np.ndarray:
-        return self.lo + self.rng.random((n, len(self.lo))) * (self.hi - self.lo)
-
-
 def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:
     reason, detail, collisions, *more = v
     return PairVerdict(a, b, reason, detail, collisions, in_scene, *more)
@@ -324,7 +311,7 @@ class _Prover:
 
         self.full, self.checker, self.rest, self.cols = full, checker, rest, cols
         self.q0, self.proven = q0, proven
-        lo, hi = sample_ranges(full.scene)
+        self.lo, self.hi = lo, hi = sample_ranges(full.scene)
         for k, (a, b) in enumerate(rest):
             proven[k] = out_of_reach(full, a, b, lo, hi)
 
@@ -335,7 +322,7 @@ class _Prover:
         wherever it runs)."""
         from robrayc.analysis.acm_proof import MAX_VARIABLES, pair_rates, pair_signature
 
-        lo, hi = sample_ranges(self.full.scene)
+        lo, hi = self.lo, self.hi
         shares = None
         alike: dict[bytes, list[int]] = {}  # pairs with one proof (e.g. left and right arm)
         budget: dict[bytes, float] = {}
@@ -416,7 +403,7 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
     deviations below 'always' (statistical), is 'sometimes': later waves skip it."""
     samples, batch = plan.samples, plan.batch
     sizes = [min(batch, samples - i) for i in range(0, samples, batch)]
-    stream = _Stream(scene, plan.seed)
+    stream = SampleStream(scene, plan.seed)
     slack = (1 - plan.always_fraction) * 2 * samples
     z = SETTLE_Z
     bar = _progress_bar(samples, progress)

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robrayc.kinematics import chain_reaches
 from robrayc.records import record
 
 # Distances below this (scene units, plus 1e-6 of the pair's size) prove nothing: they cover
@@ -61,25 +62,23 @@ def _rates(checker, points: list[tuple[np.ndarray, float]], side: list[int], lo:
     scales the angle: not bounded here)."""
     fk = checker.fk
     # distance from the origin of each group on the side to the farthest solid point
-    reach = max((float(np.sqrt((p * p).sum(axis=1)).max()) + r for p, r in points), default=0.0)
+    reaches = chain_reaches(fk, max((float(np.sqrt((p * p).sum(axis=1)).max()) + r
+                                     for p, r in points), default=0.0), side, lo, hi)
     rates: dict[int, float] = {}
     for n, g in enumerate(side):
-        _, const, kind, axis, var, offset = fk.motions[g - 1]
+        _, _, kind, axis, var, _ = fk.motions[g - 1]
         norm = float(np.linalg.norm(axis))
-        if kind == "revolute":
-            if abs(norm - 1.0) > 1e-9:
-                return None
-            if n == 0:  # the points' own group: their exact distances from the axis
-                u = axis / norm
-                rate = max(float(np.sqrt((np.cross(p, u) ** 2).sum(axis=1)).max()) + r
-                           for p, r in points) if points else 0.0
-            else:
-                rate = reach
-        else:
+        if kind != "revolute":
             rate = norm
-            reach += norm * max(abs(lo[var] + offset), abs(hi[var] + offset))
+        elif abs(norm - 1.0) > 1e-9:
+            return None
+        elif n == 0:  # the points' own group: their exact distances from the axis
+            u = axis / norm
+            rate = max((float(np.sqrt((np.cross(p, u) ** 2).sum(axis=1)).max()) + r
+                        for p, r in points), default=0.0)
+        else:
+            rate = reaches[n]
         rates[var] = rates.get(var, 0.0) + rate
-        reach += float(np.linalg.norm(const[:3, 3]))  # up to the parent group's origin
     return rates
 
 
@@ -140,7 +139,6 @@ def _reach_balls(checker, frame: int, side: list[int], lo: np.ndarray, hi: np.nd
     """Per solid of the frame: a ball, in the frame of the pair's lowest common group, that
     holds the solid at every configuration in the ranges. A side's top joint turns about (or
     slides from) a point fixed in that frame; the solid stays within its reach of it."""
-    fk = checker.fk
     out = []
     for k in np.flatnonzero(checker.owner == frame).tolist():
         points, radius = _group_points(checker, frame, k)
@@ -150,15 +148,8 @@ def _reach_balls(checker, frame: int, side: list[int], lo: np.ndarray, hi: np.nd
                         + radius))
             continue
         reach = float(np.sqrt((points * points).sum(axis=1)).max()) + radius
-        for n, g in enumerate(side):
-            _, const, kind, axis, var, offset = fk.motions[g - 1]
-            if kind != "revolute":
-                reach += float(np.linalg.norm(axis)) * max(abs(lo[var] + offset),
-                                                           abs(hi[var] + offset))
-            if n == len(side) - 1:
-                out.append((const[:3, 3], reach))
-            else:
-                reach += float(np.linalg.norm(const[:3, 3]))
+        out.append((checker.fk.motions[side[-1] - 1][1][:3, 3],
+                    chain_reaches(checker.fk, reach, side, lo, hi)[-1]))
     return out
 
 

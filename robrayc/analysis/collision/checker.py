@@ -12,7 +12,7 @@ from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
-from robrayc.kinematics import GroupFK
+from robrayc.kinematics import GroupFK, chain_reaches
 from robrayc.records import record
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
@@ -179,26 +179,23 @@ class CollisionChecker:
         which does not move. Such pairs are never checked."""
         s, motions = self.solids, self.motions
         far = np.zeros(len(ii), dtype=bool)
-        reach: dict[int, tuple[np.ndarray, float] | None] = {}
+        reach: dict[int, tuple[np.ndarray, float]] = {}
         for n, (a, b) in enumerate(zip(ii.tolist(), jj.tolist(), strict=True)):
             if (self.group[a] == 0) == (self.group[b] == 0):
                 continue
             if self.group[a] == 0:
                 a, b = b, a
             if a not in reach:
-                g = int(self.group[a])
-                arm = float(np.linalg.norm(self.fk.rel[self.owner[a]][:3, :3]
-                                           @ s.placement[a, :3, 3]
-                                           + self.fk.rel[self.owner[a]][:3, 3])) + s.brad[a]
-                while motions[g - 1][2] == "revolute" and motions[g - 1][0] != 0:
-                    arm += float(np.linalg.norm(motions[g - 1][1][:3, 3]))
-                    g = motions[g - 1][0]
-                root = motions[g - 1]
-                reach[a] = (root[1][:3, 3], arm) if root[2] == "revolute" else None
-            if reach[a] is not None:
-                centre, arm = reach[a]
-                gap = float(np.linalg.norm(W0[b, :3, 3] - centre)) - arm - s.brad[b]
-                far[n] = gap > CAPSULE_MARGIN * (1.0 + arm)
+                chain = [int(self.group[a])]  # the moving groups up to the world
+                while motions[chain[-1] - 1][0] != 0:
+                    chain.append(motions[chain[-1] - 1][0])
+                # the placement is in the group's frame (the frame's place in it included)
+                arm = float(np.linalg.norm(s.placement[a, :3, 3])) + s.brad[a]
+                reach[a] = (motions[chain[-1] - 1][1][:3, 3],
+                            chain_reaches(self.fk, arm, chain)[-1])  # infinite past a slide
+            centre, arm = reach[a]
+            gap = float(np.linalg.norm(W0[b, :3, 3] - centre)) - arm - s.brad[b]
+            far[n] = gap > CAPSULE_MARGIN * (1.0 + arm)
         return far
 
     def _prepare_centres(self) -> None:
