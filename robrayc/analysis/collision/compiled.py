@@ -91,13 +91,14 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
     solids, nodes, kids, bounds, leaves, boxes = _solid_tables(checker, margin, size)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
+    kinematics, turns = fk_code(motions)
     return {
         "version": __version__, "name": name,
         "sources": c_comment(", ".join(p.rsplit("/", 1)[-1] for p in checker.scene.sources[:3])
                              or "(no files)"),
         "variables": c_comment(" ".join(checker.variables) or "(none)"),
         "n_config": len(checker.variables), "n_groups": len(motions) + 1,
-        **dict(zip(("fk_code", "fk_turns"), fk_code(motions), strict=True)),
+        "fk_code": kinematics, "fk_turns": turns,
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
         "n_nodes_decl": max(1, len(nodes)), "nodes": nodes, "kids": kids,
         "n_leaves_decl": max(1, len(leaves)), "leaves": leaves, "boxes": boxes,
