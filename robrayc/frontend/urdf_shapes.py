@@ -201,13 +201,12 @@ class LinkLowering:
             scale = shape.scale3[0]  # uniform: amino's own scale
             shape = replace(shape, scale3=(1.0, 1.0, 1.0))
         if rgba is None:
-            return ir.Geometry(shape=shape, visual=kind == "visual",
-                               collision=kind == "collision", scale=scale, pos=spos,
-                               material=material)
-        color = self.colors.get(rgba)  # one tuple per colour: the C backend writes it once
-        if color is None:
-            color = self.colors[rgba] = rgba[:3]
-        return ir.Geometry(shape=shape, color=color, alpha=rgba[3], visual=kind == "visual",
+            color, alpha = ir.DEFAULT_COLOR, 1.0  # the Geometry's defaults
+        else:  # one tuple per colour: the C backend writes it once
+            color, alpha = self.colors.get(rgba), rgba[3]
+            if color is None:
+                color = self.colors[rgba] = rgba[:3]
+        return ir.Geometry(shape=shape, color=color, alpha=alpha, visual=kind == "visual",
                            collision=kind == "collision", scale=scale, pos=spos,
                            material=material)
 
