@@ -51,22 +51,11 @@ def c_float(x: float) -> str:
 
 
 def c_doubles(values) -> str:
-    """A C initialiser list of doubles. Loaders share one tuple among the frames that repeat
-    a vector (URDF attribute texts are parsed once): each such object is written once. Keyed
-    by identity, not equality, which would take -0.0 for 0.0."""
-    hit = _DOUBLES.get(id(values))
-    if hit is not None and hit[0] is values:
-        return hit[1]
+    """A C initialiser list of doubles."""
     text = ", ".join(map(repr, map(float, values)))
     if "n" in text:  # "nan" and "inf" hold an n, finite reprs never: as c_double writes them
         text = ", ".join(c_double(float(t)) for t in text.split(", "))  # reprs round-trip
-    if len(_DOUBLES) >= 1 << 20:  # a long-lived process (tests, a server) stays bounded
-        _DOUBLES.clear()
-    _DOUBLES[id(values)] = (values, text)  # the object is kept: its id is not reused
     return text
-
-
-_DOUBLES: dict[int, tuple[object, str]] = {}
 
 
 _COMMENT_SAFE = re.compile(r"[ -\[\]-~]*")  # printable ASCII but backslash

@@ -93,14 +93,22 @@ class _FrameText:
 
 class _Texts:
     """The C text of values a scene repeats, made once per emit: names (a frame's name is its
-    children's parent), limits and geometries that loaders share among frames. Keyed by
-    identity where equality would merge -0.0 with 0.0; the scene keeps the objects alive."""
+    children's parent), limits, vectors and geometries that loaders share among frames. Keyed
+    by identity where equality would merge -0.0 with 0.0; the scene keeps the objects alive
+    while the emit lasts, so an id is not reused."""
 
     def __init__(self, meshes: dict) -> None:
         self.meshes = meshes
         self.strings: dict[str, str] = {}
         self.limits: dict[int, list] = {}
         self.geometries: dict[tuple, View] = {}
+        self.vectors: dict[int, str] = {}  # loaders share a repeated vector's tuple
+
+    def doubles(self, values) -> str:
+        text = self.vectors.get(id(values))
+        if text is None:
+            text = self.vectors[id(values)] = c_doubles(values)
+        return text
 
     def string(self, name: str) -> str:
         text = self.strings.get(name)
@@ -121,11 +129,11 @@ class _Texts:
         return _FrameText(
             c_comment(f.name), name,
             "root" if f.parent is None else strings.get(f.parent) or self.string(f.parent),
-            f.kind, c_doubles(f.quaternion), c_doubles(f.translation),
-            c_doubles(f.axis) if joint and f.axis is not None else None,
+            f.kind, self.doubles(f.quaternion), self.doubles(f.translation),
+            self.doubles(f.axis) if joint and f.axis is not None else None,
             None if f.variable is None else strings.get(f.variable) or self.string(f.variable),
             c_double(f.offset), limits,
-            c_doubles(inertial.inertia) if inertial else None,
+            self.doubles(inertial.inertia) if inertial else None,
             c_double(inertial.mass) if inertial else None,
             [self.geometry(g) for g in f.geometries])
 
