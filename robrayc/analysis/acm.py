@@ -165,7 +165,7 @@ def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]],
     from robrayc.analysis.collision import CollisionChecker
 
     _WORKER = (token, CollisionChecker(scene, use_allowed=False, frame_pairs=pairs,
-                                       backend=backend))
+                                       backend=backend, cells=False))
 
 
 def _count(job: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
@@ -236,8 +236,9 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
         prove = samples >= PROVE_MIN_SAMPLES
     total = 0
     if rest and samples > 0:
+        # no certified cells: their proofs cost more than sampling's MAYBE pairs (PR2)
         checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest,
-                                   backend=backend)
+                                   backend=backend, cells=False)
         if checker.note:
             sink.warning(checker.note, name="exact-checker")
         order = {tuple(sorted(p)): k for k, p in enumerate(checker.frame_pairs)}

@@ -217,8 +217,9 @@ def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:
     return Solid(BOX, half, np.eye(4))
 
 
-def cover(solid: Solid, size: float) -> SphereCover:
-    """Certified spheres of one solid (in its own centred frame; see the module docstring)."""
+def cover(solid: Solid, size: float, overshoot: bool = True) -> SphereCover:
+    """Certified spheres of one solid (in its own centred frame; see the module docstring);
+    without overshoot, a mesh's overshoot is not measured (NaN)."""
     if not size > 0:
         raise ValueError(f"sphere cell size must be positive, got {size}")
     par = np.asarray(solid.params, dtype=float)
@@ -231,7 +232,7 @@ def cover(solid: Solid, size: float) -> SphereCover:
         c, r, half = _cover_round(par[0], par[1], par[2], size)
     elif solid.kind == MESH:
         c, r, sub, boxes = _cover_mesh(solid.vertices, solid.faces, size)
-        return SphereCover(c, r, _overshoot_mesh(sub, c, r), *boxes)
+        return SphereCover(c, r, _overshoot_mesh(sub, c, r) if overshoot else math.nan, *boxes)
     else:
         raise ValueError(f"no sphere cover for solid kind {solid.kind}")
     axes = np.broadcast_to(np.eye(3), (len(c), 3, 3)).copy()

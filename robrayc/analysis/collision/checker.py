@@ -54,7 +54,7 @@ class CollisionChecker:
                  use_allowed: bool = True,
                  frame_pairs: Iterable[tuple[str, str]] | None = None,
                  broadphase: str = "auto", backend: str = "exact",
-                 sphere_size: float | None = None) -> None:
+                 sphere_size: float | None = None, cells: bool = True) -> None:
         from robrayc.meshes import load_mesh
 
         self.scene = scene
@@ -123,16 +123,16 @@ class CollisionChecker:
         if backend not in BACKENDS:
             raise ValueError(f"unknown checker backend {backend!r}")
         if backend != "exact":
-            self._use_compiled(backend == "compiled", sphere_size)
+            self._use_compiled(backend == "compiled", sphere_size, cells)
 
-    def _use_compiled(self, required: bool, sphere_size: float | None) -> None:
+    def _use_compiled(self, required: bool, sphere_size: float | None, cells: bool) -> None:
         from robrayc.analysis.collision.compiled import CompilerMissing, Kernel
 
         try:
             if self.mode != "dense":
                 raise CompilerMissing("the scene has too many solid pairs for the compiled "
                                       "checker (it needs a robot-sized scene)")
-            self._kernel = Kernel(self, sphere_size)
+            self._kernel = Kernel(self, sphere_size, cells)
             self.backend = "compiled"
         except CompilerMissing as exc:
             if required:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from robrayc.analysis.collision.cells import empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
 from robrayc.analysis.collision.solids import (
     BOX,
@@ -73,8 +74,10 @@ def sphere_size(checker: CollisionChecker, size: float | None) -> float:
     return DEFAULT_SPHERE_FRACTION * 2 * float(half.max()) if len(half) else 1.0
 
 
-def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> dict:
-    """The c_checker templates' variables for a dense-mode exact checker."""
+def c_model(checker: CollisionChecker, name: str, size: float | None = None,
+            trees: set[int] | None = None) -> dict:
+    """The c_checker templates' variables for a dense-mode exact checker (with trees: only
+    those solids get sphere trees, the others their bounding sphere alone)."""
     from robrayc import __version__
     from robrayc.analysis.collision.c_kinematics import fk_code
     from robrayc.ctext import c_comment, c_string
@@ -88,7 +91,8 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    solids, nodes, kids, bounds, leaves, boxes = _solid_tables(checker, margin, size)
+    solids, nodes, kids, bounds, leaves, boxes, spheres = _solid_tables(checker, margin, size,
+                                                                      trees)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     kinematics, turns = fk_code(motions)
@@ -112,6 +116,9 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None) -> 
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}",
+        # for the cells (not the templates): each node's solid and sphere
+        "node_solid": spheres[:, 4].astype(np.int64), "node_spheres": spheres[:, :4],
+        **empty_tables(len(checker._pi)),
     }
 
 
@@ -119,18 +126,19 @@ def _f32(c: np.ndarray) -> np.ndarray:
     return np.asarray(c, dtype=np.float32).astype(float)
 
 
-def _tree(item, size: float, margin: float):
+def _tree(item, size: float, margin: float, root_only: bool = False):
     """The sphere tree of one solid (its group frame): leaves are its certified spheres, radii
-    grown by the margin; exact kinds (spheres, boxes) get a root only, their bounding sphere.
-    Also the cover (None for exact kinds), for the leaves' boxes."""
+    grown by the margin; exact kinds (spheres, boxes), and any solid with root_only, get a
+    root only, their bounding sphere. Also the cover (None for a root only), for the leaves'
+    boxes."""
     from robrayc.analysis.spheres import SphereTree, cover, sphere_tree
 
-    if item.kind in (SPHERE, BOX):
-        r = item.params[0] if item.kind == SPHERE else float(np.linalg.norm(item.params))
+    if item.kind in (SPHERE, BOX) or root_only:
+        r = item.params[0] if item.kind == SPHERE else float(np.linalg.norm(_box_half(item)))
         return SphereTree(_f32(item.placement[:3, 3])[None], np.array([r + margin]),
                           np.zeros(1, np.int64), np.zeros(1, np.int64),
                           np.full(1, -1, np.int64)), None
-    c = cover(item, size).placed(item.placement)
+    c = cover(item, size, overshoot=False).placed(item.placement)
     radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
     return sphere_tree(_f32(c.centres), radii, size, rounding=_f32), c
 
@@ -145,20 +153,24 @@ def _box_half(item) -> list[float]:
     return [a, b, c]
 
 
-def _solid_tables(checker: CollisionChecker, margin: float, size: float
+def _solid_tables(checker: CollisionChecker, margin: float, size: float,
+                  trees: set[int] | None = None
                   ) -> tuple[list[str], list[str], list[str], list[list[float]], list[str],
-                             list[str]]:
+                             list[str], np.ndarray]:
     """C initialisers of the solids, their sphere-tree nodes and the nodes' children (group
     frames); each solid's bounding sphere (its tree's root: x, y, z, radius); the leaves'
-    boxes; and each solid's bounding box (as a leaf box, float, margin included)."""
+    boxes; each solid's bounding box (as a leaf box, float, margin included); and the nodes
+    as numbers (x, y, z, radius as written, solid)."""
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    solids, nodes, kids, bounds, leaves, boxes = [], [], [], [], [], []
+    solids, nodes, kids, bounds, leaves, boxes, spheres = [], [], [], [], [], [], []
     for k, item in enumerate(s.items):
-        tree, c = _tree(item, size, margin)
+        tree, c = _tree(item, size, margin, trees is not None and k not in trees)
         root = len(nodes)
         for i in range(len(tree)):
-            nodes.append(_floats([*tree.centres[i], _f32_up(float(tree.radii[i]))]))
+            sphere = [*tree.centres[i].tolist(), _f32_up(float(tree.radii[i]))]
+            nodes.append(_floats(sphere))
+            spheres.append([*sphere, k])
             if tree.count[i]:
                 kids.append(f"{root + int(tree.first[i])}, {int(tree.count[i])}")
             elif c is None:
@@ -178,7 +190,7 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float
                       f"{root}, {{ {_floats(bound)} }}, "
                       f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
                       f"{{ {_doubles(_box_half(item))} }}")
-    return solids, nodes, kids, bounds, leaves, boxes
+    return solids, nodes, kids, bounds, leaves, boxes, np.array(spheres).reshape(-1, 5)
 
 
 # a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
@@ -213,15 +225,19 @@ def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
-             include: str | None = None) -> tuple[str, str]:
+             include: str | None = None, cells: bool = True) -> tuple[str, str]:
     """(C source, header) of the compiled checker; the source includes ``include`` or, when
-    None, holds the header inline."""
+    None, holds the header inline. With cells (and a C compiler), pairs of one or two
+    variables get tables of certified cells (robrayc.analysis.collision.cells)."""
+    from robrayc.analysis.collision.cells import cell_tables
     from robrayc.ctext import c_identifier
     from robrayc.templating import render
 
     model = c_model(checker, name, size)
     model["upper"] = name.upper()
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
+    if cells:
+        model.update(cell_tables(checker))
     header = render("c_checker.h.j2", model)
     model["include"] = include
     model["inline_header"] = None if include else header
@@ -273,8 +289,9 @@ def build(source: str) -> Path:
 class Kernel:
     """A loaded compiled checker: solid-pair states for blocks of configurations."""
 
-    def __init__(self, checker: CollisionChecker, size: float | None = None) -> None:
-        source, _ = c_source(checker, "rc", size)
+    def __init__(self, checker: CollisionChecker, size: float | None = None,
+                 cells: bool = True) -> None:
+        source, _ = c_source(checker, "rc", size, cells=cells)
         self.lib = ctypes.CDLL(str(build(source)))
         self.n_config = len(checker.variables)
         self.n_pairs = len(checker._pi)

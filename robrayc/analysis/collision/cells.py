@@ -1,0 +1,276 @@
+"""Certified cells: the compiled checker's tables of joint values at which a solid pair is
+proven apart, so that it needs no test there.
+
+The relative pose of two solids depends only on the joint variables on the kinematic path
+between them. For pairs with one or two such variables (a link and the link two joints
+away: UR5's base and upper arm, 6-17 mm apart at most angles), the variables' ranges are cut
+into cells (a revolute joint's full turn wraps, so any angle has its cell). A cell is proven
+when the pair's sphere trees, each node grown by how far its points can move within the cell,
+are apart: node n's points move by at most sum_v h_v L_nv when each variable v moves by h_v
+(L_nv: their largest distance from a revolute axis, through the joints below, or |axis| for a
+prismatic one; as acm_proof's rates). The trees contain their solids (margin included), so a
+proven cell is one where the exact checker finds the pair apart too. Cells are proven
+quadtree fashion, in C (the checker itself built with its `_cells` function): a block of
+cells proven at once is not split.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import math
+
+import numpy as np
+
+from robrayc.analysis.collision.solids import BOX, SPHERE
+from robrayc.kinematics import chain_reaches, sample_ranges
+from robrayc.records import record
+
+# Cells per variable: a pair of two variables gets 256 x 256 (a UR5 shoulder cell is 0.025
+# rad: its upper arm's points near the axes move about 2 mm within it), one variable 4096.
+CELLS_2D = 256
+CELLS_1D = 4096
+# Pairs whose bounding spheres overlap in fewer random configurations than MIN_SHARE, or whose
+# trees are apart in fewer than MIN_APART of the first APART_SAMPLES of them, are left to
+# their trees; the others get tables, the most often near and apart first, up to MAX_CELLS
+# cells in all.
+SHARE_SAMPLES = 256
+APART_SAMPLES = 32
+MIN_SHARE = 0.05
+MIN_APART = 0.25
+MAX_CELLS = 16 * CELLS_2D ** 2
+# Node pairs a table may visit (about 10 ns each); past them, its cells left stay unproven.
+VISITS = 100_000_000
+# The proving trees' leaves, relative to the checker's default (0.25: UR5's base and upper arm
+# are proven apart in 80 % of their cells, 2 % at the default leaf size).
+FINER = 0.25
+# Each cell is proven over this much more of each variable (absorbs the rounding of the
+# cell index computed at run time, ~1e-15 rad).
+PAD = 1e-9
+# Speeds are rounded up by this factor (they reach the C code as float32).
+SPEED_ROUNDING = 1.0 + 1e-6
+
+
+def _chain(fk, g: int) -> list[int]:
+    """The moving groups from g up to the world (g first)."""
+    out = []
+    while g != 0:
+        out.append(g)
+        g = fk.motions[g - 1][0]
+    return out
+
+
+def path_variables(checker, a: int, b: int) -> list[int] | None:
+    """The variables the relative pose of solids a and b depends on (sorted), or None when a
+    joint on the path is a revolute one with a scaled axis (its angle is not the turn)."""
+    fk = checker.fk
+    ca, cb = _chain(fk, int(checker.group[a])), _chain(fk, int(checker.group[b]))
+    path = set(ca) ^ set(cb)
+    out = set()
+    for g in path:
+        _, _, kind, axis, var, _ = fk.motions[g - 1]
+        if kind == "revolute" and abs(float(np.linalg.norm(axis)) - 1.0) > 1e-9:
+            return None
+        out.add(var)
+    return sorted(out)
+
+
+def node_speeds(checker, node_solid: np.ndarray, spheres: np.ndarray, lo: np.ndarray,
+                hi: np.ndarray) -> np.ndarray:
+    """(nodes, variables) float32: how fast the points of each sphere-tree node (its sphere in
+    its solid's group frame) move, per unit of each variable, relative to the world."""
+    fk = checker.fk
+    out = np.zeros((len(spheres), fk.n_variables))
+    group = checker.group[node_solid] if len(node_solid) else np.zeros(0, np.int64)
+    for g in np.unique(group).tolist():
+        if g == 0:
+            continue
+        rows = np.flatnonzero(group == g)
+        c, r = spheres[rows, :3], spheres[rows, 3]
+        far = np.sqrt((c * c).sum(axis=1)) + r  # from the group's origin
+        chain = _chain(fk, g)
+        reaches = chain_reaches(fk, 0.0, chain, lo, hi)
+        for n, h in enumerate(chain):
+            _, _, kind, axis, var, _ = fk.motions[h - 1]
+            if kind != "revolute":
+                out[rows, var] += float(np.linalg.norm(axis))
+            elif n == 0:  # about an axis through the origin: the exact distance
+                u = np.asarray(axis, dtype=float) / float(np.linalg.norm(axis))
+                out[rows, var] += np.sqrt((np.cross(c, u) ** 2).sum(axis=1)) + r
+            else:
+                out[rows, var] += far + reaches[n]
+    return (out * SPEED_ROUNDING).astype(np.float32)
+
+
+def _grid(lo: float, hi: float, revolute: bool, cells: int) -> tuple[float, float, int]:
+    """(start, cell step, wraps) of one variable's cells."""
+    if revolute and hi - lo >= 2 * math.pi - 1e-9:
+        return lo, 2 * math.pi / cells, 1
+    return lo, (hi - lo) / cells, 0
+
+
+def empty_tables(n_pairs: int) -> dict:
+    """The templates' cell variables when no pair has a table."""
+    return {"celltab": ", ".join(["-1"] * max(1, n_pairs)), "n_celltables_decl": 1,
+            "celltables": [], "n_cellbytes_decl": 1, "cellbytes": [], "certify": False}
+
+
+class _Prover:
+    """The certifying build of a checker: its solid pairs' cells proven with sphere trees
+    FINER times the default's leaf size (they contain the solids as any tree does, so they
+    prove cells for a checker of any leaf size), for the pairs of the given solids."""
+
+    def __init__(self, checker, trees: set[int], lo: np.ndarray, hi: np.ndarray) -> None:
+        from robrayc.analysis.collision.compiled import build, c_model, sphere_size
+        from robrayc.templating import render
+
+        model = c_model(checker, "rcells", sphere_size(checker, None) * FINER, trees)
+        model.update(upper="RCELLS", guard="RCELLS_H_")
+        source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
+                                           "inline_header": render("c_checker.h.j2", model)})
+        self.lib = ctypes.CDLL(str(build(source)))  # CompilerMissing without a compiler
+        self._fill = self.lib.rcells_cells
+        self._fill.restype = ctypes.c_long
+        self.speeds = np.ascontiguousarray(node_speeds(checker, model["node_solid"],
+                                                       model["node_spheres"], lo, hi))
+
+    def cells(self, p: int, var: list[int], grid: list[tuple[float, float, int]], cells: int,
+              q: np.ndarray, visits: int) -> np.ndarray:
+        """The proven cells (bytes, bit k: cell k) of solid pair p: cells per variable var[d]
+        of grid[d] (start, step), the other variables at q."""
+        table = np.zeros(-(-cells ** len(var) // 8), dtype=np.uint8)
+        q = np.array(q, dtype=np.float64)
+        self._fill(ctypes.c_int(p), ctypes.c_int(len(var)), (ctypes.c_int * 2)(*var),
+                   (ctypes.c_double * 2)(*(x[0] for x in grid)),
+                   (ctypes.c_double * 2)(*(x[1] for x in grid)),
+                   (ctypes.c_int * 2)(*[cells] * len(var)), ctypes.c_double(PAD),
+                   q.ctypes.data_as(ctypes.c_void_p), self.speeds.ctypes.data_as(ctypes.c_void_p),
+                   table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(visits))
+        return table
+
+    def apart(self, p: int, var: list[int], q: np.ndarray) -> bool:
+        """Whether the trees of solid pair p are apart at configuration q."""
+        grid = [(float(q[var[0]]), 0.0, 0)]
+        return bool(self.cells(p, var[:1], grid, 1, q, VISITS)[0])
+
+
+@record(frozen=True)
+class CellTable:
+    """One solid pair's proven cells: variables var[d], n cells of step[d] from start[d]
+    (wrap[d]: the cells cover a full turn, for any angle), bit k of `bits` (flat, the first
+    variable's index major) set when cell k is proven."""
+
+    pair: int
+    var: tuple[int, ...]
+    n: int
+    wrap: tuple[int, ...]
+    start: tuple[float, ...]
+    step: tuple[float, ...]
+    bits: np.ndarray
+
+    def cell(self, q: np.ndarray) -> np.ndarray:
+        """(N,) flat cell index of each configuration in q (N, variables); -1 outside."""
+        at = np.zeros(len(q), dtype=np.int64)
+        inside = np.ones(len(q), dtype=bool)
+        for d, v in enumerate(self.var):
+            i = np.floor((q[:, v] - self.start[d]) / self.step[d]).astype(np.int64)
+            if self.wrap[d]:
+                i %= self.n
+            inside &= (i >= 0) & (i < self.n)
+            at = at * self.n + np.clip(i, 0, self.n - 1)
+        return np.where(inside, at, -1)
+
+    def proven(self, q: np.ndarray) -> np.ndarray:
+        """(N,) whether each configuration lies in a proven cell."""
+        at = self.cell(q)
+        return (at >= 0) & self.bits[np.maximum(at, 0)].astype(bool)
+
+
+def prove_cells(checker) -> list[CellTable]:
+    """The checker's tables of proven cells (none without a C compiler)."""
+    from robrayc.analysis.collision.compiled import CompilerMissing
+    from robrayc.kinematics import sample_configs
+
+    lo, hi = sample_ranges(checker.scene)
+    samples = sample_configs(checker.scene, SHARE_SAMPLES, seed=0)
+    pairs = _near_pairs(checker, lo, hi, samples)
+    if not pairs:
+        return []
+    try:
+        prover = _Prover(checker, {k for p, _, _ in pairs for k in (int(checker._pi[p]),
+                                                                    int(checker._pj[p]))},
+                         lo, hi)
+    except CompilerMissing:
+        return []
+    # worth a table: often near (the trees opened) and then mostly apart (a pair that mostly
+    # collides gains few cells)
+    value = []
+    for p, var, share in pairs:
+        near = samples[:APART_SAMPLES]
+        apart = sum(prover.apart(p, var, row) for row in near) / len(near)
+        value.append(share * apart if apart >= MIN_APART else 0.0)
+    revolute = np.zeros(checker.fk.n_variables, dtype=bool)
+    for _, _, kind, _, var, _ in checker.fk.motions:
+        revolute[var] |= kind == "revolute"
+    out, used = [], 0
+    for k in np.argsort(-np.array(value), kind="stable").tolist():
+        p, var, _ = pairs[k]
+        n = CELLS_2D if len(var) == 2 else CELLS_1D
+        if value[k] <= 0.0 or used + n ** len(var) > MAX_CELLS:
+            break
+        grid = [_grid(float(lo[v]), float(hi[v]), bool(revolute[v]), n) for v in var]
+        packed = prover.cells(p, var, grid, n, (lo + hi) / 2, VISITS)
+        if packed.any():
+            out.append(CellTable(p, tuple(var), n, tuple(g[2] for g in grid),
+                                 tuple(g[0] for g in grid), tuple(g[1] for g in grid),
+                                 np.unpackbits(packed, bitorder="little")[:n ** len(var)]))
+            used += n ** len(var)
+    return out
+
+
+def cell_tables(checker) -> dict:
+    """The templates' cell variables for a checker."""
+    from robrayc.ctext import c_double
+
+    tables = prove_cells(checker)
+    if not tables:
+        return empty_tables(len(checker._pi))
+    celltab, texts, first = [-1] * len(checker._pi), [], 0
+    for t in tables:
+        celltab[t.pair] = len(texts)
+        dims = [(v, t.n, t.wrap[d], t.start[d], 1.0 / t.step[d]) for d, v in
+                enumerate(t.var)] + [(0, 1, 0, 0.0, 0.0)] * (2 - len(t.var))
+        cols = [", ".join(c_double(x) if isinstance(x, float) else str(x) for x in col)
+                for col in zip(*dims, strict=True)]
+        texts.append(", ".join(f"{{ {c} }}" for c in cols) + f", {first}")
+        first += len(t.bits)
+    packed = np.packbits(np.concatenate([t.bits for t in tables]), bitorder="little")
+    rows = [", ".join(map(str, packed[k:k + 24].tolist())) for k in range(0, len(packed), 24)]
+    return {"celltab": ", ".join(map(str, celltab)), "n_celltables_decl": len(texts),
+            "celltables": texts, "n_cellbytes_decl": len(packed), "cellbytes": rows,
+            "certify": False}
+
+
+def _near_pairs(checker, lo: np.ndarray, hi: np.ndarray, samples: np.ndarray
+                ) -> list[tuple[int, list[int], float]]:
+    """The solid pairs a table may serve, with their variables and how often their bounding
+    spheres overlap in the samples (the trees are opened then): one or two variables (with a
+    range), not decided by closed forms, overlapping in at least MIN_SHARE of the samples."""
+    kinds = [item.kind for item in checker.solids.items]
+    pairs = []
+    for p, (a, b) in enumerate(zip(checker._pi.tolist(), checker._pj.tolist(), strict=True)):
+        if kinds[a] in (SPHERE, BOX) and kinds[b] in (SPHERE, BOX):
+            continue
+        var = path_variables(checker, a, b)
+        if var and len(var) <= 2 and all(hi[v] > lo[v] for v in var):
+            pairs.append((p, var))
+    if not pairs:
+        return []
+    s = checker.solids
+    G = checker.group_poses(samples)
+    centre = (G[:, checker.group] @ s.placement)[..., :3, 3]  # (samples, solids, 3)
+    a = np.array([checker._pi[p] for p, _ in pairs])
+    b = np.array([checker._pj[p] for p, _ in pairs])
+    d = centre[:, a] - centre[:, b]
+    share = ((d * d).sum(axis=2) <= (s.brad[a] + s.brad[b]) ** 2).mean(axis=0)
+    return [(p, var, float(x)) for (p, var), x in zip(pairs, share.tolist(), strict=True)
+            if x >= MIN_SHARE]

@@ -1,0 +1,187 @@
+"""Certified cells (robrayc.analysis.collision.cells): node speeds bound how far the solids'
+points really move; every configuration in a proven cell, at the proven cells' borders and
+whole turns away, has the pair apart by FCL's distance (not robrayc's code); the compiled
+checker with tables agrees with the exact checker beyond the joint limits; the certifying C
+builds under strict gcc and the sanitizers and proves the same cells."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robrayc.analysis.collision import CollisionChecker
+from robrayc.analysis.collision import cells as cl
+from robrayc.analysis.collision.compiled import c_model, sphere_size
+from robrayc.kinematics import sample_ranges
+from tests.backends.test_c_checker import STRICT, assert_same, robot_in_field
+
+needs_cc = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+
+
+@pytest.fixture(scope="module")
+def ur5(request):
+    mp = pytest.MonkeyPatch()
+    request.addfinalizer(mp.undo)
+    return CollisionChecker(robot_in_field("ur5", 1, mp), broadphase="dense")
+
+
+@pytest.mark.parametrize("key", ["ur5", "pr2"])
+def test_node_speeds_bound_every_vertex(key: str, monkeypatch) -> None:
+    """Each solid's points (mesh vertices) move by at most sum_v |dq_v| x its root node's
+    speed in v, between random configurations and nearby ones (PR2: a prismatic torso, mimic
+    joints)."""
+    checker = CollisionChecker(robot_in_field(key, 1, monkeypatch), broadphase="dense")
+    model = c_model(checker, "x", sphere_size(checker, None) * 4)
+    lo, hi = sample_ranges(checker.scene)
+    speeds = cl.node_speeds(checker, model["node_solid"], model["node_spheres"], lo, hi)
+    root = {int(k): n for n, k in reversed(list(enumerate(model["node_solid"].tolist())))}
+    rng = np.random.default_rng(7)
+    q = lo + rng.random((40, len(lo))) * (hi - lo)
+    step = rng.uniform(-0.2, 0.2, q.shape) * (hi - lo) / 2
+    G, G2 = checker.group_poses(q), checker.group_poses(np.clip(q + step, lo, hi))
+    dq = np.abs(np.clip(q + step, lo, hi) - q)
+    s = checker.solids
+    checked = 0
+    for k, item in enumerate(s.items):
+        if item.vertices is None or checker.group[k] == 0:
+            continue
+        v = item.vertices @ s.placement[k][:3, :3].T + s.placement[k][:3, 3]
+        g = checker.group[k]
+        a = v @ np.swapaxes(G[:, g, :3, :3], 1, 2) + G[:, g, None, :3, 3]
+        b = v @ np.swapaxes(G2[:, g, :3, :3], 1, 2) + G2[:, g, None, :3, 3]
+        moved = np.sqrt(((a - b) ** 2).sum(axis=2)).max(axis=1)
+        bound = dq @ speeds[root[k]].astype(float)
+        assert (moved <= bound + 1e-9).all(), (k, float((moved - bound).max()))
+        checked += 1
+    assert checked >= 5
+
+
+def _fcl_apart(checker, p: int, q: np.ndarray) -> np.ndarray:
+    """FCL's verdict per configuration: are solid pair p's two solids apart."""
+    import fcl
+
+    s = checker.solids
+    a, b = int(checker._pi[p]), int(checker._pj[p])
+    G = checker.group_poses(q)
+    out = np.empty(len(q), dtype=bool)
+    for n in range(len(q)):
+        objs = []
+        for k in (a, b):
+            T = G[n, checker.group[k]] @ s.placement[k]
+            obj = s.fcl_object(k)
+            obj.setTransform(fcl.Transform(T[:3, :3], T[:3, 3]))
+            objs.append(obj)
+        out[n] = fcl.distance(objs[0], objs[1], fcl.DistanceRequest(),
+                              fcl.DistanceResult()) > 0.0
+    return out
+
+
+def _border_samples(table: cl.CellTable, lo, hi, rng, n: int) -> np.ndarray:
+    """n configurations in proven cells next to unproven ones (where an unsound proof would
+    show first), the table's wrapped variables shifted by whole turns."""
+    shape = (table.n,) * len(table.var)
+    proven = table.bits.reshape(shape).astype(bool)
+    border = proven.copy()
+    edge = np.zeros(shape, dtype=bool)
+    for axis in range(len(shape)):
+        for shift in (1, -1):
+            edge |= ~np.roll(proven, shift, axis=axis)
+    border &= edge
+    cells = np.flatnonzero(border)
+    assert len(cells)
+    pick = rng.choice(cells, n)
+    q = lo + rng.random((n, len(lo))) * (hi - lo)
+    index = np.unravel_index(pick, shape)
+    for d, v in enumerate(table.var):
+        q[:, v] = table.start[d] + (index[d] + rng.random(n)) * table.step[d]
+        if table.wrap[d]:
+            q[:, v] += 2 * np.pi * rng.integers(-2, 3, n)
+    return q
+
+
+@needs_cc
+def test_proven_cells_are_apart_by_fcl(ur5) -> None:
+    tables = cl.prove_cells(ur5)
+    assert len(tables) >= 4  # UR5's two-joint self pairs, at least
+    lo, hi = sample_ranges(ur5.scene)
+    rng = np.random.default_rng(3)
+    for t in tables:
+        assert t.bits.mean() > 0.5
+        q = _border_samples(t, lo, hi, rng, 300)
+        assert t.proven(q).all()
+        apart = _fcl_apart(ur5, t.pair, q)
+        assert apart.all(), q[~apart][0].tolist()
+
+
+@needs_cc
+def test_compiled_with_cells_agrees_beyond_the_limits(ur5) -> None:
+    """Angles whole turns outside UR5's +-2 pi limits take their cell by wrapping."""
+    lo, hi = sample_ranges(ur5.scene)
+    rng = np.random.default_rng(4)
+    q = lo + rng.random((1500, len(lo))) * (hi - lo)
+    q += 2 * np.pi * rng.integers(-3, 4, q.shape)
+    assert_same(ur5.scene, q)
+
+
+HARNESS = r"""
+#include <stdio.h>
+int main(void)
+{
+    int p, dims, var[2], n[2], k;
+    double lo[2], step[2], q[NQ + 1];
+    unsigned char bits[512];
+    while (scanf("%d %d %d %d %lf %lf %lf %lf %d %d", &p, &dims, &var[0], &var[1], &lo[0],
+                 &lo[1], &step[0], &step[1], &n[0], &n[1]) == 10) {
+        for (k = 0; k < NQ; k++) q[k] = 0.0;
+        for (k = 0; k < 512; k++) bits[k] = 0;
+        rcells_cells(p, dims, var, lo, step, n, 1e-9, q, LEV, bits, 100000000L);
+        for (k = 0; k < 512; k++) printf("%d ", bits[k]);
+        printf("\n");
+    }
+    return 0;
+}
+"""
+
+
+@needs_cc
+def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) -> None:
+    """The certifying build's C (never shipped, but run) is clean under gcc -std=c99 -Wall
+    -Wextra -Werror -pedantic with ASan and UBSan, and proves what the loaded library does."""
+    from robrayc.ctext import c_float
+    from robrayc.templating import render
+
+    lo, hi = sample_ranges(ur5.scene)
+    tables = cl.prove_cells(ur5)
+    prover = cl._Prover(ur5, set(range(len(ur5.solids))), lo, hi)
+    model = c_model(ur5, "rcells", sphere_size(ur5, None) * cl.FINER, set(range(len(ur5.solids))))
+    model.update(upper="RCELLS", guard="RCELLS_H_")
+    source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
+                                       "inline_header": render("c_checker.h.j2", model)})
+    lev = ", ".join(c_float(float(x)) for x in prover.speeds.ravel())
+    (tmp_path / "cells.c").write_text(
+        source + f"\nstatic const float LEV[] = {{ {lev} }};\n" + HARNESS)
+    exe = tmp_path / "cells"
+    run = subprocess.run(["gcc", *STRICT, "-O1", "-g", "-fsanitize=address,undefined",
+                          "-fno-sanitize-recover=all", "-o", str(exe), str(tmp_path / "cells.c"),
+                          "-lm"], capture_output=True, text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    lines, expected = [], []
+    for t in tables[:3]:  # 64 x 64 cells (512 bytes) from the table's own start
+        n, pad = 64, 2 - len(t.var)
+        step = [x * t.n / n for x in t.step]
+        fields = [t.pair, len(t.var), *t.var, *[0] * pad, *t.start, *[0.0] * pad, *step,
+                  *[0.0] * pad, *[n] * len(t.var), *[1] * pad]
+        lines.append(" ".join(map(repr, fields)))
+        grid = [(t.start[d], step[d], t.wrap[d]) for d in range(len(t.var))]
+        packed = prover.cells(t.pair, list(t.var), grid, n, np.zeros(len(lo)), 100_000_000)
+        expected.append(np.pad(packed, (0, 512 - len(packed))).tolist())
+    run = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
+                         text=True)
+    assert run.returncode == 0 and not run.stderr, run.stderr
+    got = [[int(x) for x in line.split()] for line in run.stdout.splitlines()]
+    assert got == expected
+    assert any(any(row) for row in got)
