@@ -35,10 +35,10 @@ def test_node_speeds_bound_every_vertex(key: str, monkeypatch) -> None:
     speed in v, between random configurations and nearby ones (PR2: a prismatic torso, mimic
     joints)."""
     checker = CollisionChecker(robot_in_field(key, 1, monkeypatch), broadphase="dense")
-    model = c_model(checker, "x", sphere_size(checker, None) * 4)
+    trees = c_model(checker, "x", sphere_size(checker, None) * 4, texts=False)["trees"]
     lo, hi = sample_ranges(checker.scene)
-    speeds = cl.node_speeds(checker, model["node_solid"], model["node_spheres"], lo, hi)
-    root = {int(k): n for n, k in reversed(list(enumerate(model["node_solid"].tolist())))}
+    speeds = cl.node_speeds(checker, trees.node_solid, trees.nodes.astype(float), lo, hi)
+    root = {int(k): n for n, k in reversed(list(enumerate(trees.node_solid.tolist())))}
     rng = np.random.default_rng(7)
     q = lo + rng.random((40, len(lo))) * (hi - lo)
     step = rng.uniform(-0.2, 0.2, q.shape) * (hi - lo) / 2
@@ -134,6 +134,7 @@ int main(void)
     int p, dims, var[2], n[2], k;
     double lo[2], step[2], q[NQ + 1];
     unsigned char bits[512];
+    rcells_bind(BOXES, NODES, KIDS, LEAVES);
     while (scanf("%d %d %d %d %lf %lf %lf %lf %d %d", &p, &dims, &var[0], &var[1], &lo[0],
                  &lo[1], &step[0], &step[1], &n[0], &n[1]) == 10) {
         for (k = 0; k < NQ; k++) q[k] = 0.0;
@@ -156,14 +157,21 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
 
     lo, hi = sample_ranges(ur5.scene)
     tables = cl.prove_cells(ur5)
-    prover = cl._Prover(ur5, set(range(len(ur5.solids))), lo, hi)
-    model = c_model(ur5, "rcells", sphere_size(ur5, None) * cl.FINER, set(range(len(ur5.solids))))
+    everything = set(range(len(ur5.solids)))
+    prover = cl._Prover(ur5, everything, lo, hi)
+    model = c_model(ur5, "rcells", sphere_size(ur5, None) * cl.FINER, everything, texts=False)
     model.update(upper="RCELLS", guard="RCELLS_H_")
     source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
                                        "inline_header": render("c_checker.h.j2", model)})
-    lev = ", ".join(c_float(float(x)) for x in prover.speeds.ravel())
-    (tmp_path / "cells.c").write_text(
-        source + f"\nstatic const float LEV[] = {{ {lev} }};\n" + HARNESS)
+    t = prover.trees
+    arrays = "".join(
+        f"static const {kind} {name}[] = {{ {', '.join(map(fmt, a.ravel().tolist()))} }};\n"
+        for kind, name, fmt, a in (("float", "LEV", c_float, prover.speeds),
+                                   ("float", "BOXES", c_float, t.boxes),
+                                   ("float", "NODES", c_float, t.nodes),
+                                   ("int", "KIDS", str, t.kids),
+                                   ("float", "LEAVES", c_float, t.leaves)))
+    (tmp_path / "cells.c").write_text(source + arrays + HARNESS)
     exe = tmp_path / "cells"
     run = subprocess.run(["gcc", *STRICT, "-O1", "-g", "-fsanitize=address,undefined",
                           "-fno-sanitize-recover=all", "-o", str(exe), str(tmp_path / "cells.c"),

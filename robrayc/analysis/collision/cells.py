@@ -117,21 +117,28 @@ def empty_tables(n_pairs: int) -> dict:
 class _Prover:
     """The certifying build of a checker: its solid pairs' cells proven with sphere trees
     FINER times the default's leaf size (they contain the solids as any tree does, so they
-    prove cells for a checker of any leaf size), for the pairs of the given solids."""
+    prove cells for a checker of any leaf size), for the pairs of the given solids. Its C
+    holds the kinematics and the solids; the trees are bound at run time (a C text of a fine
+    tree costs more to write and compile than to prove with)."""
 
     def __init__(self, checker, trees: set[int], lo: np.ndarray, hi: np.ndarray) -> None:
         from robrayc.analysis.collision.compiled import build, c_model, sphere_size
         from robrayc.templating import render
 
-        model = c_model(checker, "rcells", sphere_size(checker, None) * FINER, trees)
+        model = c_model(checker, "rcells", sphere_size(checker, None) * FINER, trees,
+                        texts=False)
         model.update(upper="RCELLS", guard="RCELLS_H_")
         source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
                                            "inline_header": render("c_checker.h.j2", model)})
         self.lib = ctypes.CDLL(str(build(source)))  # CompilerMissing without a compiler
         self._fill = self.lib.rcells_cells
         self._fill.restype = ctypes.c_long
-        self.speeds = np.ascontiguousarray(node_speeds(checker, model["node_solid"],
-                                                       model["node_spheres"], lo, hi))
+        t = model["trees"]
+        self.trees = t  # the library reads its arrays
+        self.speeds = np.ascontiguousarray(node_speeds(checker, t.node_solid,
+                                                       t.nodes.astype(float), lo, hi))
+        self.lib.rcells_bind(*(np.ascontiguousarray(a).ctypes.data_as(ctypes.c_void_p)
+                               for a in (t.boxes, t.nodes, t.kids, t.leaves)))
 
     def cells(self, p: int, var: list[int], grid: list[tuple[float, float, int]], cells: int,
               q: np.ndarray, visits: int) -> np.ndarray:
@@ -146,11 +153,6 @@ class _Prover:
                    q.ctypes.data_as(ctypes.c_void_p), self.speeds.ctypes.data_as(ctypes.c_void_p),
                    table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(visits))
         return table
-
-    def apart(self, p: int, var: list[int], q: np.ndarray) -> bool:
-        """Whether the trees of solid pair p are apart at configuration q."""
-        grid = [(float(q[var[0]]), 0.0, 0)]
-        return bool(self.cells(p, var[:1], grid, 1, q, VISITS)[0])
 
 
 @record(frozen=True)
@@ -193,37 +195,59 @@ def prove_cells(checker) -> list[CellTable]:
     lo, hi = sample_ranges(checker.scene)
     samples = sample_configs(checker.scene, SHARE_SAMPLES, seed=0)
     pairs = _near_pairs(checker, lo, hi, samples)
-    if not pairs:
-        return []
-    try:
-        prover = _Prover(checker, {k for p, _, _ in pairs for k in (int(checker._pi[p]),
-                                                                    int(checker._pj[p]))},
-                         lo, hi)
-    except CompilerMissing:
-        return []
     # worth a table: often near (the trees opened) and then mostly apart (a pair that mostly
     # collides gains few cells)
-    value = []
-    for p, var, share in pairs:
-        near = samples[:APART_SAMPLES]
-        apart = sum(prover.apart(p, var, row) for row in near) / len(near)
-        value.append(share * apart if apart >= MIN_APART else 0.0)
-    revolute = np.zeros(checker.fk.n_variables, dtype=bool)
-    for _, _, kind, _, var, _ in checker.fk.motions:
-        revolute[var] |= kind == "revolute"
-    out, used = [], 0
+    apart = _apart_shares(checker, [p for p, _, _ in pairs], samples[:APART_SAMPLES])
+    value = [share * x if x >= MIN_APART else 0.0
+             for (_, _, share), x in zip(pairs, apart, strict=True)]
+    chosen, used = [], 0
     for k in np.argsort(-np.array(value), kind="stable").tolist():
         p, var, _ = pairs[k]
         n = CELLS_2D if len(var) == 2 else CELLS_1D
         if value[k] <= 0.0 or used + n ** len(var) > MAX_CELLS:
             break
+        chosen.append((p, var, n))
+        used += n ** len(var)
+    if not chosen:
+        return []
+    try:
+        prover = _Prover(checker, {k for p, _, _ in chosen for k in (int(checker._pi[p]),
+                                                                     int(checker._pj[p]))},
+                         lo, hi)
+    except CompilerMissing:
+        return []
+    revolute = np.zeros(checker.fk.n_variables, dtype=bool)
+    for _, _, kind, _, var, _ in checker.fk.motions:
+        revolute[var] |= kind == "revolute"
+    out = []
+    for p, var, n in chosen:
         grid = [_grid(float(lo[v]), float(hi[v]), bool(revolute[v]), n) for v in var]
         packed = prover.cells(p, var, grid, n, (lo + hi) / 2, VISITS)
         if packed.any():
             out.append(CellTable(p, tuple(var), n, tuple(g[2] for g in grid),
                                  tuple(g[0] for g in grid), tuple(g[1] for g in grid),
                                  np.unpackbits(packed, bitorder="little")[:n ** len(var)]))
-            used += n ** len(var)
+    return out
+
+
+def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
+    """Per solid pair: the share of configurations q at which FCL finds its solids apart."""
+    import fcl
+
+    s = checker.solids
+    G = checker.group_poses(q)
+    request = fcl.CollisionRequest()
+    out = []
+    for p in pairs:
+        a, b = int(checker._pi[p]), int(checker._pj[p])
+        Ta, Tb = G[:, checker.group[a]] @ s.placement[a], G[:, checker.group[b]] @ s.placement[b]
+        oa, ob = s.fcl_object(a), s.fcl_object(b)
+        hits = 0
+        for n in range(len(q)):
+            oa.setTransform(fcl.Transform(Ta[n, :3, :3], Ta[n, :3, 3]))
+            ob.setTransform(fcl.Transform(Tb[n, :3, :3], Tb[n, :3, 3]))
+            hits += fcl.collide(oa, ob, request, fcl.CollisionResult()) > 0
+        out.append(1.0 - hits / len(q))
     return out
 
 

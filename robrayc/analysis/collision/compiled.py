@@ -27,6 +27,7 @@ from robrayc.analysis.collision.solids import (
     FRUSTUM,
     SPHERE,
 )
+from robrayc.records import record
 
 if TYPE_CHECKING:
     from robrayc.analysis.collision.checker import CollisionChecker
@@ -75,9 +76,10 @@ def sphere_size(checker: CollisionChecker, size: float | None) -> float:
 
 
 def c_model(checker: CollisionChecker, name: str, size: float | None = None,
-            trees: set[int] | None = None) -> dict:
+            trees: set[int] | None = None, texts: bool = True) -> dict:
     """The c_checker templates' variables for a dense-mode exact checker (with trees: only
-    those solids get sphere trees, the others their bounding sphere alone)."""
+    those solids get sphere trees, the others their bounding sphere alone). The trees are
+    also there as arrays ("trees"); without texts, only so (a certifying build binds them)."""
     from robrayc import __version__
     from robrayc.analysis.collision.c_kinematics import fk_code
     from robrayc.ctext import c_comment, c_string
@@ -91,8 +93,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
          enumerate(s.items)), default=0.0)
     margin = _MARGIN * reach
-    solids, nodes, kids, bounds, leaves, boxes, spheres = _solid_tables(checker, margin, size,
-                                                                      trees)
+    solids, bounds, table = _solid_tables(checker, margin, size, trees)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
     kinematics, turns = fk_code(motions)
@@ -104,8 +105,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "n_config": len(checker.variables), "n_groups": len(motions) + 1,
         "fk_code": kinematics, "fk_turns": turns,
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
-        "n_nodes_decl": max(1, len(nodes)), "nodes": nodes, "kids": kids,
-        "n_leaves_decl": max(1, len(leaves)), "leaves": leaves, "boxes": boxes,
+        "trees": table, **(_tree_texts(table) if texts else {}),
         "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
@@ -116,8 +116,6 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}",
-        # for the cells (not the templates): each node's solid and sphere
-        "node_solid": spheres[:, 4].astype(np.int64), "node_spheres": spheres[:, :4],
         **empty_tables(len(checker._pi)),
     }
 
@@ -153,44 +151,67 @@ def _box_half(item) -> list[float]:
     return [a, b, c]
 
 
+@record(frozen=True)
+class Trees:
+    """Every solid's sphere tree as the C tables hold them (float32, group frames, margin
+    included): nodes (x, y, z, radius), their children (first, count; a leaf: its box in
+    leaves, or -1), the leaves' boxes and each solid's bounding box (centre, rotation
+    row-major, half extents), and each node's solid."""
+
+    nodes: np.ndarray
+    kids: np.ndarray
+    leaves: np.ndarray
+    boxes: np.ndarray
+    node_solid: np.ndarray
+
+
 def _solid_tables(checker: CollisionChecker, margin: float, size: float,
-                  trees: set[int] | None = None
-                  ) -> tuple[list[str], list[str], list[str], list[list[float]], list[str],
-                             list[str], np.ndarray]:
-    """C initialisers of the solids, their sphere-tree nodes and the nodes' children (group
-    frames); each solid's bounding sphere (its tree's root: x, y, z, radius); the leaves'
-    boxes; each solid's bounding box (as a leaf box, float, margin included); and the nodes
-    as numbers (x, y, z, radius as written, solid)."""
+                  trees: set[int] | None = None) -> tuple[list[str], list[list[float]], Trees]:
+    """C initialisers of the solids; each solid's bounding sphere (its tree's root: x, y, z,
+    radius); and the trees."""
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
-    solids, nodes, kids, bounds, leaves, boxes, spheres = [], [], [], [], [], [], []
+    solids, nodes, kids, bounds, leaves, boxes, owner = [], [], [], [], [], [], []
     for k, item in enumerate(s.items):
         tree, c = _tree(item, size, margin, trees is not None and k not in trees)
         root = len(nodes)
+        radii = [_f32_up(r) for r in tree.radii.tolist()]
+        nodes += [[*xyz, r] for xyz, r in zip(tree.centres.tolist(), radii, strict=True)]
+        owner += [k] * len(tree)
         for i in range(len(tree)):
-            sphere = [*tree.centres[i].tolist(), _f32_up(float(tree.radii[i]))]
-            nodes.append(_floats(sphere))
-            spheres.append([*sphere, k])
             if tree.count[i]:
-                kids.append(f"{root + int(tree.first[i])}, {int(tree.count[i])}")
+                kids.append((root + int(tree.first[i]), int(tree.count[i])))
             elif c is None:
-                kids.append("-1, 0")
+                kids.append((-1, 0))
             else:
                 j = int(tree.leaf[i])
-                kids.append(f"{len(leaves)}, 0")
-                leaves.append(_floats([*c.box_centres[j], *c.box_axes[j].T.ravel(),
-                                       *(_f32_up(h + margin) for h in c.box_half[j])]))
-        bound = [*tree.centres[0].tolist(), _f32_up(float(tree.radii[0]))]
+                kids.append((len(leaves), 0))
+                leaves.append([*c.box_centres[j], *c.box_axes[j].T.ravel(),
+                               *(_f32_up(h + margin) for h in c.box_half[j])])
+        bound = [*tree.centres[0].tolist(), radii[0]]
         bounds.append(bound)
-        boxes.append(_floats([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
-                              *(_f32_up(h + margin) for h in _box_half(item))]))
+        boxes.append([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
+                      *(_f32_up(h + margin) for h in _box_half(item))])
         exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
                       f"{root}, {{ {_floats(bound)} }}, "
                       f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
                       f"{{ {_doubles(_box_half(item))} }}")
-    return solids, nodes, kids, bounds, leaves, boxes, np.array(spheres).reshape(-1, 5)
+    table = Trees(np.array(nodes, np.float32).reshape(-1, 4),
+                  np.array(kids, np.int32).reshape(-1, 2),
+                  np.array(leaves, np.float32).reshape(-1, 15),
+                  np.array(boxes, np.float32).reshape(-1, 15), np.array(owner, np.int64))
+    return solids, bounds, table
+
+
+def _tree_texts(t: Trees) -> dict:
+    """The templates' tree tables."""
+    return {"n_nodes_decl": max(1, len(t.nodes)), "n_leaves_decl": max(1, len(t.leaves)),
+            "nodes": [_floats(row) for row in t.nodes.tolist()],
+            "kids": [f"{a}, {b}" for a, b in t.kids.tolist()],
+            "leaves": [_floats(row) for row in t.leaves.tolist()],
+            "boxes": [_floats(row) for row in t.boxes.tolist()]}
 
 
 # a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
