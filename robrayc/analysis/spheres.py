@@ -135,12 +135,20 @@ def _split_triangles(tri: np.ndarray, size: float) -> np.ndarray:
     for k in np.unique(parts[parts > 1]).tolist():
         t = tri[parts == k]
         a, u, v = t[:, 0], (t[:, 1] - t[:, 0]) / k, (t[:, 2] - t[:, 0]) / k
-        for i in range(k):
-            for j in range(k - i):
-                p = a + i * u + j * v
-                out.append(np.stack([p, p + u, p + v], axis=1))
-                if i + j < k - 1:
-                    out.append(np.stack([p + u, p + u + v, p + v], axis=1))
+        # corner p = a + i u + j v of each sub-triangle (i + j < k), all triangles at once:
+        # the upright one (p, p+u, p+v), then, inside, the inverted one (p+u, p+u+v, p+v)
+        ij = np.array([(i, j) for i in range(k) for j in range(k - i)], dtype=float)
+        p = a[None] + ij[:, :1, None] * u[None] + ij[:, 1:, None] * v[None]  # (m, T, 3)
+        pu = p + u[None]
+        up = np.stack([p, pu, p + v[None]], axis=2)
+        inner = ij.sum(axis=1) < k - 1
+        down = np.stack([pu[inner], pu[inner] + v[None], p[inner] + v[None]], axis=2)
+        # in the order the corners come: each upright triangle, then its inverted one
+        at = np.cumsum(1 + inner) - 1 - inner
+        blocks = np.empty((len(ij) + int(inner.sum()),) + up.shape[1:])
+        blocks[at] = up
+        blocks[at[inner] + 1] = down
+        out.append(blocks.reshape(-1, 3, 3))
     return np.concatenate(out)
 
 
@@ -148,41 +156,46 @@ def _cover_mesh(vertices: np.ndarray, faces: np.ndarray, size: float) -> tuple:
     """(centres, radii, the sub-triangles' vertices, the patches' boxes) of a triangle soup's
     cover."""
     sub = _split_triangles(vertices[faces], size)
-    cell = np.floor(sub.mean(axis=1) / size).astype(np.int64)
-    _, group = np.unique(cell, axis=0, return_inverse=True)
-    group = group.ravel()
+    group = _cell_groups(np.floor(sub.mean(axis=1) / size).astype(np.int64))
     pts = sub.reshape(-1, 3)
     owner = np.repeat(group, 3)
     n = int(group.max()) + 1
-    lo = np.full((n, 3), np.inf)
-    hi = np.full((n, 3), -np.inf)
-    np.minimum.at(lo, owner, pts)
-    np.maximum.at(hi, owner, pts)
+    # each patch's points in a row (stable: in their order), reduced patch by patch
+    order = np.argsort(owner, kind="stable")
+    starts = np.searchsorted(owner[order], np.arange(n))
+    lo = np.minimum.reduceat(pts[order], starts)
+    hi = np.maximum.reduceat(pts[order], starts)
     centres = (lo + hi) / 2
     d = pts - centres[owner]
-    radii = np.zeros(n)
-    np.maximum.at(radii, owner, np.sqrt((d * d).sum(axis=1)))
+    radii = np.maximum.reduceat(np.sqrt((d * d).sum(axis=1))[order], starts)
     # the radius is rounded up by a few ulps so that the farthest vertex stays inside
-    return centres, radii * (1 + 1e-12) + 1e-15, sub, _patch_boxes(pts, owner, n)
+    return centres, radii * (1 + 1e-12) + 1e-15, sub, _patch_boxes(pts, owner, order, starts)
 
 
-def _patch_boxes(pts: np.ndarray, owner: np.ndarray, n: int
+def _cell_groups(cell: np.ndarray) -> np.ndarray:
+    """Each row's group: the rank of its cell (x, y, z) among the distinct cells in
+    lexicographic order (as np.unique(axis=0); one integer key a cell is far faster)."""
+    cell = cell - cell.min(axis=0)
+    span = cell.max(axis=0) + 1
+    if float(np.prod(span.astype(float))) >= 2.0 ** 62:
+        return np.unique(cell, axis=0, return_inverse=True)[1].ravel()
+    key = (cell[:, 0] * span[1] + cell[:, 1]) * span[2] + cell[:, 2]
+    return np.unique(key, return_inverse=True)[1].ravel()
+
+
+def _patch_boxes(pts: np.ndarray, owner: np.ndarray, order: np.ndarray, starts: np.ndarray
                  ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Oriented boxes holding each patch's points (axes: the principal axes of its points),
-    so each holds its patch's triangles: (centres, axes as rows, half extents)."""
-    count = np.bincount(owner, minlength=n)[:, None]
-    mean = np.zeros((n, 3))
-    np.add.at(mean, owner, pts)
-    mean /= count
+    so each holds its patch's triangles: (centres, axes as rows, half extents). order and
+    starts: the points patch by patch."""
+    count = np.diff(np.append(starts, len(owner)))[:, None]
+    mean = np.add.reduceat(pts[order], starts) / count
     d = pts - mean[owner]
-    cov = np.zeros((n, 3, 3))
-    np.add.at(cov, owner, d[:, :, None] * d[:, None, :])
+    cov = np.add.reduceat((d[:, :, None] * d[:, None, :])[order], starts)
     axes = np.linalg.eigh(cov)[1].transpose(0, 2, 1)  # eigenvectors as rows
     proj = np.einsum("nij,nj->ni", axes[owner], pts)
-    lo = np.full((n, 3), np.inf)
-    hi = np.full((n, 3), -np.inf)
-    np.minimum.at(lo, owner, proj)
-    np.maximum.at(hi, owner, proj)
+    lo = np.minimum.reduceat(proj[order], starts)
+    hi = np.maximum.reduceat(proj[order], starts)
     centres = np.einsum("nji,nj->ni", axes, (lo + hi) / 2)
     # grown by a few ulps of the coordinates so that rounding keeps every point inside
     slack = 1e-12 * (1 + np.abs(proj).max())

@@ -38,6 +38,9 @@ APART_SAMPLES = 32
 MIN_SHARE = 0.05
 MIN_APART = 0.25
 MAX_CELLS = 16 * CELLS_2D ** 2
+# A pair gets finer trees when its own trees prove fewer of its cells than this short of the
+# share of samples at which it is apart.
+SLACK = 0.05
 # Node pairs a table may visit (about 10 ns each); past them, its cells left stay unproven.
 VISITS = 100_000_000
 # The proving trees' leaves, relative to the checker's default (0.25: UR5's base and upper arm
@@ -115,19 +118,15 @@ def empty_tables(n_pairs: int) -> dict:
 
 
 class _Prover:
-    """The certifying build of a checker: its solid pairs' cells proven with sphere trees
-    FINER times the default's leaf size (they contain the solids as any tree does, so they
-    prove cells for a checker of any leaf size), for the pairs of the given solids. Its C
-    holds the kinematics and the solids; the trees are bound at run time (a C text of a fine
-    tree costs more to write and compile than to prove with)."""
+    """The certifying build of a checker model (c_model's): its C holds the kinematics and
+    the solids; the trees are bound at run time (a C text of a fine tree costs more to write
+    and compile than to prove with)."""
 
-    def __init__(self, checker, trees: set[int], lo: np.ndarray, hi: np.ndarray) -> None:
-        from robrayc.analysis.collision.compiled import build, c_model, sphere_size
+    def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray) -> None:
+        from robrayc.analysis.collision.compiled import build
         from robrayc.templating import render
 
-        model = c_model(checker, "rcells", sphere_size(checker, None) * FINER, trees,
-                        texts=False)
-        model.update(upper="RCELLS", guard="RCELLS_H_")
+        model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_"}
         source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
                                            "inline_header": render("c_checker.h.j2", model)})
         self.lib = ctypes.CDLL(str(build(source)))  # CompilerMissing without a compiler
@@ -187,9 +186,10 @@ class CellTable:
         return (at >= 0) & self.bits[np.maximum(at, 0)].astype(bool)
 
 
-def prove_cells(checker) -> list[CellTable]:
-    """The checker's tables of proven cells (none without a C compiler)."""
-    from robrayc.analysis.collision.compiled import CompilerMissing
+def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
+    """The checker's tables of proven cells (none without a C compiler); model: the
+    checker's c_model, when made already (its trees are tried first)."""
+    from robrayc.analysis.collision.compiled import CompilerMissing, c_model, sphere_size
     from robrayc.kinematics import sample_configs
 
     lo, hi = sample_ranges(checker.scene)
@@ -208,21 +208,35 @@ def prove_cells(checker) -> list[CellTable]:
             break
         chosen.append((p, var, n))
         used += n ** len(var)
+    apart_of = {pairs[k][0]: x for k, x in enumerate(apart)}
     if not chosen:
-        return []
-    try:
-        prover = _Prover(checker, {k for p, _, _ in chosen for k in (int(checker._pi[p]),
-                                                                     int(checker._pj[p]))},
-                         lo, hi)
-    except CompilerMissing:
         return []
     revolute = np.zeros(checker.fk.n_variables, dtype=bool)
     for _, _, kind, _, var, _ in checker.fk.motions:
         revolute[var] |= kind == "revolute"
+    grids = [[_grid(float(lo[v]), float(hi[v]), bool(revolute[v]), n) for v in var]
+             for _, var, n in chosen]
+    try:
+        # first with the checker's own trees, then (for the pairs they leave well short of
+        # how often the pair is apart) with trees FINER times the default's: both sets of
+        # trees contain the solids, so a cell either proves is proven
+        coarse = _Prover(checker, model if model is not None else c_model(
+            checker, "rcells", texts=False), lo, hi)
+        bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2, VISITS)
+                for (p, var, n), grid in zip(chosen, grids, strict=True)]
+        weak = [k for k, (p, _, n) in enumerate(chosen)
+                if np.unpackbits(bits[k]).sum() < (apart_of[p] - SLACK) * n ** len(chosen[k][1])]
+        if weak:
+            solids = {int(x[chosen[k][0]]) for k in weak for x in (checker._pi, checker._pj)}
+            fine = _Prover(checker, c_model(checker, "rcells", sphere_size(checker, None)
+                                            * FINER, solids, texts=False), lo, hi)
+            for k in weak:
+                p, var, n = chosen[k]
+                bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2, VISITS)
+    except CompilerMissing:
+        return []
     out = []
-    for p, var, n in chosen:
-        grid = [_grid(float(lo[v]), float(hi[v]), bool(revolute[v]), n) for v in var]
-        packed = prover.cells(p, var, grid, n, (lo + hi) / 2, VISITS)
+    for (p, var, n), grid, packed in zip(chosen, grids, bits, strict=True):
         if packed.any():
             out.append(CellTable(p, tuple(var), n, tuple(g[2] for g in grid),
                                  tuple(g[0] for g in grid), tuple(g[1] for g in grid),
@@ -251,11 +265,11 @@ def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
     return out
 
 
-def cell_tables(checker) -> dict:
-    """The templates' cell variables for a checker."""
+def cell_tables(checker, model: dict | None = None) -> dict:
+    """The templates' cell variables for a checker (model: its c_model, when made)."""
     from robrayc.ctext import c_double
 
-    tables = prove_cells(checker)
+    tables = prove_cells(checker, model)
     if not tables:
         return empty_tables(len(checker._pi))
     celltab, texts, first = [-1] * len(checker._pi), [], 0

@@ -52,6 +52,13 @@ def _f32_up(x: float) -> float:
     return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
 
 
+def _f32_up_all(x: np.ndarray) -> np.ndarray:
+    """_f32_up of each element (as doubles)."""
+    x = np.asarray(x, dtype=float)
+    f = x.astype(np.float32)
+    return np.where(f.astype(float) >= x, f, np.nextafter(f, np.float32(np.inf))).astype(float)
+
+
 def _floats(values) -> str:
     from robrayc.ctext import c_float
 
@@ -172,23 +179,25 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
     s = checker.solids
     fixed = set(np.flatnonzero(checker.group == 0).tolist())
     solids, nodes, kids, bounds, leaves, boxes, owner = [], [], [], [], [], [], []
+    n_nodes = n_leaves = 0
     for k, item in enumerate(s.items):
         tree, c = _tree(item, size, margin, trees is not None and k not in trees)
-        root = len(nodes)
-        radii = [_f32_up(r) for r in tree.radii.tolist()]
-        nodes += [[*xyz, r] for xyz, r in zip(tree.centres.tolist(), radii, strict=True)]
-        owner += [k] * len(tree)
-        for i in range(len(tree)):
-            if tree.count[i]:
-                kids.append((root + int(tree.first[i]), int(tree.count[i])))
-            elif c is None:
-                kids.append((-1, 0))
-            else:
-                j = int(tree.leaf[i])
-                kids.append((len(leaves), 0))
-                leaves.append([*c.box_centres[j], *c.box_axes[j].T.ravel(),
-                               *(_f32_up(h + margin) for h in c.box_half[j])])
-        bound = [*tree.centres[0].tolist(), radii[0]]
+        radii = _f32_up_all(tree.radii)
+        nodes.append(np.column_stack([tree.centres, radii]))
+        owner.append(np.full(len(tree), k))
+        kid = np.column_stack([np.where(tree.count > 0, n_nodes + tree.first, -1), tree.count])
+        n_nodes += len(tree)
+        if c is not None:
+            at = np.flatnonzero(tree.count == 0)
+            j = tree.leaf[at]
+            kid[at, 0] = n_leaves + np.arange(len(at))
+            n_leaves += len(at)
+            leaves.append(np.column_stack([c.box_centres[j],
+                                           c.box_axes[j].transpose(0, 2, 1).reshape(-1, 9),
+                                           _f32_up_all(c.box_half[j] + margin)]))
+        kids.append(kid)
+        root = n_nodes - len(tree)
+        bound = [*tree.centres[0].tolist(), float(radii[0])]
         bounds.append(bound)
         boxes.append([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
                       *(_f32_up(h + margin) for h in _box_half(item))])
@@ -198,10 +207,11 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
                       f"{root}, {{ {_floats(bound)} }}, "
                       f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
                       f"{{ {_doubles(_box_half(item))} }}")
-    table = Trees(np.array(nodes, np.float32).reshape(-1, 4),
-                  np.array(kids, np.int32).reshape(-1, 2),
-                  np.array(leaves, np.float32).reshape(-1, 15),
-                  np.array(boxes, np.float32).reshape(-1, 15), np.array(owner, np.int64))
+    table = Trees(np.concatenate(nodes).astype(np.float32).reshape(-1, 4),
+                  np.concatenate(kids).astype(np.int32).reshape(-1, 2),
+                  np.concatenate(leaves or [np.zeros((0, 15))]).astype(np.float32),
+                  np.array(boxes, np.float32).reshape(-1, 15),
+                  np.concatenate(owner).astype(np.int64))
     return solids, bounds, table
 
 
@@ -258,7 +268,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     model["upper"] = name.upper()
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     if cells:
-        model.update(cell_tables(checker))
+        model.update(cell_tables(checker, model))
     header = render("c_checker.h.j2", model)
     model["include"] = include
     model["inline_header"] = None if include else header
