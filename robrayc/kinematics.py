@@ -324,6 +324,14 @@ class GroupFK:
         self._one: tuple | None = None  # _group_poses_one's stacked motion data, on first use
         self._terms: list | None = None  # group_poses' per-motion matrices, on first use
 
+    def chain(self, g: int) -> list[int]:
+        """The moving groups from group g up to the world (g first; none for the world)."""
+        out = []
+        while g != 0:
+            out.append(g)
+            g = self.motions[g - 1][0]
+        return out
+
     def group_poses(self, q: np.ndarray) -> np.ndarray:
         """(N, groups, 4, 4): the world pose of every rigid group (0: the world) for
         configurations q (N, variables)."""

@@ -34,15 +34,6 @@ PIECES = 8
 MIN_PIECE_FACES = 64
 
 
-def _chain(fk, g: int) -> list[int]:
-    """The moving groups from g up to the world (g first)."""
-    out = []
-    while g != 0:
-        out.append(g)
-        g = fk.motions[g - 1][0]
-    return out
-
-
 def _group_points(checker, frame: int, k: int) -> tuple[np.ndarray, float]:
     """Solid k of a frame: points in its group's frame (mesh vertices, or the centre of a
     primitive) and the radius to add to them (0 for vertices, the bounding radius otherwise)."""
@@ -85,8 +76,8 @@ def _rates(checker, points: list[tuple[np.ndarray, float]], side: list[int], lo:
 def _sides(checker, fa: str, fb: str) -> list[tuple[int, list[int]]]:
     """Each frame of the pair with its moving groups below their common ancestor."""
     ia, ib = checker.scene.index(fa), checker.scene.index(fb)
-    ga, gb = _chain(checker.fk, int(checker.fk.group[ia])), _chain(checker.fk,
-                                                                   int(checker.fk.group[ib]))
+    fk = checker.fk
+    ga, gb = fk.chain(int(fk.group[ia])), fk.chain(int(fk.group[ib]))
     common = set(ga) & set(gb)
     return [(ia, [g for g in ga if g not in common]), (ib, [g for g in gb if g not in common])]
 

@@ -53,20 +53,11 @@ PAD = 1e-9
 SPEED_ROUNDING = 1.0 + 1e-6
 
 
-def _chain(fk, g: int) -> list[int]:
-    """The moving groups from g up to the world (g first)."""
-    out = []
-    while g != 0:
-        out.append(g)
-        g = fk.motions[g - 1][0]
-    return out
-
-
 def path_variables(checker, a: int, b: int) -> list[int] | None:
     """The variables the relative pose of solids a and b depends on (sorted), or None when a
     joint on the path is a revolute one with a scaled axis (its angle is not the turn)."""
     fk = checker.fk
-    ca, cb = _chain(fk, int(checker.group[a])), _chain(fk, int(checker.group[b]))
+    ca, cb = fk.chain(int(checker.group[a])), fk.chain(int(checker.group[b]))
     path = set(ca) ^ set(cb)
     out = set()
     for g in path:
@@ -90,7 +81,7 @@ def node_speeds(checker, node_solid: np.ndarray, spheres: np.ndarray, lo: np.nda
         rows = np.flatnonzero(group == g)
         c, r = spheres[rows, :3], spheres[rows, 3]
         far = np.sqrt((c * c).sum(axis=1)) + r  # from the group's origin
-        chain = _chain(fk, g)
+        chain = fk.chain(g)
         reaches = chain_reaches(fk, 0.0, chain, lo, hi)
         for n, h in enumerate(chain):
             _, _, kind, axis, var, _ = fk.motions[h - 1]

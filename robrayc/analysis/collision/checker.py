@@ -186,9 +186,7 @@ class CollisionChecker:
             if self.group[a] == 0:
                 a, b = b, a
             if a not in reach:
-                chain = [int(self.group[a])]  # the moving groups up to the world
-                while motions[chain[-1] - 1][0] != 0:
-                    chain.append(motions[chain[-1] - 1][0])
+                chain = self.fk.chain(int(self.group[a]))
                 # the placement is in the group's frame (the frame's place in it included)
                 arm = float(np.linalg.norm(s.placement[a, :3, 3])) + s.brad[a]
                 reach[a] = (motions[chain[-1] - 1][1][:3, 3],
