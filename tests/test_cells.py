@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -193,3 +194,28 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
     got = [[int(x) for x in line.split()] for line in run.stdout.splitlines()]
     assert got == expected
     assert any(any(row) for row in got)
+
+
+@needs_cc
+def test_cli_cells_and_no_cells(tmp_path: Path) -> None:
+    """`--format c-checker` writes UR5's tables; `--no-cells` none; both build strictly."""
+    import os
+    import re
+
+    from tests.corpus import ros_package_path
+    from tests.urdf_robots import robot_path
+
+    texts = {}
+    for flag in ([], ["--no-cells"]):
+        out = tmp_path / f"ur5{len(flag)}.c"
+        run = subprocess.run([sys.executable, "-m", "robrayc", str(robot_path("ur5")), "--format",
+                              "c-checker", "-n", "ur5", "-o", str(out), *flag],
+                             capture_output=True, text=True,
+                             env={**os.environ, "ROS_PACKAGE_PATH": ros_package_path()})
+        assert run.returncode == 0, run.stderr
+        build = subprocess.run(["gcc", *STRICT, "-O1", "-c", str(out), "-o",
+                                str(out.with_suffix(".o"))], capture_output=True, text=True)
+        assert build.returncode == 0 and not build.stderr, build.stderr
+        texts[len(flag)] = re.search(r"CELLTAB\[\d+\] = \{ ([^}]*) \}", out.read_text()).group(1)
+    assert {x.strip() for x in texts[1].split(",")} == {"-1"}
+    assert len({x.strip() for x in texts[0].split(",")} - {"-1"}) >= 2

@@ -4,9 +4,13 @@ No amino, no allocation. Forward kinematics of the rigid groups (fixed chains pr
 per configuration, each moving solid's bounding sphere against its fixed partners 8 at a time
 (AVX2 when compiled for it, else a portable scalar path) and against the other moving solids;
 exact closed forms for sphere and box pairs; other pairs through certified sphere trees
-(robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame.
-Allowed pairs and `collision 0` geometry are never generated. Entry points: NAME_check,
-NAME_check8, NAME_colliding_pairs, NAME_solid_states (see the header).
+(robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame;
+pairs whose relative pose depends on one or two joint variables skip the trees in the cells of
+those variables proven apart at generation time (robrayc.analysis.collision.cells; proving
+builds and runs C, so it needs a C compiler: without one, or with --no-cells, there are no
+tables and the answers are the same). Allowed pairs and `collision 0` geometry are never
+generated. Entry points: NAME_check, NAME_check8, NAME_colliding_pairs, NAME_solid_states (see
+the header).
 """
 
 from __future__ import annotations
@@ -28,15 +32,20 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="c-checker: leaf sphere cell edge in scene units (default: 8%% of "
                             "the largest solid); smaller decides more pairs in C, and is "
                             "bigger")
+    group.add_argument("--no-cells", action="store_true",
+                       help="c-checker: no tables of joint-value cells proven collision-free "
+                            "(generated faster, with no C compiler; decides fewer pairs in "
+                            "C)")
 
 
 @record(frozen=True, slots=True)
 class Options:
     sphere_size: float | None = None  # --sphere-size LENGTH
+    cells: bool = True  # not --no-cells
 
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
-        return cls(sphere_size=ns.sphere_size)
+        return cls(sphere_size=ns.sphere_size, cells=not ns.no_cells)
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
@@ -60,7 +69,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
         header_file = out.with_suffix(".h") if out.suffix == ".c" else \
             out.with_name(out.name + ".h")
     source, header = c_source(checker, name, size,
-                              header_file.name if header_file is not None else None)
+                              header_file.name if header_file is not None else None,
+                              cells=ctx.options.cells)
     if header_file is None:
         return [OutputFile(None, source.encode())]
     return [OutputFile(out, source.encode()), OutputFile(header_file, header.encode())]
