@@ -144,6 +144,11 @@ class _Prover:
                    table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(visits))
         return table
 
+    def apart_share(self, p: int, var: list[int], q: np.ndarray) -> float:
+        """The share of configurations q at which solid pair p's trees are apart."""
+        return sum(bool(self.cells(p, var[:1], [(float(row[var[0]]), 0.0, 0)], 1, row,
+                                   VISITS)[0]) for row in q) / len(q)
+
 
 @record(frozen=True)
 class CellTable:
@@ -223,7 +228,9 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
                                             * FINER, solids, texts=False), lo, hi)
             for k in weak:
                 p, var, n = chosen[k]
-                bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2, VISITS)
+                # pairs too close for even the finer trees at fixed samples are left
+                if fine.apart_share(p, var, samples[:APART_SAMPLES]) >= MIN_APART:
+                    bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2, VISITS)
     except CompilerMissing:
         return []
     out = []
