@@ -186,7 +186,7 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
                   *[0.0] * pad, *[n] * len(t.var), *[1] * pad]
         lines.append(" ".join(map(repr, fields)))
         grid = [(t.start[d], step[d], t.wrap[d]) for d in range(len(t.var))]
-        packed = prover.cells(t.pair, list(t.var), grid, n, np.zeros(len(lo)), 100_000_000)
+        packed = prover.cells(t.pair, list(t.var), grid, n, np.zeros(len(lo)))
         expected.append(np.pad(packed, (0, 512 - len(packed))).tolist())
     run = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
                          text=True)

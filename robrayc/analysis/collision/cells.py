@@ -10,8 +10,9 @@ are apart: node n's points move by at most sum_v h_v L_nv when each variable v m
 (L_nv: their largest distance from a revolute axis, through the joints below, or |axis| for a
 prismatic one; as acm_proof's rates). The trees contain their solids (margin included), so a
 proven cell is one where the exact checker finds the pair apart too. Cells are proven
-quadtree fashion, in C (the checker itself built with its `_cells` function): a block of
-cells proven at once is not split.
+quadtree fashion (a block of cells proven at once is not split) in C: the checker's source
+built with its `_cells` function and its trees bound from arrays, first with the checker's
+own trees, then, for pairs they leave short, with finer ones.
 """
 
 from __future__ import annotations
@@ -41,8 +42,11 @@ MAX_CELLS = 16 * CELLS_2D ** 2
 # A pair gets finer trees when its own trees prove fewer of its cells than this short of the
 # share of samples at which it is apart.
 SLACK = 0.05
-# Node pairs a table may visit (about 10 ns each); past them, its cells left stay unproven.
+# Node pairs a table may visit (about 10 ns each; UR5's base and upper arm take 66 million),
+# and all tables together; past them, the cells left stay unproven (a bound on the time,
+# which does not depend on the machine).
 VISITS = 100_000_000
+TOTAL_VISITS = 400_000_000
 # The proving trees' leaves, relative to the checker's default (0.25: UR5's base and upper arm
 # are proven apart in 80 % of their cells, 2 % at the default leaf size).
 FINER = 0.25
@@ -129,25 +133,29 @@ class _Prover:
                                                        t.nodes.astype(float), lo, hi))
         self.lib.rcells_bind(*(np.ascontiguousarray(a).ctypes.data_as(ctypes.c_void_p)
                                for a in (t.boxes, t.nodes, t.kids, t.leaves)))
+        self.left = TOTAL_VISITS  # node pairs all its tables may still visit
 
     def cells(self, p: int, var: list[int], grid: list[tuple[float, float, int]], cells: int,
-              q: np.ndarray, visits: int) -> np.ndarray:
+              q: np.ndarray) -> np.ndarray:
         """The proven cells (bytes, bit k: cell k) of solid pair p: cells per variable var[d]
-        of grid[d] (start, step), the other variables at q."""
+        of grid[d] (start, step), the other variables at q; at most VISITS node pairs visited
+        (and what is left of the prover's whole budget)."""
         table = np.zeros(-(-cells ** len(var) // 8), dtype=np.uint8)
         q = np.array(q, dtype=np.float64)
-        self._fill(ctypes.c_int(p), ctypes.c_int(len(var)), (ctypes.c_int * 2)(*var),
+        visits = min(VISITS, self.left)
+        left = self._fill(ctypes.c_int(p), ctypes.c_int(len(var)), (ctypes.c_int * 2)(*var),
                    (ctypes.c_double * 2)(*(x[0] for x in grid)),
                    (ctypes.c_double * 2)(*(x[1] for x in grid)),
                    (ctypes.c_int * 2)(*[cells] * len(var)), ctypes.c_double(PAD),
                    q.ctypes.data_as(ctypes.c_void_p), self.speeds.ctypes.data_as(ctypes.c_void_p),
                    table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(visits))
+        self.left -= visits - max(left, 0)
         return table
 
     def apart_share(self, p: int, var: list[int], q: np.ndarray) -> float:
         """The share of configurations q at which solid pair p's trees are apart."""
-        return sum(bool(self.cells(p, var[:1], [(float(row[var[0]]), 0.0, 0)], 1, row,
-                                   VISITS)[0]) for row in q) / len(q)
+        return sum(bool(self.cells(p, var[:1], [(float(row[var[0]]), 0.0, 0)], 1, row)[0])
+                   for row in q) / len(q)
 
 
 @record(frozen=True)
@@ -218,7 +226,7 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
         # trees contain the solids, so a cell either proves is proven
         coarse = _Prover(checker, model if model is not None else c_model(
             checker, "rcells", texts=False), lo, hi)
-        bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2, VISITS)
+        bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
                 for (p, var, n), grid in zip(chosen, grids, strict=True)]
         weak = [k for k, (p, _, n) in enumerate(chosen)
                 if np.unpackbits(bits[k]).sum() < (apart_of[p] - SLACK) * n ** len(chosen[k][1])]
@@ -226,11 +234,12 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
             solids = {int(x[chosen[k][0]]) for k in weak for x in (checker._pi, checker._pj)}
             fine = _Prover(checker, c_model(checker, "rcells", sphere_size(checker, None)
                                             * FINER, solids, texts=False), lo, hi)
+            fine.left = coarse.left
             for k in weak:
                 p, var, n = chosen[k]
                 # pairs too close for even the finer trees at fixed samples are left
                 if fine.apart_share(p, var, samples[:APART_SAMPLES]) >= MIN_APART:
-                    bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2, VISITS)
+                    bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2)
     except CompilerMissing:
         return []
     out = []
