@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -124,7 +125,7 @@ def test_corpus_robot_many_configurations(key: str, monkeypatch) -> None:
 def test_cli_writes_source_and_header(tmp_path: Path) -> None:
     require_corpus()
     out = tmp_path / "arm.c"
-    run = subprocess.run(["python", "-m", "robrayc", str(DEMO_7DOF), "--format", "c-checker",
+    run = subprocess.run([sys.executable, "-m", "robrayc", str(DEMO_7DOF), "--format", "c-checker",
                           "-n", "arm", "-o", str(out)], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
     assert '#include "arm.h"' in out.read_text()
@@ -207,7 +208,7 @@ def test_collide_backends_agree_and_fallback(tmp_path: Path) -> None:
     def collide(backend: str, **env) -> subprocess.CompletedProcess:
         import os
 
-        return subprocess.run(["python", "-m", "robrayc", "collide", str(DEMO_7DOF), "--var",
+        return subprocess.run([sys.executable, "-m", "robrayc", "collide", str(DEMO_7DOF), "--var",
                                "s0", "--val", "1", "--var", "e", "--val", "2", "--backend",
                                backend], capture_output=True, text=True,
                               env={**os.environ, **env})
