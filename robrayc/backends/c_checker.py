@@ -5,7 +5,7 @@ per configuration, each moving solid's bounding sphere against its fixed partner
 (AVX2 when compiled for it, else a portable scalar path) and against the other moving solids;
 exact closed forms for sphere and box pairs; other pairs through certified sphere trees
 (robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame;
-pairs whose relative pose depends on one or two joint variables skip the trees in the cells of
+pairs whose relative pose depends on one to three joint variables skip the trees in the cells of
 those variables proven apart at generation time (robrayc.analysis.collision.cells; proving
 builds and runs C, so it needs a C compiler: without one, or with --no-cells, there are no
 tables and the answers are the same). Allowed pairs and `collision 0` geometry are never

@@ -258,7 +258,7 @@ def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
              include: str | None = None, cells: bool = True) -> tuple[str, str]:
     """(C source, header) of the compiled checker; the source includes ``include`` or, when
-    None, holds the header inline. With cells (and a C compiler), pairs of one or two
+    None, holds the header inline. With cells (and a C compiler), pairs of one to three
     variables get tables of certified cells (robrayc.analysis.collision.cells)."""
     from robrayc.analysis.collision.cells import cell_tables
     from robrayc.ctext import c_identifier
