@@ -134,6 +134,24 @@ def test_cli_writes_source_and_header(tmp_path: Path) -> None:
         assert symbol in header
 
 
+@needs_cc
+def test_scene_without_collision_geometry(tmp_path: Path) -> None:
+    """No solids, no pairs: the checker still builds strictly and answers FREE."""
+    scene = tmp_path / "bare.robray"
+    scene.write_text("frame a { }\nframe b { parent a; type revolute; axis [0, 0, 1]; }\n")
+    out = tmp_path / "bare.c"
+    run = subprocess.run([sys.executable, "-m", "robrayc", str(scene), "--format", "c-checker",
+                          "-n", "bare", "-o", str(out)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    (tmp_path / "main.c").write_text('#include "bare.h"\nint main(void) { double q[1] = { 0.5 };'
+                                     ' return bare_check(q); }\n')
+    exe = tmp_path / "bare"
+    build = subprocess.run(["gcc", *STRICT, "-o", str(exe), str(out), str(tmp_path / "main.c"),
+                            "-lm"], capture_output=True, text=True)
+    assert build.returncode == 0 and not build.stderr, build.stderr
+    assert subprocess.run([str(exe)]).returncode == 0
+
+
 def _build(tmp_path: Path, name: str, flags: list[str]) -> Path:
     exe = tmp_path / name
     cmd = ["gcc", *STRICT, *flags, "-o", str(exe), str(tmp_path / "arm.c"),

@@ -207,11 +207,11 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
                       f"{root}, {{ {_floats(bound)} }}, "
                       f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
                       f"{{ {_doubles(_box_half(item))} }}")
-    table = Trees(np.concatenate(nodes).astype(np.float32).reshape(-1, 4),
-                  np.concatenate(kids).astype(np.int32).reshape(-1, 2),
+    table = Trees(np.concatenate(nodes or [np.zeros((0, 4))]).astype(np.float32),
+                  np.concatenate(kids or [np.zeros((0, 2))]).astype(np.int32),
                   np.concatenate(leaves or [np.zeros((0, 15))]).astype(np.float32),
                   np.array(boxes, np.float32).reshape(-1, 15),
-                  np.concatenate(owner).astype(np.int64))
+                  np.concatenate(owner or [np.zeros(0)]).astype(np.int64))
     return solids, bounds, table
 
 
