@@ -33,8 +33,8 @@ def ur5(request):
 @pytest.mark.parametrize("key", ["ur5", "pr2"])
 def test_node_speeds_bound_every_vertex(key: str, monkeypatch) -> None:
     """Each solid's points (mesh vertices) move by at most sum_v |dq_v| x its root node's
-    speed in v, between random configurations and nearby ones (PR2: a prismatic torso, mimic
-    joints)."""
+    speed in v, and the points of every node's sphere by its own, between random
+    configurations and nearby ones (PR2: a prismatic torso, mimic joints)."""
     checker = CollisionChecker(robot_in_field(key, 1, monkeypatch), broadphase="dense")
     trees = c_model(checker, "x", sphere_size(checker, None) * 4, texts=False)["trees"]
     lo, hi = sample_ranges(checker.scene)
@@ -57,6 +57,16 @@ def test_node_speeds_bound_every_vertex(key: str, monkeypatch) -> None:
         moved = np.sqrt(((a - b) ** 2).sum(axis=2)).max(axis=1)
         bound = dq @ speeds[root[k]].astype(float)
         assert (moved <= bound + 1e-9).all(), (k, float((moved - bound).max()))
+        # every node: points on its sphere (the farthest from any axis it holds)
+        rows = np.flatnonzero(trees.node_solid == k)
+        u = rng.normal(size=(len(rows), 4, 3))
+        pts = (trees.nodes[rows, None, :3] + trees.nodes[rows, None, 3:]
+               * u / np.linalg.norm(u, axis=2, keepdims=True)).reshape(-1, 3).astype(float)
+        a = pts @ np.swapaxes(G[:, g, :3, :3], 1, 2) + G[:, g, None, :3, 3]
+        b = pts @ np.swapaxes(G2[:, g, :3, :3], 1, 2) + G2[:, g, None, :3, 3]
+        moved = np.sqrt(((a - b) ** 2).sum(axis=2)).reshape(len(q), len(rows), 4).max(axis=2)
+        bound = dq @ speeds[rows].astype(float).T  # (configurations, nodes)
+        assert (moved <= bound * (1 + 1e-9) + 1e-9).all(), (k, float((moved - bound).max()))
         checked += 1
     assert checked >= 5
 
