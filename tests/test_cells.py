@@ -133,6 +133,29 @@ def test_proven_cells_are_apart_by_fcl(ur5) -> None:
 
 
 @needs_cc
+def test_random_scenes_proven_cells_are_apart_by_fcl() -> None:
+    """Every joint kind: revolute about any axis, prismatic (not wrapped), offsets, one to
+    three variables, every shape kind (frusta through FCL's circumscribed hull)."""
+    from tests.test_collision import random_scene
+
+    seen = set()
+    for seed in (2, 3, 4, 6, 8):  # 46 tables among them, of every kind (the others are slower)
+        rng = np.random.default_rng(seed)
+        checker = CollisionChecker(random_scene(rng, frusta=True), broadphase="dense")
+        lo, hi = sample_ranges(checker.scene)
+        for t in cl.prove_cells(checker):
+            seen.add((len(t.var), bool(min(t.wrap))))
+            if t.bits.all():  # proven everywhere: any cell
+                q = lo + rng.random((60, len(lo))) * (hi - lo)
+            else:
+                q = _border_samples(t, lo, hi, rng, 60)
+            assert t.proven(q).all()
+            apart = _fcl_apart(checker, t.pair, q)
+            assert apart.all(), (seed, t.pair, q[~apart][0].tolist())
+    assert {1, 2, 3} <= {n for n, _ in seen} and {True, False} <= {w for _, w in seen}, seen
+
+
+@needs_cc
 def test_compiled_with_cells_agrees_beyond_the_limits(ur5) -> None:
     """Angles whole turns outside UR5's +-2 pi limits take their cell by wrapping."""
     lo, hi = sample_ranges(ur5.scene)
