@@ -259,3 +259,21 @@ def test_cli_cells_and_no_cells(tmp_path: Path) -> None:
         texts[len(flag)] = re.search(r"CELLTAB\[\d+\] = \{ ([^}]*) \}", out.read_text()).group(1)
     assert {x.strip() for x in texts[1].split(",")} == {"-1"}
     assert len({x.strip() for x in texts[0].split(",")} - {"-1"}) >= 2
+
+
+@needs_cc
+def test_cells_are_cached_by_content(ur5, tmp_path: Path, monkeypatch) -> None:
+    """A second generation reads the proven cells from the user cache (same C); a damaged
+    cache file is proven again."""
+    from robrayc.analysis.collision.compiled import c_source
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first, _ = c_source(ur5, "arm")
+    stored = list((tmp_path / "robrayc" / "checkers").glob("cells-*.json"))
+    assert len(stored) == 1
+    monkeypatch.setattr(cl, "prove_cells", lambda *a: pytest.fail("proven again"))
+    assert c_source(ur5, "arm")[0] == first
+    stored[0].write_text("{ damaged")
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    assert c_source(ur5, "arm")[0] == first

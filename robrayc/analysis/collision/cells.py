@@ -275,7 +275,58 @@ def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
 
 
 def cell_tables(checker, model: dict | None = None) -> dict:
-    """The templates' cell variables for a checker (model: its c_model, when made)."""
+    """The templates' cell variables for a checker (model: its c_model, when made), from the
+    user cache when the same checker was proven before (as its compiled library is)."""
+    import json
+    import os
+    import tempfile
+
+    from robrayc.analysis.collision.compiled import cache_dir
+
+    path = (cache_dir() / f"cells-{_cache_key(checker, model)}.json" if model is not None
+            else None)
+    if path is not None and path.is_file():
+        try:
+            return json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass  # unreadable: proven again, and stored anew
+    out = _cell_texts(checker, model)
+    if path is not None and out["celltables"]:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as f:
+                json.dump(out, f)
+            os.replace(f.name, path)
+        except OSError:
+            pass  # a read-only cache: proven again next time
+    return out
+
+
+def _cache_key(checker, model: dict) -> str:
+    """What the cells depend on: robrayc's version and this module's settings, the checker's
+    solids (meshes included), pairs, kinematics and ranges, and its trees."""
+    import hashlib
+
+    from robrayc import __version__
+
+    digest = hashlib.sha256(repr((__version__, CELLS, SHARE_SAMPLES, APART_SAMPLES, MIN_SHARE,
+                                  MIN_APART, MAX_CELLS, SLACK, VISITS, TOTAL_VISITS, FINER, PAD,
+                                  SPEED_ROUNDING)).encode())
+    for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
+        digest.update(repr(part).encode())
+    lo, hi = sample_ranges(checker.scene)
+    digest.update(np.asarray(lo, float).tobytes() + np.asarray(hi, float).tobytes())
+    t = model["trees"]
+    for a in (t.nodes, t.kids, t.leaves, t.boxes, t.node_solid):
+        digest.update(np.ascontiguousarray(a).tobytes())
+    for item in checker.solids.items:
+        for a in (item.vertices, item.faces):
+            digest.update(b"-" if a is None else np.ascontiguousarray(a).tobytes())
+    return digest.hexdigest()[:32]
+
+
+def _cell_texts(checker, model: dict | None) -> dict:
+    """The templates' cell variables, proven now."""
     from robrayc.ctext import c_double
 
     tables = prove_cells(checker, model)
