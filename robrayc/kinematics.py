@@ -456,6 +456,37 @@ def sample_configs(scene: Scene, n: int, seed: int, *, skip: int = 0) -> np.ndar
     return stream.draw(n)
 
 
+def lever_arms(fk: GroupFK, centres: np.ndarray, radii: np.ndarray, side: list[int],
+               lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, bool]:
+    """(len(side), N): how far the points of each ball (centre in the frame of group side[0],
+    radius) can move per unit of the variable of each moving group of the chain `side`
+    (bottom first): |axis| for a prismatic joint; for a revolute one, the exact distance from
+    the axis in the ball's own group, else its reach from the joint's pivot (chain_reaches).
+    Also whether every revolute axis is a unit vector (else amino scales the turn: the arms
+    bound nothing)."""
+    import numpy as np
+
+    c = np.asarray(centres, dtype=float).reshape(-1, 3)
+    r = np.asarray(radii, dtype=float)
+    reaches = chain_reaches(fk, 0.0, side, lo, hi)  # linear in the reach: add each ball's
+    far = np.sqrt((c * c).sum(axis=1)) + r
+    out = np.empty((len(side), len(c)))
+    unit = True
+    for n, g in enumerate(side):
+        _, _, kind, axis, _, _ = fk.motions[g - 1]
+        norm = float(np.linalg.norm(axis))
+        if kind != "revolute":
+            out[n] = norm
+            continue
+        unit &= abs(norm - 1.0) <= 1e-9
+        if n == 0:  # about an axis through the group's origin
+            out[n] = np.sqrt((np.cross(c, np.asarray(axis, dtype=float) / norm) ** 2)
+                             .sum(axis=1)) + r
+        else:
+            out[n] = far + reaches[n]
+    return out, unit
+
+
 def chain_reaches(fk: GroupFK, reach: float, side: list[int], lo: np.ndarray | None = None,
                   hi: np.ndarray | None = None) -> list[float]:
     """Per moving group of a chain (bottom first): how far points within `reach` of the

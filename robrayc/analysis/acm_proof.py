@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from robrayc.kinematics import chain_reaches
+from robrayc.kinematics import chain_reaches, lever_arms
 from robrayc.records import record
 
 # Distances below this (scene units, plus 1e-6 of the pair's size) prove nothing: they cover
@@ -51,25 +51,16 @@ def _rates(checker, points: list[tuple[np.ndarray, float]], side: list[int], lo:
     the group side[0]) can move relative to the common ancestor of the pair, along the moving
     groups `side` (bottom first); None when a revolute axis is not a unit vector (amino then
     scales the angle: not bounded here)."""
-    fk = checker.fk
-    # distance from the origin of each group on the side to the farthest solid point
-    reaches = chain_reaches(fk, max((float(np.sqrt((p * p).sum(axis=1)).max()) + r
-                                     for p, r in points), default=0.0), side, lo, hi)
+    points = points or [(np.zeros((1, 3)), 0.0)]  # no points: the joints' own reaches
+    arms, unit = lever_arms(checker.fk, np.concatenate([p for p, _ in points]),
+                            np.concatenate([np.full(len(p), r) for p, r in points]), side, lo,
+                            hi)
+    if not unit:
+        return None
     rates: dict[int, float] = {}
     for n, g in enumerate(side):
-        _, _, kind, axis, var, _ = fk.motions[g - 1]
-        norm = float(np.linalg.norm(axis))
-        if kind != "revolute":
-            rate = norm
-        elif abs(norm - 1.0) > 1e-9:
-            return None
-        elif n == 0:  # the points' own group: their exact distances from the axis
-            u = axis / norm
-            rate = max((float(np.sqrt((np.cross(p, u) ** 2).sum(axis=1)).max()) + r
-                        for p, r in points), default=0.0)
-        else:
-            rate = reaches[n]
-        rates[var] = rates.get(var, 0.0) + rate
+        var = checker.fk.motions[g - 1][4]
+        rates[var] = rates.get(var, 0.0) + float(arms[n].max())
     return rates
 
 

@@ -19,11 +19,12 @@ from __future__ import annotations
 
 import ctypes
 import math
+import sys
 
 import numpy as np
 
 from robrayc.analysis.collision.solids import BOX, SPHERE
-from robrayc.kinematics import chain_reaches, sample_ranges
+from robrayc.kinematics import lever_arms, sample_ranges
 from robrayc.records import record
 
 # Cells per variable, by the number of variables: one 4,096, two 256 x 256 (a UR5 shoulder
@@ -84,19 +85,11 @@ def node_speeds(checker, node_solid: np.ndarray, spheres: np.ndarray, lo: np.nda
         if g == 0:
             continue
         rows = np.flatnonzero(group == g)
-        c, r = spheres[rows, :3], spheres[rows, 3]
-        far = np.sqrt((c * c).sum(axis=1)) + r  # from the group's origin
         chain = fk.chain(g)
-        reaches = chain_reaches(fk, 0.0, chain, lo, hi)
+        # a scaled axis above a pair's path does not move it: its arm is no matter there
+        arms, _ = lever_arms(fk, spheres[rows, :3], spheres[rows, 3], chain, lo, hi)
         for n, h in enumerate(chain):
-            _, _, kind, axis, var, _ = fk.motions[h - 1]
-            if kind != "revolute":
-                out[rows, var] += float(np.linalg.norm(axis))
-            elif n == 0:  # about an axis through the origin: the exact distance
-                u = np.asarray(axis, dtype=float) / float(np.linalg.norm(axis))
-                out[rows, var] += np.sqrt((np.cross(c, u) ** 2).sum(axis=1)) + r
-            else:
-                out[rows, var] += far + reaches[n]
+            out[rows, fk.motions[h - 1][4]] += arms[n]
     return (out * SPEED_ROUNDING).astype(np.float32)
 
 
@@ -303,15 +296,19 @@ def cell_tables(checker, model: dict | None = None) -> dict:
 
 
 def _cache_key(checker, model: dict) -> str:
-    """What the cells depend on: robrayc's version and this module's settings, the checker's
-    solids (meshes included), pairs, kinematics and ranges, and its trees."""
+    """What the cells depend on: robrayc's version and the code that proves them (this
+    module, the kinematics, the compiled checker and its templates: a change while the version
+    stays is not served stale cells), the checker's solids (meshes included), pairs,
+    kinematics and ranges, and its trees."""
     import hashlib
+    from pathlib import Path
 
-    from robrayc import __version__
+    from robrayc import __version__, _templates, kinematics
+    from robrayc.analysis.collision import compiled
 
-    digest = hashlib.sha256(repr((__version__, CELLS, SHARE_SAMPLES, APART_SAMPLES, MIN_SHARE,
-                                  MIN_APART, MAX_CELLS, SLACK, VISITS, TOTAL_VISITS, FINER, PAD,
-                                  SPEED_ROUNDING)).encode())
+    digest = hashlib.sha256(__version__.encode())
+    for module in (__name__, kinematics.__name__, compiled.__name__, _templates.__name__):
+        digest.update(Path(sys.modules[module].__file__).read_bytes())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
     lo, hi = sample_ranges(checker.scene)
