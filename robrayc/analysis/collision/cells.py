@@ -251,12 +251,12 @@ def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
     import fcl
 
     s = checker.solids
-    G = checker.group_poses(q)
+    T = checker._solid_poses(q)
     request = fcl.CollisionRequest()
     out = []
     for p in pairs:
         a, b = int(checker._pi[p]), int(checker._pj[p])
-        Ta, Tb = G[:, checker.group[a]] @ s.placement[a], G[:, checker.group[b]] @ s.placement[b]
+        Ta, Tb = T[:, a], T[:, b]
         oa, ob = s.fcl_object(a), s.fcl_object(b)
         hits = 0
         for n in range(len(q)):
@@ -361,8 +361,7 @@ def _near_pairs(checker, lo: np.ndarray, hi: np.ndarray, samples: np.ndarray
     if not pairs:
         return []
     s = checker.solids
-    G = checker.group_poses(samples)
-    centre = (G[:, checker.group] @ s.placement)[..., :3, 3]  # (samples, solids, 3)
+    centre = checker._solid_poses(samples)[..., :3, 3]  # (samples, solids, 3)
     a = np.array([checker._pi[p] for p, _ in pairs])
     b = np.array([checker._pj[p] for p, _ in pairs])
     d = centre[:, a] - centre[:, b]
