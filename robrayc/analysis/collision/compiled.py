@@ -46,14 +46,8 @@ class CompilerMissing(RuntimeError):
     """No working C compiler: the compiled backend is not available."""
 
 
-def _f32_up(x: float) -> float:
-    """The float32 at or above x."""
-    f = np.float32(x)
-    return float(f if float(f) >= x else np.nextafter(f, np.float32(np.inf)))
-
-
-def _f32_up_all(x: np.ndarray) -> np.ndarray:
-    """_f32_up of each element (as doubles)."""
+def _f32_up(x) -> np.ndarray:
+    """The float32 at or above each element of x (as doubles)."""
     x = np.asarray(x, dtype=float)
     f = x.astype(np.float32)
     return np.where(f.astype(float) >= x, f, np.nextafter(f, np.float32(np.inf))).astype(float)
@@ -144,7 +138,7 @@ def _tree(item, size: float, margin: float, root_only: bool = False):
                           np.zeros(1, np.int64), np.zeros(1, np.int64),
                           np.full(1, -1, np.int64)), None
     c = cover(item, size, overshoot=False).placed(item.placement)
-    radii = np.array([_f32_up(r + margin) for r in c.radii.tolist()])
+    radii = _f32_up(c.radii + margin)
     return sphere_tree(_f32(c.centres), radii, size, rounding=_f32), c
 
 
@@ -182,7 +176,7 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
     n_nodes = n_leaves = 0
     for k, item in enumerate(s.items):
         tree, c = _tree(item, size, margin, trees is not None and k not in trees)
-        radii = _f32_up_all(tree.radii)
+        radii = _f32_up(tree.radii)
         nodes.append(np.column_stack([tree.centres, radii]))
         owner.append(np.full(len(tree), k))
         kid = np.column_stack([np.where(tree.count > 0, n_nodes + tree.first, -1), tree.count])
@@ -194,13 +188,13 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
             n_leaves += len(at)
             leaves.append(np.column_stack([c.box_centres[j],
                                            c.box_axes[j].transpose(0, 2, 1).reshape(-1, 9),
-                                           _f32_up_all(c.box_half[j] + margin)]))
+                                           _f32_up(c.box_half[j] + margin)]))
         kids.append(kid)
         root = n_nodes - len(tree)
         bound = [*tree.centres[0].tolist(), float(radii[0])]
         bounds.append(bound)
         boxes.append([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
-                      *(_f32_up(h + margin) for h in _box_half(item))])
+                      *_f32_up(np.array(_box_half(item)) + margin).tolist()])
         exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
