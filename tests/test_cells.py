@@ -277,3 +277,17 @@ def test_cells_are_cached_by_content(ur5, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.undo()
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert c_source(ur5, "arm")[0] == first
+
+
+@needs_cc
+def test_unusable_cache_leaves_the_tables_out(ur5, tmp_path: Path, monkeypatch) -> None:
+    """A cache folder that cannot be made (a file in its way) is as good as no compiler: the
+    C is generated without tables, and `backend="auto"` falls back to the exact checker."""
+    from robrayc.analysis.collision.compiled import c_source
+
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
+    source, _ = c_source(ur5, "arm")
+    assert "static const int CELLTAB" in source and "CELLBITS[1]" in source
+    auto = CollisionChecker(ur5.scene, backend="auto")
+    assert auto.backend == "exact" and "cache folder" in auto.note

@@ -298,16 +298,20 @@ def build(source: str) -> Path:
     lib = folder / f"checker-{key}.so"
     if lib.is_file():
         return lib
-    folder.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(dir=folder) as tmp:
-        src = Path(tmp) / "checker.c"
-        src.write_text(source)
-        out = Path(tmp) / "checker.so"
-        run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
-                             capture_output=True, text=True)
-        if run.returncode != 0:
-            raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
-        os.replace(out, lib)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            src = Path(tmp) / "checker.c"
+            src.write_text(source)
+            out = Path(tmp) / "checker.so"
+            run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
+            os.replace(out, lib)
+    except OSError as exc:  # the library has nowhere to go: as good as no compiler
+        raise CompilerMissing(f"cannot build in the cache folder {folder}: "
+                              f"{exc.strerror or exc}") from exc
     return lib
 
 
