@@ -40,6 +40,8 @@ _MARGIN = 4e-6
 # neither flag changes a result
 CFLAGS = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared")
 FREE, COLLIDES, MAYBE = 0, 1, 2
+# Leaf pairs (two ints each) the triangle proofs keep open across the boxes being split.
+TRIANGLE_WORK = 1 << 22
 
 
 class CompilerMissing(RuntimeError):
@@ -117,7 +119,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}",
-        **empty_tables(len(checker._pi)),
+        **empty_tables(len(checker._pi)), "triangle_code": "",
     }
 
 
@@ -250,10 +252,13 @@ def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
-             include: str | None = None, cells: bool = True) -> tuple[str, str]:
+             include: str | None = None, cells: bool = True,
+             triangles: bool = False) -> tuple[str, str]:
     """(C source, header) of the compiled checker; the source includes ``include`` or, when
     None, holds the header inline. With cells (and a C compiler), pairs of one to three
-    variables get tables of certified cells (robrayc.analysis.collision.cells)."""
+    variables get tables of certified cells (robrayc.analysis.collision.cells). With
+    triangles, it also holds the exact proofs on triangle trees bound at run time
+    (``NAME_tbind``, ``NAME_tprove``: robrayc.analysis.collision.triangles)."""
     from robrayc.analysis.collision.cells import cell_tables
     from robrayc.ctext import c_identifier
     from robrayc.templating import render
@@ -263,6 +268,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     if cells:
         model.update(cell_tables(checker, model))
+    model["triangle_code"] = render("c_triangles.c.j2", model) if triangles else ""
     header = render("c_checker.h.j2", model)
     model["include"] = include
     model["inline_header"] = None if include else header
@@ -320,8 +326,9 @@ class Kernel:
 
     def __init__(self, checker: CollisionChecker, size: float | None = None,
                  cells: bool = True) -> None:
-        source, _ = c_source(checker, "rc", size, cells=cells)
+        source, _ = c_source(checker, "rc", size, cells=cells, triangles=True)
         self.lib = ctypes.CDLL(str(build(source)))
+        self._triangles = None  # the bound arrays, kept alive while the library reads them
         self.n_config = len(checker.variables)
         self.n_pairs = len(checker._pi)
         f = self.lib.rc_solid_states
@@ -364,3 +371,34 @@ class Kernel:
     def check(self, q: np.ndarray) -> int:
         q = np.ascontiguousarray(q, dtype=np.float64)
         return int(self._check(q.ctypes.data))
+
+    @property
+    def triangles_bound(self) -> bool:
+        return self._triangles is not None
+
+    def bind_triangles(self, trees, speeds: np.ndarray) -> None:
+        """Binds the triangle trees (triangles.TriangleTrees) and their nodes' speeds
+        ((nodes, variables) float32) for prove_apart."""
+        arrays = (np.ascontiguousarray(trees.nodes, np.float64),
+                  np.ascontiguousarray(trees.kids, np.int32),
+                  np.ascontiguousarray(trees.triangles, np.float64),
+                  np.ascontiguousarray(trees.roots, np.int32),
+                  np.ascontiguousarray(speeds, np.float32))
+        self._triangles = arrays
+        self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in arrays))
+
+    def prove_apart(self, a: int, b: int, var: list[int], lo: np.ndarray, hi: np.ndarray,
+                    margin: float, depth: int, q: np.ndarray, budget: int) -> tuple[bool, int]:
+        """Whether mesh solids a and b are farther apart than margin for every value of the
+        variables var in lo..hi (the others as in q), proven on the bound triangle trees in
+        at most `depth` splits of the box and `budget` node pairs; and the budget left."""
+        q = np.array(q, dtype=np.float64)
+        left = ctypes.c_long(budget)
+        work = np.empty(TRIANGLE_WORK, dtype=np.int32)
+        ok = self.lib.rc_tprove(ctypes.c_int(a), ctypes.c_int(b), ctypes.c_int(len(var)),
+                                (ctypes.c_int * 3)(*var), (ctypes.c_double * 3)(*lo),
+                                (ctypes.c_double * 3)(*hi), ctypes.c_double(margin),
+                                ctypes.c_int(depth), q.ctypes.data_as(ctypes.c_void_p),
+                                ctypes.byref(left), work.ctypes.data_as(ctypes.c_void_p),
+                                ctypes.c_long(len(work)))
+        return bool(ok), int(left.value)

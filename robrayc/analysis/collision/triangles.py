@@ -1,0 +1,116 @@
+"""Triangle trees: each mesh solid's triangles under a binary tree of bounding spheres, in its
+group's frame and in double, for the certifying C build's exact tests (a leaf holds at most
+LEAF_TRIANGLES triangles, and its sphere every point of them, so a test at the leaves is a test
+of the mesh itself, with no sphere's bulge in between).
+
+Built level by level, every node of a level at once: a node's triangles are split at the median
+of their centroids along the axis those centroids spread most.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from robrayc.records import record
+
+LEAF_TRIANGLES = 2
+
+
+@record(frozen=True)
+class TriangleTrees:
+    """Every mesh solid's triangle tree, as the C tables hold them: nodes (x, y, z, radius;
+    group frame), their children (internal: first child, 2; leaf: first triangle, minus its
+    count), the triangles (9 coordinates each, group frame), each solid's root (-1: not a mesh)
+    and each node's solid."""
+
+    nodes: np.ndarray  # (N, 4) float64
+    kids: np.ndarray  # (N, 2) int32
+    triangles: np.ndarray  # (T, 9) float64
+    roots: np.ndarray  # (solids,) int32
+    node_solid: np.ndarray  # (N,) int64
+
+
+def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For segments of the given sizes laid end to end: each position's segment, and each
+    segment's first position."""
+    starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+    return np.repeat(np.arange(len(sizes)), sizes), starts
+
+
+def _spheres(tri: np.ndarray, order: np.ndarray, lo: np.ndarray, hi: np.ndarray
+             ) -> np.ndarray:
+    """(nodes, 4): the sphere of each node's triangles (order[lo:hi]): the centre of their
+    bounding box, the radius reaching their farthest vertex."""
+    pos = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist(),
+                                                          strict=True)])
+    label, starts = _segments(hi - lo)
+    t = tri[order[pos]]  # (K, 3, 3)
+    low = np.minimum.reduceat(t.min(axis=1), starts)
+    high = np.maximum.reduceat(t.max(axis=1), starts)
+    centre = (low + high) / 2
+    far = np.sqrt(((t - centre[label][:, None]) ** 2).sum(axis=2)).max(axis=1)
+    radius = np.maximum.reduceat(far, starts)
+    # the radius as computed reaches every vertex up to rounding: a relative 1e-12 more
+    return np.column_stack([centre, radius * (1 + 1e-12) + 1e-300])
+
+
+def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(nodes (N, 4), kids (N, 2) as in TriangleTrees with triangles numbered in the returned
+    order, order (T,)) for triangles tri (T, 3, 3); breadth first, node 0 the root."""
+    n = len(tri)
+    centroid = tri.mean(axis=1)
+    order = np.arange(n)
+    lo, hi = np.array([0]), np.array([n])
+    nodes, kids, first_id = [], [], 0
+    while len(lo):
+        nodes.append(_spheres(tri, order, lo, hi))
+        split = hi - lo > LEAF_TRIANGLES
+        s_lo, s_hi = lo[split], hi[split]
+        if len(s_lo):
+            pos = np.concatenate([np.arange(a, b) for a, b in zip(s_lo.tolist(), s_hi.tolist(),
+                                                                  strict=True)])
+            label, starts = _segments(s_hi - s_lo)
+            c = centroid[order[pos]]
+            spread = np.maximum.reduceat(c, starts) - np.minimum.reduceat(c, starts)
+            key = c[np.arange(len(pos)), np.argmax(spread, axis=1)[label]]
+            order[pos] = order[pos][np.lexsort((key, label))]
+        mid = (s_lo + s_hi) // 2
+        next_id = first_id + len(lo)
+        kid = np.column_stack([lo, -(hi - lo)])  # leaves: their triangles
+        kid[split, 0] = next_id + 2 * np.arange(len(s_lo))
+        kid[split, 1] = 2
+        kids.append(kid)
+        first_id = next_id
+        lo = np.column_stack([s_lo, mid]).ravel()
+        hi = np.column_stack([mid, s_hi]).ravel()
+    return np.concatenate(nodes), np.concatenate(kids), order
+
+
+def triangle_trees(checker, solids: set[int] | None = None) -> TriangleTrees:
+    """The triangle trees of the checker's mesh solids (of those in `solids`, when given)."""
+    s = checker.solids
+    nodes, kids, tris, owner = [], [], [], []
+    roots = np.full(len(s), -1, dtype=np.int32)
+    n_nodes = n_tris = 0
+    for k, item in enumerate(s.items):
+        if item.faces is None or not len(item.faces) or (solids is not None
+                                                         and k not in solids):
+            continue
+        T = s.placement[k]
+        v = item.vertices @ T[:3, :3].T + T[:3, 3]
+        tri = v[item.faces]
+        node, kid, order = triangle_tree(tri)
+        leaf = kid[:, 1] < 0
+        kid[leaf, 0] += n_tris
+        kid[~leaf, 0] += n_nodes
+        roots[k] = n_nodes
+        nodes.append(node)
+        kids.append(kid)
+        tris.append(tri[order].reshape(-1, 9))
+        owner.append(np.full(len(node), k))
+        n_nodes += len(node)
+        n_tris += len(tri)
+    return TriangleTrees(np.concatenate(nodes or [np.zeros((0, 4))]),
+                         np.concatenate(kids or [np.zeros((0, 2))]).astype(np.int32),
+                         np.concatenate(tris or [np.zeros((0, 9))]), roots,
+                         np.concatenate(owner or [np.zeros(0)]).astype(np.int64))
