@@ -49,7 +49,8 @@ For frusta the GJK treats an overlap below about 1e-7 of the solids' size as tou
 
 Modules: ``solids`` (the solids and their constants), ``closed_form`` (vectorised closed forms
 and the SAT), ``gjk`` (the scalar GJK), ``narrow`` (the pair tester), ``broadphase`` (broad
-phases, PoseChecker), ``checker`` (CollisionChecker).
+phases, PoseChecker), ``checker`` (CollisionChecker); ``compiled`` (the generated C kernel),
+``cells`` (its certified cells), ``triangles`` (triangle trees for its exact proofs).
 """
 
 from robrayc.analysis.collision.broadphase import (
