@@ -198,6 +198,9 @@ PROVE_MIN_SAMPLES = 50000
 PROVE_EVAL_COST = 6
 # Every pair gets this many at least: a quick proof turns a bound of 3/N into certainty.
 PROVE_MIN_BUDGET = 128
+# Pairs the compiled kernel leaves open (MAYBE) in at least this share of the first batch are
+# tried before sampling (see _Prover).
+EARLY_SHARE = 0.5
 # A proof with a larger budget is made in four parts, so that the workers share it.
 PROVE_SPLIT_BUDGET = 8192
 PROVE_MAX_BUDGET = 131072
@@ -235,6 +238,7 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
     if prove is None:
         prove = samples >= PROVE_MIN_SAMPLES
     total = 0
+    prover: _Prover | None = None
     if rest and samples > 0:
         # no certified cells: their proofs cost more than sampling's MAYBE pairs (PR2)
         checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=rest,
@@ -256,7 +260,9 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
         c, n = int(counts[k]), int(checked[k])
         share = f"{c} of {n} samples ({100 * c / n:.1f}%)" if n else "no samples"
         if proven[k]:
-            how = f"proven after {n} samples" if n else "proven: out of each other's reach"
+            how = (f"proven after {n} samples" if n else "proven before sampling"
+                   if prover is not None and prover.before[k]
+                   else "proven: out of each other's reach")
             verdict[pair] = ("never", f"apart at every configuration within the joint ranges "
                              f"({how})", 0, n, True)
         elif n and c >= always_fraction * n:
@@ -303,8 +309,10 @@ class _Plan:
 
 
 class _Prover:
-    """Proves the pairs out of each other's reach at once (cheap), and tries acm_proof's
-    branch and bound on the pairs not seen colliding, once, after the first wave."""
+    """Proves the pairs out of each other's reach at once (cheap); tries acm_proof's branch and
+    bound, once each, on the pairs the compiled kernel leaves open (MAYBE) in most of the first
+    batch and finds colliding in none of it, before sampling (sampling would give each an exact
+    test per sample from the start), then on the pairs not seen colliding in the first wave."""
 
     def __init__(self, full, checker, rest: list, cols: np.ndarray, q0: np.ndarray,
                  proven: np.ndarray) -> None:
@@ -312,38 +320,57 @@ class _Prover:
 
         self.full, self.checker, self.rest, self.cols = full, checker, rest, cols
         self.q0, self.proven = q0, proven
+        self.tried = np.zeros(len(rest), dtype=bool)
+        self.before = np.zeros(len(rest), dtype=bool)  # proven before sampling
         self.lo, self.hi = lo, hi = sample_ranges(full.scene)
         for k, (a, b) in enumerate(rest):
             proven[k] = out_of_reach(full, a, b, lo, hi)
 
+    def early(self, first: np.ndarray, samples: int, pool=None) -> None:
+        """Before sampling: the pairs the kernel leaves open in at least EARLY_SHARE of the
+        configurations `first` and finds colliding in none of them."""
+        if getattr(self.checker, "_kernel", None) is None:
+            return
+        shares, hit = self._exact_shares(first)
+        self._try(np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven), shares,
+                  samples, pool)
+        self.before[:] = self.proven & self.tried
+
     def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int, pool=None) -> None:
-        """Try the pairs with no collision in the `seen` configurations (the first wave),
-        each with a budget from the exact tests sampling would give it in the samples left
-        (as often as in `seen`); on the worker pool when there is one (each proof is the same
-        wherever it runs)."""
+        """Try the pairs with no collision in the `seen` configurations (the first wave) not
+        tried before, each with a budget from the exact tests sampling would give it in the
+        samples left (as often as in `seen`)."""
+        ks = np.flatnonzero((counts == 0) & ~self.proven & ~self.tried)
+        if len(ks):
+            self._try(ks, self._exact_shares(seen)[0], samples - len(seen), pool)
+
+    def _try(self, ks: np.ndarray, shares: np.ndarray, left: int, pool) -> None:
+        """Proofs of the pairs ks (those of at most MAX_VARIABLES variables), each with a
+        budget from the exact tests sampling would give it in `left` samples (as often as in
+        `shares`); on the worker pool when there is one (each proof is the same wherever it
+        runs)."""
         from robrayc.analysis.acm_proof import MAX_VARIABLES, pair_rates, pair_signature
 
         lo, hi = self.lo, self.hi
-        shares = None
         alike: dict[bytes, list[int]] = {}  # pairs with one proof (e.g. left and right arm)
         budget: dict[bytes, float] = {}
         cols: dict[bytes, list[int]] = {}
-        for k in np.flatnonzero((counts == 0) & ~self.proven).tolist():
+        for k in ks.tolist():
             a, b = self.rest[k]
+            self.tried[k] = True
             rates = pair_rates(self.full, a, b, lo, hi)
             if rates is None or len(rates) > MAX_VARIABLES:
                 continue
-            shares = self._exact_shares(seen) if shares is None else shares
             key = pair_signature(self.full, a, b, lo, hi)
             alike.setdefault(key, []).append(k)
-            budget[key] = budget.get(key, 0.0) + shares[k] * (samples - len(seen))
+            budget[key] = budget.get(key, 0.0) + shares[k] * left
             cols.setdefault(key, sorted(rates))  # the variables of the pair that is proven
         jobs = []
-        for key, ks in alike.items():
+        for key, group in alike.items():
             total = min(PROVE_MAX_BUDGET, max(PROVE_MIN_BUDGET,
                                               int(budget[key] / PROVE_EVAL_COST)))
             parts = _quarters(lo, hi, cols[key]) if total > PROVE_SPLIT_BUDGET else [(lo, hi)]
-            jobs += [(key, *self.rest[ks[0]], self.q0, plo, phi, total / len(parts))
+            jobs += [(key, *self.rest[group[0]], self.q0, plo, phi, total / len(parts))
                      for plo, phi in parts]
         jobs.sort(key=lambda job: -job[-1])  # the long ones first, spread over the workers
         done: dict[bytes, bool] = {}
@@ -352,20 +379,25 @@ class _Prover:
         for key, ok in done.items():
             self.proven[alike[key]] = ok
 
-    def _exact_shares(self, seen: np.ndarray) -> np.ndarray:
+    def _exact_shares(self, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Per pair: the share of the configurations `seen` in which sampling needs more
-        than the compiled kernel (a MAYBE) or, without one, than a bounding-sphere test."""
+        than the compiled kernel (a MAYBE) or, without one, than a bounding-sphere test; and
+        whether the kernel found it colliding in any of them (without one: False)."""
         from robrayc.analysis.acm_proof import near_share
 
         kernel = getattr(self.checker, "_kernel", None)
         if kernel is None:
             G = self.full.group_poses(seen)
-            return np.array([near_share(self.full, a, b, G) for a, b in self.rest])
+            return (np.array([near_share(self.full, a, b, G) for a, b in self.rest]),
+                    np.zeros(len(self.rest), dtype=bool))
         rows, cols, states = kernel.open_states(seen)
-        maybe = states == 2
         width = len(self.checker.frame_pairs)
-        keys = np.unique(rows[maybe] * width + self.checker._pfp[cols[maybe]])
-        return np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
+        fp = self.checker._pfp[cols]
+        keys = np.unique(rows[states == 2] * width + fp[states == 2])
+        maybe = np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
+        hit = np.zeros(width, dtype=bool)
+        hit[fp[states == 1]] = True
+        return maybe, hit[self.cols]
 
 
 def _quarters(lo: np.ndarray, hi: np.ndarray, cols: list[int]
@@ -425,11 +457,14 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                 if prover is not None and w == WAVE and phase == 0:
                     prover(counts, np.concatenate(first_wave), samples, pool)
                 live = ~((counts > 0) & settled)
+                chunks = [stream.draw(size) for size in sizes[w:w + WAVE]]
+                if prover is not None and w == 0 and phase == 0:
+                    prover.early(chunks[0], samples, pool)
                 if prover is not None:
                     live &= ~prover.proven
                 active = np.zeros(len(checker.frame_pairs), dtype=bool)
                 active[cols[live]] = True
-                jobs = [(stream.draw(size), active) for size in sizes[w:w + WAVE]]
+                jobs = [(chunk, active) for chunk in chunks]
                 if w == 0 and phase == 0:
                     first_wave = [chunk for chunk, _ in jobs]
                 for (chunk, _), got in zip(jobs, pool.imap(_count, jobs) if pool

@@ -30,20 +30,20 @@ class TriangleTrees:
     node_solid: np.ndarray  # (N,) int64
 
 
-def _segments(sizes: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For segments of the given sizes laid end to end: each position's segment, and each
-    segment's first position."""
+def _segments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The positions lo[k]..hi[k] of every segment k laid end to end, each position's segment,
+    and each segment's first place in that row."""
+    sizes = hi - lo
     starts = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-    return np.repeat(np.arange(len(sizes)), sizes), starts
+    label = np.repeat(np.arange(len(sizes)), sizes)
+    return np.arange(int(sizes.sum())) + (lo - starts)[label], label, starts
 
 
 def _spheres(tri: np.ndarray, order: np.ndarray, lo: np.ndarray, hi: np.ndarray
              ) -> np.ndarray:
     """(nodes, 4): the sphere of each node's triangles (order[lo:hi]): the centre of their
     bounding box, the radius reaching their farthest vertex."""
-    pos = np.concatenate([np.arange(a, b) for a, b in zip(lo.tolist(), hi.tolist(),
-                                                          strict=True)])
-    label, starts = _segments(hi - lo)
+    pos, label, starts = _segments(lo, hi)
     t = tri[order[pos]]  # (K, 3, 3)
     low = np.minimum.reduceat(t.min(axis=1), starts)
     high = np.maximum.reduceat(t.max(axis=1), starts)
@@ -67,9 +67,7 @@ def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         split = hi - lo > LEAF_TRIANGLES
         s_lo, s_hi = lo[split], hi[split]
         if len(s_lo):
-            pos = np.concatenate([np.arange(a, b) for a, b in zip(s_lo.tolist(), s_hi.tolist(),
-                                                                  strict=True)])
-            label, starts = _segments(s_hi - s_lo)
+            pos, label, starts = _segments(s_lo, s_hi)
             c = centroid[order[pos]]
             spread = np.maximum.reduceat(c, starts) - np.minimum.reduceat(c, starts)
             key = c[np.arange(len(pos)), np.argmax(spread, axis=1)[label]]
