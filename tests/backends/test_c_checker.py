@@ -92,6 +92,18 @@ def test_random_scenes_compiled_equals_exact(seed: int) -> None:
     assert_same(scene, rng.uniform(-np.pi, np.pi, (2000, len(scene.variables))))
 
 
+@needs_cc
+@pytest.mark.parametrize("seed", range(3))
+def test_generated_group_poses_are_the_kinematics(seed: int) -> None:
+    """The kernel's group poses (NAME_group_poses, which resolving a MAYBE uses) are the
+    kinematics module's, to rounding, for every joint kind of random scenes."""
+    rng = np.random.default_rng(seed)
+    scene = random_scene(rng, frusta=True)
+    checker = CollisionChecker(scene, backend="compiled")
+    q = rng.uniform(-np.pi, np.pi, (50, len(scene.variables)))
+    assert np.abs(checker._kernel.group_poses(q) - checker.group_poses(q)).max() < 1e-12
+
+
 # configurations per robot in the default run (the exact checker sets the pace: PR2's is slow)
 ROBOTS = {"ur5": 1500, "lwa4d": 1500, "baxter": 800, "pr2": 150}
 

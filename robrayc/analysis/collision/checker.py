@@ -474,7 +474,7 @@ class CollisionChecker:
         undecided = ~hits[cn, fp]
         cn, cp, fp = cn[undecided], cp[undecided], fp[undecided]
         rows, at = np.unique(cn, return_inverse=True)  # poses only where a pair is open
-        G = self.group_poses(q[rows])
+        G = self._kernel.group_poses(q[rows])
         s = self.solids
         a, b = self._pi[cp], self._pj[cp]
         Ta = G[at, self.group[a]] @ s.placement[a]

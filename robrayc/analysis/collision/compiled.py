@@ -330,6 +330,8 @@ class Kernel:
         self.lib = ctypes.CDLL(str(build(source)))
         self._triangles = None  # the bound arrays, kept alive while the library reads them
         self.n_config = len(checker.variables)
+        self.n_groups = len(checker.motions) + 1
+        self._scratch: np.ndarray | None = None
         self.n_pairs = len(checker._pi)
         f = self.lib.rc_solid_states
         f.argtypes = (ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p, ctypes.c_void_p)
@@ -350,22 +352,45 @@ class Kernel:
                     ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The entries of states(q, active) that are not FREE, in row order: configurations,
         solid pairs and states. Found 8 bytes at a time: most are FREE."""
-        buf = self._state_bytes(q, active)
+        buf = self._state_bytes(q, active, scratch=True)
         words = np.flatnonzero(buf.view(np.uint64))
         inner = np.flatnonzero(buf.reshape(-1, 8)[words])
         at = words[inner // 8] * 8 + inner % 8
         width = max(1, self.n_pairs)
         return at // width, at % width, buf[at]
 
-    def _state_bytes(self, q: np.ndarray, active: np.ndarray | None) -> np.ndarray:
-        """The states as flat bytes, zero-padded to a multiple of 8."""
+    def _state_bytes(self, q: np.ndarray, active: np.ndarray | None,
+                     scratch: bool = False) -> np.ndarray:
+        """The states as flat bytes, zero-padded to a multiple of 8; with scratch, in the
+        kernel's own buffer, overwritten by the next such call (a sampler's batches need not
+        have the system zero fresh pages for each)."""
         q = np.ascontiguousarray(q, dtype=np.float64)
         size = q.shape[0] * max(1, self.n_pairs)
-        out = np.empty(-(-size // 8) * 8, dtype=np.uint8)
+        words = -(-size // 8) * 8
+        if not scratch:
+            out = np.empty(words, dtype=np.uint8)
+        else:
+            if self._scratch is None or len(self._scratch) < words:
+                self._scratch = np.empty(words, dtype=np.uint8)
+            out = self._scratch[:words]
         out[size:] = 0
         mask = None if active is None else np.ascontiguousarray(active, dtype=np.uint8)
         self._states(q.ctypes.data, q.shape[0], None if mask is None else mask.ctypes.data,
                      out.ctypes.data)
+        return out
+
+    def group_poses(self, q: np.ndarray) -> np.ndarray:
+        """(N, groups, 4, 4): the world pose of every rigid group, by the generated
+        kinematics (what CollisionChecker.group_poses computes, without numpy's per-joint
+        calls: a few configurations cost microseconds, not a millisecond)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        flat = np.empty((q.shape[0], self.n_groups, 12))
+        self.lib.rc_group_poses(q.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(q.shape[0]),
+                                flat.ctypes.data_as(ctypes.c_void_p))
+        out = np.zeros((q.shape[0], self.n_groups, 4, 4))
+        out[..., :3, :3] = flat[..., :9].reshape(q.shape[0], self.n_groups, 3, 3)
+        out[..., :3, 3] = flat[..., 9:]
+        out[..., 3, 3] = 1.0
         return out
 
     def check(self, q: np.ndarray) -> int:
