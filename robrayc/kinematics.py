@@ -443,17 +443,26 @@ class SampleStream:
         import numpy as np
 
         self.lo, self.hi = sample_ranges(scene)
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
 
     def draw(self, n: int) -> np.ndarray:
         return self.lo + self.rng.random((n, len(self.lo))) * (self.hi - self.lo)
 
+    def rows(self, start: int, n: int) -> np.ndarray:
+        """Rows start .. start+n-1 of the stream, whatever was drawn before: the generator
+        (default_rng's PCG64, one 64-bit step a double) advanced to them, not the rows before
+        drawn and thrown away."""
+        import numpy as np
+
+        bits = np.random.PCG64(self.seed)
+        bits.advance(start * len(self.lo))
+        return self.lo + np.random.Generator(bits).random((n, len(self.lo))) * (self.hi - self.lo)
+
 
 def sample_configs(scene: Scene, n: int, seed: int, *, skip: int = 0) -> np.ndarray:
     """Samples skip .. skip+n-1 of the seeded stream generate() uses (uniform in the ranges)."""
-    stream = SampleStream(scene, seed)
-    stream.rng.random((skip, len(stream.lo)))  # the rows skipped
-    return stream.draw(n)
+    return SampleStream(scene, seed).rows(skip, n)
 
 
 def lever_arms(fk: GroupFK, centres: np.ndarray, radii: np.ndarray, side: list[int],
