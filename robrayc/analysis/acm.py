@@ -173,7 +173,7 @@ def _count(job: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
     configs, active = job
     checker = _WORKER[1]  # type: ignore[index]
     checker.restrict(active)  # type: ignore[attr-defined]
-    return checker.collision_matrix(configs).sum(axis=0)  # type: ignore[attr-defined]
+    return checker.collision_counts(configs)  # type: ignore[attr-defined]
 
 
 def _pool(jobs: int, token: int, scene: ir.Scene, pairs: list[tuple[str, str]], backend: str):

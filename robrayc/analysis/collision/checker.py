@@ -462,26 +462,47 @@ class CollisionChecker:
             self._reach2_now = np.where(live, self._cell_reach2, -np.inf)
 
     def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
-        """_dense_block by the compiled kernel: certain answers from C, MAYBE pairs resolved
-        by the exact tests."""
+        """_dense_block by the compiled kernel (hits: the constant pairs already set)."""
+        hits.ravel()[self._compiled_keys(q, hits[0])] = True
+        return hits
+
+    def _compiled_keys(self, q: np.ndarray, const: np.ndarray) -> np.ndarray:
+        """The colliding (configuration, frame pair) entries of q, as configuration * width +
+        frame pair, besides the pairs `const` (colliding anyway): certain answers from C,
+        MAYBE pairs resolved by the exact tests."""
+        width = len(self.pair_keys)
         rows, cols, states = self._kernel.open_states(q, self._active)
+        fp = self._pfp[cols]
+        keys = rows * width + fp
         one = states == 1
-        hits[rows[one], self._pfp[cols[one]]] = True
-        cn, cp = rows[~one], cols[~one]
-        if not len(cn):
-            return hits
-        fp = self._pfp[cp]
-        undecided = ~hits[cn, fp]
-        cn, cp, fp = cn[undecided], cp[undecided], fp[undecided]
-        rows, at = np.unique(cn, return_inverse=True)  # poses only where a pair is open
-        G = self._kernel.group_poses(q[rows])
+        hit = np.unique(keys[one])
+        undecided = ~one & ~const[fp] & ~np.isin(keys, hit)
+        if not undecided.any():
+            return hit
+        cn, cp, keys = rows[undecided], cols[undecided], keys[undecided]
+        at_rows, at = np.unique(cn, return_inverse=True)  # poses only where a pair is open
+        G = self._kernel.group_poses(q[at_rows])
         s = self.solids
         a, b = self._pi[cp], self._pj[cp]
         Ta = G[at, self.group[a]] @ s.placement[a]
         Tb = G[at, self.group[b]] @ s.placement[b]
-        hit = self.tester.test(a, b, Ta, Tb, keys=cn * hits.shape[1] + fp)
-        hits[cn[hit], fp[hit]] = True
-        return hits
+        found = self.tester.test(a, b, Ta, Tb, keys=keys)
+        return np.union1d(hit, keys[found])
+
+    def collision_counts(self, configs) -> np.ndarray:
+        """(len(frame_pairs),): in how many of the configurations each checked frame pair
+        collides (collision_matrix(configs).sum(axis=0); with the compiled kernel, without
+        making the matrix)."""
+        q = self._configs(configs)
+        if self._kernel is None or not len(self._pi):
+            return self.collision_matrix(q).sum(axis=0)
+        width = len(self.pair_keys)
+        const = self._const_hit if self._columns is None else self._const_hit & self._columns
+        counts = const.astype(np.int64) * q.shape[0]
+        for start in range(0, q.shape[0], BLOCK):
+            keys = self._compiled_keys(q[start:start + BLOCK], const)
+            counts += np.bincount(keys % width, minlength=width)
+        return counts
 
     def _sparse_keys(self, q: np.ndarray) -> np.ndarray:
         W = self._solid_poses(q[None])[0]
