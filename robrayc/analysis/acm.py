@@ -331,7 +331,7 @@ class _Prover:
         configurations `first` and finds colliding in none of them."""
         if getattr(self.checker, "_kernel", None) is None:
             return
-        shares, hit = self._exact_shares(first)
+        shares, hit = self._exact_shares(first, np.flatnonzero(~self.proven))
         self._try(np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven), shares,
                   samples, pool)
         self.before[:] = self.proven & self.tried
@@ -342,7 +342,7 @@ class _Prover:
         samples left (as often as in `seen`)."""
         ks = np.flatnonzero((counts == 0) & ~self.proven & ~self.tried)
         if len(ks):
-            self._try(ks, self._exact_shares(seen)[0], samples - len(seen), pool)
+            self._try(ks, self._exact_shares(seen, ks)[0], samples - len(seen), pool)
 
     def _try(self, ks: np.ndarray, shares: np.ndarray, left: int, pool) -> None:
         """Proofs of the pairs ks (those of at most MAX_VARIABLES variables), each with a
@@ -379,25 +379,30 @@ class _Prover:
         for key, ok in done.items():
             self.proven[alike[key]] = ok
 
-    def _exact_shares(self, seen: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """Per pair: the share of the configurations `seen` in which sampling needs more
-        than the compiled kernel (a MAYBE) or, without one, than a bounding-sphere test; and
-        whether the kernel found it colliding in any of them (without one: False)."""
+    def _exact_shares(self, seen: np.ndarray, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per pair (those ks only: 0 and False for the rest): the share of the configurations
+        `seen` in which sampling needs more than the compiled kernel (a MAYBE) or, without
+        one, than a bounding-sphere test; and whether the kernel found it colliding in any of
+        them (without one: False)."""
         from robrayc.analysis.acm_proof import near_share
 
         kernel = getattr(self.checker, "_kernel", None)
+        shares, hit = np.zeros(len(self.rest)), np.zeros(len(self.rest), dtype=bool)
         if kernel is None:
             G = self.full.group_poses(seen)
-            return (np.array([near_share(self.full, a, b, G) for a, b in self.rest]),
-                    np.zeros(len(self.rest), dtype=bool))
-        rows, cols, states = kernel.open_states(seen)
+            shares[ks] = [near_share(self.full, *self.rest[k], G) for k in ks.tolist()]
+            return shares, hit
+        columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
+        columns[self.cols[ks]] = True
+        rows, cols, states = kernel.open_states(seen, columns[self.checker._pfp])
         width = len(self.checker.frame_pairs)
         fp = self.checker._pfp[cols]
         keys = np.unique(rows[states == 2] * width + fp[states == 2])
-        maybe = np.bincount(keys % width, minlength=width)[self.cols] / len(seen)
-        hit = np.zeros(width, dtype=bool)
-        hit[fp[states == 1]] = True
-        return maybe, hit[self.cols]
+        shares[ks] = (np.bincount(keys % width, minlength=width)[self.cols] / len(seen))[ks]
+        seen_hit = np.zeros(width, dtype=bool)
+        seen_hit[fp[states == 1]] = True
+        hit[ks] = seen_hit[self.cols][ks]
+        return shares, hit
 
 
 def _quarters(lo: np.ndarray, hi: np.ndarray, cols: list[int]
