@@ -198,9 +198,11 @@ PROVE_MIN_SAMPLES = 50000
 PROVE_EVAL_COST = 6
 # Every pair gets this many at least: a quick proof turns a bound of 3/N into certainty.
 PROVE_MIN_BUDGET = 128
-# Pairs the compiled kernel leaves open (MAYBE) in at least this share of the first batch are
+# Pairs the compiled kernel leaves open (MAYBE) in at least this share of the first batch, and
+# that the exact tests find colliding in none of its first EARLY_EXACT configurations, are
 # tried before sampling (see _Prover).
 EARLY_SHARE = 0.5
+EARLY_EXACT = 200
 # A proof with a larger budget is made in four parts, so that the workers share it.
 PROVE_SPLIT_BUDGET = 8192
 PROVE_MAX_BUDGET = 131072
@@ -328,12 +330,19 @@ class _Prover:
 
     def early(self, first: np.ndarray, samples: int, pool=None) -> None:
         """Before sampling: the pairs the kernel leaves open in at least EARLY_SHARE of the
-        configurations `first` and finds colliding in none of them."""
+        configurations `first`, finds colliding in none of them, and the exact tests find
+        colliding in none of the first EARLY_EXACT of them."""
         if getattr(self.checker, "_kernel", None) is None:
             return
         shares, hit = self._exact_shares(first, np.flatnonzero(~self.proven))
-        self._try(np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven), shares,
-                  samples, pool)
+        ks = np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven)
+        if len(ks):  # the kernel leaves meshes that meet open: the exact tests on a few
+            columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
+            columns[self.cols[ks]] = True
+            self.checker.restrict(columns)
+            seen = self.checker.collision_counts(first[:EARLY_EXACT])[self.cols[ks]]
+            self.checker.restrict(None)
+            self._try(ks[seen == 0], shares, samples, pool)
         self.before[:] = self.proven & self.tried
 
     def __call__(self, counts: np.ndarray, seen: np.ndarray, samples: int, pool=None) -> None:

@@ -35,9 +35,11 @@ MIN_PIECE_FACES = 64
 # Two frames of meshes are proven in C on their triangle trees (robrayc.analysis.collision.
 # triangles) when the checker is compiled: a budget of n distance evaluations buys n times
 # TRIANGLE_VISITS node pairs (an FCL distance of two meshes, about 0.4 ms, takes as long as
-# 1,000 to 40,000 of them: 300 ns where triangles are near, 10 where spheres are apart), at
-# most TRIANGLE_MAX_VISITS, in boxes split at most TRIANGLE_DEPTH times.
-TRIANGLE_VISITS = 30000
+# some 3,000 of them, at 130 ns where triangles are near), at least TRIANGLE_MIN_VISITS (most
+# of them sphere tests of 50 ns where the pair is far apart) and at most TRIANGLE_MAX_VISITS,
+# in boxes split at most TRIANGLE_DEPTH times.
+TRIANGLE_VISITS = 3000
+TRIANGLE_MIN_VISITS = 1_000_000
 TRIANGLE_MAX_VISITS = 50_000_000
 TRIANGLE_DEPTH = 48
 
@@ -279,7 +281,7 @@ def _triangle_proof(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, h
         return None
     _bind_triangles(checker)
     margin = MARGIN * (1.0 + sum(float(s.brad[k]) for k in sides[0] + sides[1]))
-    visits = int(min(budget * TRIANGLE_VISITS, TRIANGLE_MAX_VISITS))
+    visits = int(min(max(budget * TRIANGLE_VISITS, TRIANGLE_MIN_VISITS), TRIANGLE_MAX_VISITS))
     for a in sides[0]:
         for b in sides[1]:
             var = path_variables(checker, a, b)
