@@ -35,10 +35,11 @@ MIN_PIECE_FACES = 64
 # Two frames of meshes are proven in C on their triangle trees (robrayc.analysis.collision.
 # triangles) when the checker is compiled: a budget of n distance evaluations buys n times
 # TRIANGLE_VISITS node pairs (an FCL distance of two meshes, about 0.4 ms, takes as long as
-# some 3,000 of them, at 130 ns where triangles are near), at least TRIANGLE_MIN_VISITS (most
+# some 3,000 of them at 130 ns where triangles are near; 2,000, as FCL's proofs often give up
+# sooner), at least TRIANGLE_MIN_VISITS (most
 # of them sphere tests of 50 ns where the pair is far apart) and at most TRIANGLE_MAX_VISITS,
 # in boxes split at most TRIANGLE_DEPTH times.
-TRIANGLE_VISITS = 3000
+TRIANGLE_VISITS = 2000
 TRIANGLE_MIN_VISITS = 1_000_000
 TRIANGLE_MAX_VISITS = 50_000_000
 TRIANGLE_DEPTH = 48
@@ -287,11 +288,22 @@ def _triangle_proof(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, h
             var = path_variables(checker, a, b)
             if not var or len(var) > 3:
                 return False
-            ok, visits = kernel.prove_apart(a, b, var, lo[var], hi[var], margin, TRIANGLE_DEPTH,
-                                            q0, visits)
+            top = np.minimum(hi[var], lo[var] + 2 * np.pi * _turns(checker, var))
+            ok, visits = kernel.prove_apart(a, b, var, lo[var], top, margin, TRIANGLE_DEPTH, q0,
+                                            visits)
             if not ok:
                 return False
     return True
+
+
+def _turns(checker, var: list[int]) -> np.ndarray:
+    """Per variable: 1 when it turns only revolute joints (a pose repeats after a full turn,
+    so a proof over one turn holds over any range), else infinity."""
+    out = np.ones(len(var))
+    for _, _, kind, _, v, _ in checker.fk.motions:
+        if v in var and kind != "revolute":
+            out[var.index(v)] = np.inf
+    return out
 
 
 def _bind_triangles(checker) -> None:
