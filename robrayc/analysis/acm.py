@@ -318,15 +318,17 @@ class _Prover:
 
     def __init__(self, full, checker, rest: list, cols: np.ndarray, q0: np.ndarray,
                  proven: np.ndarray) -> None:
-        from robrayc.analysis.acm_proof import out_of_reach
+        from robrayc.analysis.acm_proof import one_turn, out_of_reach
 
         self.full, self.checker, self.rest, self.cols = full, checker, rest, cols
         self.q0, self.proven = q0, proven
         self.tried = np.zeros(len(rest), dtype=bool)
         self.before = np.zeros(len(rest), dtype=bool)  # proven before sampling
-        self.lo, self.hi = lo, hi = sample_ranges(full.scene)
+        lo, hi = sample_ranges(full.scene)
         for k, (a, b) in enumerate(rest):
             proven[k] = out_of_reach(full, a, b, lo, hi)
+        # the proofs' ranges, cut to one turn before they are cut in parts
+        self.lo, self.hi = one_turn(full, lo, hi)
 
     def early(self, first: np.ndarray, samples: int, pool=None) -> None:
         """Before sampling: the pairs the kernel leaves open in at least EARLY_SHARE of the

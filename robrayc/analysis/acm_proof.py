@@ -218,6 +218,7 @@ def prove_apart(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, hi: n
     that comes close somewhere needs every box down to some size, which depth first would
     only reach for part of the space before the budget runs out. A pair of pieces cleared in
     a box stays cleared in its sub-boxes."""
+    lo, hi = one_turn(checker, lo, hi)
     exact = _triangle_proof(checker, fa, fb, q0, lo, hi, budget)
     if exact is not None:
         return exact
@@ -288,22 +289,22 @@ def _triangle_proof(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, h
             var = path_variables(checker, a, b)
             if not var or len(var) > 3:
                 return False
-            top = np.minimum(hi[var], lo[var] + 2 * np.pi * _turns(checker, var))
-            ok, visits = kernel.prove_apart(a, b, var, lo[var], top, margin, TRIANGLE_DEPTH, q0,
-                                            visits)
+            ok, visits = kernel.prove_apart(a, b, var, lo[var], hi[var], margin, TRIANGLE_DEPTH,
+                                            q0, visits)
             if not ok:
                 return False
     return True
 
 
-def _turns(checker, var: list[int]) -> np.ndarray:
-    """Per variable: 1 when it turns only revolute joints (a pose repeats after a full turn,
-    so a proof over one turn holds over any range), else infinity."""
-    out = np.ones(len(var))
-    for _, _, kind, _, v, _ in checker.fk.motions:
-        if v in var and kind != "revolute":
-            out[var.index(v)] = np.inf
-    return out
+def one_turn(checker, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The ranges a proof needs: a variable that turns only revolute joints about unit axes
+    repeats every pose after a full turn, so a range of more than a turn is cut to one."""
+    periodic = np.ones(len(lo), dtype=bool)
+    for _, _, kind, axis, v, _ in checker.fk.motions:
+        unit = abs(float(np.linalg.norm(axis)) - 1.0) <= 1e-9
+        periodic[v] &= kind == "revolute" and unit
+    lo = np.asarray(lo, dtype=float)
+    return lo, np.where(periodic, np.minimum(hi, lo + 2 * np.pi), hi)
 
 
 def _bind_triangles(checker) -> None:
