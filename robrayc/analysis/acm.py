@@ -168,10 +168,25 @@ def _init_worker(token: int, scene: ir.Scene, pairs: list[tuple[str, str]],
                                        backend=backend, cells=False))
 
 
-def _count(job: tuple[np.ndarray, np.ndarray]) -> np.ndarray:
-    """Collisions per frame pair over a batch, asking only about the active pairs."""
+_STREAM: tuple | None = None  # (scene, seed, SampleStream) of this process
+
+
+def _rows(scene: ir.Scene, seed: int, start: int, n: int) -> np.ndarray:
+    """Rows start .. start+n-1 of the seeded sample stream (drawn where they are checked: a
+    worker is sent three numbers, not the configurations)."""
+    global _STREAM
+    if _STREAM is None or _STREAM[0] is not scene or _STREAM[1] != seed:
+        _STREAM = (scene, seed, SampleStream(scene, seed))
+    return _STREAM[2].rows(start, n)
+
+
+def _count(job: tuple[np.ndarray | tuple[int, int, int], np.ndarray]) -> np.ndarray:
+    """Collisions per frame pair over a batch (configurations, or (seed, first row, rows) of
+    the sample stream), asking only about the active pairs."""
     configs, active = job
     checker = _WORKER[1]  # type: ignore[index]
+    if not isinstance(configs, np.ndarray):
+        configs = _rows(checker.scene, *configs)  # type: ignore[attr-defined]
     checker.restrict(active)  # type: ignore[attr-defined]
     return checker.collision_counts(configs)  # type: ignore[attr-defined]
 
@@ -325,8 +340,9 @@ class _Prover:
         self.tried = np.zeros(len(rest), dtype=bool)
         self.before = np.zeros(len(rest), dtype=bool)  # proven before sampling
         lo, hi = sample_ranges(full.scene)
+        self.memo: dict = {}  # each frame's reach and rates, computed once
         for k, (a, b) in enumerate(rest):
-            proven[k] = out_of_reach(full, a, b, lo, hi)
+            proven[k] = out_of_reach(full, a, b, lo, hi, self.memo)
         # the proofs' ranges, cut to one turn before they are cut in parts
         self.lo, self.hi = one_turn(full, lo, hi)
 
@@ -341,9 +357,8 @@ class _Prover:
         if len(ks):  # the kernel leaves meshes that meet open: the exact tests on a few
             columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
             columns[self.cols[ks]] = True
-            self.checker.restrict(columns)
-            seen = self.checker.collision_counts(first[:EARLY_EXACT])[self.cols[ks]]
-            self.checker.restrict(None)
+            jobs = [(part, columns) for part in np.array_split(first[:EARLY_EXACT], 2)]
+            seen = sum(pool.map(_count, jobs) if pool else map(_count, jobs))[self.cols[ks]]
             self._try(ks[seen == 0], shares, samples, pool)
         self.before[:] = self.proven & self.tried
 
@@ -369,10 +384,10 @@ class _Prover:
         for k in ks.tolist():
             a, b = self.rest[k]
             self.tried[k] = True
-            rates = pair_rates(self.full, a, b, lo, hi)
+            rates = pair_rates(self.full, a, b, lo, hi, self.memo)
             if rates is None or len(rates) > MAX_VARIABLES:
                 continue
-            key = pair_signature(self.full, a, b, lo, hi)
+            key = pair_signature(self.full, a, b, lo, hi, self.memo)
             alike.setdefault(key, []).append(k)
             budget[key] = budget.get(key, 0.0) + shares[k] * left
             cols.setdefault(key, sorted(rates))  # the variables of the pair that is proven
@@ -442,6 +457,52 @@ def _prove(job: tuple) -> tuple[bytes, bool]:
     return k, prove_apart(_WORKER[1], a, b, q0, lo, hi, budget)  # type: ignore[index]
 
 
+class _Tally:
+    """The counts of a sampling run, taken in wave order: what decides when sampling stops
+    (the set of 'always' pairs the same after two consecutive batches, once the samples asked
+    for are drawn)."""
+
+    def __init__(self, cols: np.ndarray, counts: np.ndarray, checked: np.ndarray, plan: _Plan,
+                 bar) -> None:
+        self.cols, self.counts, self.checked, self.plan, self.bar = (cols, counts, checked,
+                                                                     plan, bar)
+        self.drawn = 0
+        self.always_prev: np.ndarray | None = None
+
+    def live(self, prover: _Prover | None) -> np.ndarray:
+        """The pairs still to sample: all but those seen colliding and settled (see _sample),
+        and those proven."""
+        counts, checked, z = self.counts, self.checked, SETTLE_Z
+        n = np.maximum(checked, 1)
+        share = counts / n
+        # Wilson upper bound of the pair's collision share at z standard deviations
+        upper = (share + z * z / (2 * n) + z * np.sqrt(share * (1 - share) / n
+                                                       + z * z / (4 * n * n))) / (1 + z * z / n)
+        slack = (1 - self.plan.always_fraction) * 2 * self.plan.samples
+        settled = (checked - counts > slack) | (upper < self.plan.always_fraction)
+        live = ~((counts > 0) & settled)
+        return live & ~prover.proven if prover is not None else live
+
+    def take(self, wave: tuple) -> bool:
+        """Adds a wave's results, batch by batch; True once sampling is to stop."""
+        sizes, live, results = wave
+        cols = self.cols[live]
+        for size, got in zip(sizes, results, strict=True):
+            self.counts[live] += got[cols]
+            self.checked[live] += size
+            self.drawn += size
+            if self.bar is not None:
+                self.bar(size)
+            if self.drawn + self.plan.batch < self.plan.samples:
+                continue  # the 'always' pairs matter from the batch before the last on
+            always = self.counts >= self.plan.always_fraction * self.checked
+            if (self.drawn >= self.plan.samples and self.always_prev is not None
+                    and np.array_equal(always, self.always_prev)):
+                return True
+            self.always_prev = always
+        return False
+
+
 def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
             checked: np.ndarray, plan: _Plan, progress, rest: list,
             prover: _Prover | None = None) -> int:
@@ -449,59 +510,50 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
     of WAVE batches: the samples asked for, then (rarely) up to as many more until the set of
     'always' pairs settles. A pair seen colliding, and missing in more samples than 'always'
     allows even at twice the samples (certain), or with a collision share SETTLE_Z standard
-    deviations below 'always' (statistical), is 'sometimes': later waves skip it."""
+    deviations below 'always' (statistical), is 'sometimes': later waves skip it.
+
+    From the third wave of the samples asked for on, a wave is handed out before the one
+    before it is counted (so the workers never wait for the parent), with the pairs still
+    live after the wave before that: the same pairs whatever the number of workers."""
     samples, batch = plan.samples, plan.batch
     sizes = [min(batch, samples - i) for i in range(0, samples, batch)]
-    stream = SampleStream(scene, plan.seed)
-    slack = (1 - plan.always_fraction) * 2 * samples
-    z = SETTLE_Z
-    bar = _progress_bar(samples, progress)
+    tally = _Tally(cols, counts, checked, plan, _progress_bar(samples, progress))
     pool = _pool(plan.jobs, _WORKER[0], scene, rest, plan.backend) if plan.jobs > 1 else None
-    always_prev: frozenset | None = None
-    drawn = 0
+    pending = None  # a wave handed out, not yet counted
     first_wave: list[np.ndarray] = []
     try:
         for phase in (0, 1):  # the samples asked for, then up to as many more
             for w in range(0, len(sizes), WAVE):
-                n = np.maximum(checked, 1)
-                share = counts / n
-                # Wilson upper bound of the pair's collision share at z standard deviations
-                upper = (share + z * z / (2 * n) + z * np.sqrt(share * (1 - share) / n
-                                                               + z * z / (4 * n * n))) / (
-                    1 + z * z / n)
-                settled = (checked - counts > slack) | (upper < plan.always_fraction)
+                if pending is not None and not (phase == 0 and w > WAVE):
+                    if tally.take(pending):
+                        return tally.drawn
+                    pending = None
                 if prover is not None and w == WAVE and phase == 0:
                     prover(counts, np.concatenate(first_wave), samples, pool)
-                live = ~((counts > 0) & settled)
-                chunks = [stream.draw(size) for size in sizes[w:w + WAVE]]
+                first_row = phase * samples + w * batch
+                rows = [(plan.seed, first_row + i * batch, size)
+                        for i, size in enumerate(sizes[w:w + WAVE])]
                 if prover is not None and w == 0 and phase == 0:
-                    prover.early(chunks[0], samples, pool)
-                if prover is not None:
-                    live &= ~prover.proven
+                    first_wave = [_rows(scene, *spec) for spec in rows]
+                    prover.early(first_wave[0], samples, pool)
+                live = tally.live(prover)
                 active = np.zeros(len(checker.frame_pairs), dtype=bool)
                 active[cols[live]] = True
-                jobs = [(chunk, active) for chunk in chunks]
-                if w == 0 and phase == 0:
-                    first_wave = [chunk for chunk, _ in jobs]
-                for (chunk, _), got in zip(jobs, pool.imap(_count, jobs) if pool
-                                           else map(_count, jobs), strict=True):
-                    counts[live] += got[cols[live]]
-                    checked[live] += len(chunk)
-                    drawn += len(chunk)
-                    if bar is not None:
-                        bar(len(chunk))
-                    always = frozenset(np.flatnonzero(counts >= plan.always_fraction
-                                                      * checked).tolist())
-                    if drawn >= samples and always == always_prev:
-                        return drawn
-                    always_prev = always
-        return drawn
+                jobs = [(spec, active) for spec in rows]
+                wave = ([size for _, _, size in rows], live,
+                        pool.imap(_count, jobs) if pool else map(_count, jobs))
+                if pending is not None and tally.take(pending):
+                    return tally.drawn
+                pending = wave
+        if pending is not None:
+            tally.take(pending)
+        return tally.drawn
     finally:
         if pool is not None:
             pool.terminate()
             pool.join()
-        if bar is not None:
-            bar(-1)
+        if tally.bar is not None:
+            tally.bar(-1)
 
 
 def _progress_bar(total: int, progress) -> Callable[[int], None] | None:

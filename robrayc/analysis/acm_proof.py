@@ -84,15 +84,30 @@ def _sides(checker, fa: str, fb: str) -> list[tuple[int, list[int]]]:
     return [(ia, [g for g in ga if g not in common]), (ib, [g for g in gb if g not in common])]
 
 
-def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray
-               ) -> dict[int, float] | None:
+def _remember(memo: dict | None, key: tuple, make):
+    """make(), or what it gave for the same key before (memo None: no memory). A memo serves
+    one checker."""
+    if memo is None:
+        return make()
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
+def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray,
+               memo: dict | None = None) -> dict[int, float] | None:
     """Variable -> Lipschitz constant of the two frames' distance in it (the variables on
-    the path between them); None when not bounded here."""
+    the path between them); None when not bounded here. `memo`: a dict kept across calls
+    (each frame's share is computed once)."""
     out: dict[int, float] = {}
+    ranges = lo.tobytes() + hi.tobytes()
     for frame, side in _sides(checker, fa, fb):
-        points = [_group_points(checker, frame, k)
-                  for k in np.flatnonzero(checker.owner == frame).tolist()]
-        rates = _rates(checker, points, side, lo, hi)
+        def side_rates(frame=frame, side=side):
+            points = [_group_points(checker, frame, k)
+                      for k in np.flatnonzero(checker.owner == frame).tolist()]
+            return _rates(checker, points, side, lo, hi)
+
+        rates = _remember(memo, ("rates", frame, tuple(side), ranges), side_rates)
         if rates is None:
             return None
         for var, rate in rates.items():
@@ -100,22 +115,34 @@ def pair_rates(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray
     return out
 
 
-def pair_signature(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray) -> bytes:
-    """What a proof for the pair depends on: each side's solids (in their groups' frames) and
-    motions, its variables numbered by first use, with their ranges. Pairs with the same
-    signature (a robot's left and right arms) have the same proof."""
+def _solids_digest(checker, frame: int) -> bytes:
+    """A digest of the frame's solids, in their groups' frames."""
     import hashlib
 
-    s, fk = checker.solids, checker.fk
+    s = checker.solids
+    digest = hashlib.sha256()
+    for k in np.flatnonzero(checker.owner == frame).tolist():
+        item = s.items[k]
+        digest.update(np.array([item.kind, *item.params]).tobytes())
+        digest.update(np.ascontiguousarray(s.placement[k]).tobytes())
+        for array in (item.vertices, item.faces):
+            digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())
+    return digest.digest()
+
+
+def pair_signature(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray,
+                   memo: dict | None = None) -> bytes:
+    """What a proof for the pair depends on: each side's solids (in their groups' frames) and
+    motions, its variables numbered by first use, with their ranges. Pairs with the same
+    signature (a robot's left and right arms) have the same proof. `memo`: as pair_rates'."""
+    import hashlib
+
+    fk = checker.fk
     digest = hashlib.sha256()
     numbers: dict[int, int] = {}
     for frame, side in _sides(checker, fa, fb):
-        for k in np.flatnonzero(checker.owner == frame).tolist():
-            item = s.items[k]
-            digest.update(np.array([item.kind, *item.params]).tobytes())
-            digest.update(np.ascontiguousarray(s.placement[k]).tobytes())
-            for array in (item.vertices, item.faces):
-                digest.update(b"-" if array is None else np.ascontiguousarray(array).tobytes())
+        digest.update(_remember(memo, ("solids", frame),
+                                lambda frame=frame: _solids_digest(checker, frame)))
         digest.update(b"|")
         for g in side:
             _, const, kind, axis, var, offset = fk.motions[g - 1]
@@ -146,11 +173,14 @@ def _reach_balls(checker, frame: int, side: list[int], lo: np.ndarray, hi: np.nd
     return out
 
 
-def out_of_reach(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray) -> bool:
+def out_of_reach(checker, fa: str, fb: str, lo: np.ndarray, hi: np.ndarray,
+                 memo: dict | None = None) -> bool:
     """Whether frames fa and fb are apart at every configuration in the ranges because no
     solid of one can reach a solid of the other (their _reach_balls are apart): any number
-    of joints, one test per pair of solids."""
-    balls = [_reach_balls(checker, frame, side, lo, hi)
+    of joints, one test per pair of solids. `memo`: as pair_rates'."""
+    ranges = lo.tobytes() + hi.tobytes()
+    balls = [_remember(memo, ("balls", frame, tuple(side), ranges),
+                       lambda frame=frame, side=side: _reach_balls(checker, frame, side, lo, hi))
              for frame, side in _sides(checker, fa, fb)]
     margin = MARGIN * (1.0 + sum(r for _, r in balls[0] + balls[1]))
     return all(float(np.linalg.norm(ca - cb)) > ra + rb + margin
