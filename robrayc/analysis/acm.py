@@ -352,7 +352,7 @@ class _Prover:
         colliding in none of the first EARLY_EXACT of them."""
         if getattr(self.checker, "_kernel", None) is None:
             return
-        shares, hit = self._exact_shares(first, np.flatnonzero(~self.proven))
+        shares, hit = self._exact_shares(first, np.flatnonzero(~self.proven), pool)
         ks = np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven)
         if len(ks):  # the kernel leaves meshes that meet open: the exact tests on a few
             columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
@@ -368,7 +368,7 @@ class _Prover:
         samples left (as often as in `seen`)."""
         ks = np.flatnonzero((counts == 0) & ~self.proven & ~self.tried)
         if len(ks):
-            self._try(ks, self._exact_shares(seen, ks)[0], samples - len(seen), pool)
+            self._try(ks, self._exact_shares(seen, ks, pool)[0], samples - len(seen), pool)
 
     def _try(self, ks: np.ndarray, shares: np.ndarray, left: int, pool) -> None:
         """Proofs of the pairs ks (those of at most MAX_VARIABLES variables), each with a
@@ -405,30 +405,41 @@ class _Prover:
         for key, ok in done.items():
             self.proven[alike[key]] = ok
 
-    def _exact_shares(self, seen: np.ndarray, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    def _exact_shares(self, seen: np.ndarray, ks: np.ndarray, pool=None
+                      ) -> tuple[np.ndarray, np.ndarray]:
         """Per pair (those ks only: 0 and False for the rest): the share of the configurations
         `seen` in which sampling needs more than the compiled kernel (a MAYBE) or, without
         one, than a bounding-sphere test; and whether the kernel found it colliding in any of
-        them (without one: False)."""
+        them (without one: False). On the pool's workers, in halves, when there is one."""
         from robrayc.analysis.acm_proof import near_share
 
-        kernel = getattr(self.checker, "_kernel", None)
         shares, hit = np.zeros(len(self.rest)), np.zeros(len(self.rest), dtype=bool)
-        if kernel is None:
+        if getattr(self.checker, "_kernel", None) is None:
             G = self.full.group_poses(seen)
             shares[ks] = [near_share(self.full, *self.rest[k], G) for k in ks.tolist()]
             return shares, hit
         columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
         columns[self.cols[ks]] = True
-        rows, cols, states = kernel.open_states(seen, columns[self.checker._pfp])
-        width = len(self.checker.frame_pairs)
-        fp = self.checker._pfp[cols]
-        keys = np.unique(rows[states == 2] * width + fp[states == 2])
-        shares[ks] = (np.bincount(keys % width, minlength=width)[self.cols] / len(seen))[ks]
-        seen_hit = np.zeros(width, dtype=bool)
-        seen_hit[fp[states == 1]] = True
-        hit[ks] = seen_hit[self.cols][ks]
+        jobs = [(part, columns) for part in np.array_split(seen, 2)]
+        parts = list(pool.map(_open_counts, jobs) if pool else map(_open_counts, jobs))
+        shares[ks] = (sum(maybe for maybe, _ in parts)[self.cols] / len(seen))[ks]
+        hit[ks] = np.logical_or.reduce([seen_hit for _, seen_hit in parts])[self.cols][ks]
         return shares, hit
+
+
+def _open_counts(job: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
+    """Per frame pair of this process's checker, over the configurations: in how many the
+    compiled kernel leaves it open (MAYBE), and whether it found it colliding in any (only
+    the frame pairs whose column is True are looked at)."""
+    configs, columns = job
+    checker = _WORKER[1]  # type: ignore[index]
+    rows, cols, states = checker._kernel.open_states(configs, columns[checker._pfp])
+    width = len(checker.frame_pairs)
+    fp = checker._pfp[cols]
+    keys = np.unique(rows[states == 2] * width + fp[states == 2])
+    hit = np.zeros(width, dtype=bool)
+    hit[fp[states == 1]] = True
+    return np.bincount(keys % width, minlength=width), hit
 
 
 def _quarters(lo: np.ndarray, hi: np.ndarray, cols: list[int]
