@@ -86,6 +86,18 @@ def test_deterministic_whatever_the_workers(demo) -> None:
     assert sample_configs(demo, 10, 3).tolist() == sample_configs(demo, 12, 3)[:10].tolist()
 
 
+def test_waves_handed_out_ahead_count_the_same_whatever_the_workers(demo) -> None:
+    """Four waves of batches, with proofs after the first: each wave past the second is
+    handed out before the one before it is counted, so its live pairs are those after the
+    wave before that: the same with one process and with two."""
+    one = acm.generate(demo, samples=3200, seed=5, jobs=1, batch=100, prove=True)
+    two = acm.generate(demo, samples=3200, seed=5, jobs=2, batch=100, prove=True)
+    assert one == two
+    assert one.samples == 3200 and any(p.proven for p in one.pairs)
+    # a pair settled as 'sometimes' stopped being sampled before the end
+    assert any(p.reason is None and p.checked < 3200 for p in one.pairs)
+
+
 def test_progress_reports(demo, capsys) -> None:
     seen: list[int] = []
     result = acm.generate(demo, samples=1200, seed=0, jobs=2, batch=400, progress=seen.append)

@@ -17,9 +17,11 @@ Every pair of frames holding collision geometry gets one verdict, in this order:
 
 Samples are uniform within each variable's position limits; variables without limits are
 sampled on [-pi, pi] (revolute; continuous joints) or [-1, 1] (prismatic, with a warning).
-They are drawn from one seeded generator in the parent process, so the result does not depend
-on the number of worker processes. The scene's own ``allow_collision`` pairs are ignored while
-classifying (the output says which of them it confirms).
+They are the rows of one seeded stream (each batch drawn where it is checked, the generator
+advanced to its first row), and which pairs a batch checks is fixed by the batches before it
+in order, so the result does not depend on the number of worker processes. The scene's own
+``allow_collision`` pairs are ignored while classifying (the output says which of them it
+confirms).
 """
 
 from __future__ import annotations
