@@ -124,6 +124,29 @@ def test_corpus_robot_in_obstacle_field(key: str, monkeypatch) -> None:
 
 
 @needs_cc
+@pytest.mark.parametrize("key", ["ur5", "pr2"])
+def test_samplers_path_counts_as_the_exact_checker(key: str, monkeypatch) -> None:
+    """The path samplers take (a random half of the frame pairs active: their bounding
+    spheres tested 8 at a time, a pair of meshes first sphere against box) writes the full
+    path's states for the active solid pairs and none for the others, and its counts are
+    the exact checker's."""
+    scene = robot_in_field(key, 3, monkeypatch)
+    rng = np.random.default_rng(4)
+    exact = CollisionChecker(scene, use_allowed=False)
+    compiled = CollisionChecker(scene, use_allowed=False, backend="compiled", cells=False)
+    assert compiled.frame_pairs == exact.frame_pairs
+    q = configs_for(exact, rng, ROBOTS[key])
+    columns = rng.random(len(exact.frame_pairs)) < 0.5
+    active = columns[compiled._pfp]
+    kernel = compiled._kernel
+    assert np.array_equal(kernel.states(q, active), np.where(active, kernel.states(q), 0))
+    compiled.restrict(columns)
+    expected = exact.collision_matrix(q).sum(axis=0) * columns
+    assert expected.any()
+    assert np.array_equal(compiled.collision_counts(q), expected)
+
+
+@needs_cc
 @pytest.mark.slow
 @pytest.mark.parametrize("key", ROBOTS)
 def test_corpus_robot_many_configurations(key: str, monkeypatch) -> None:
