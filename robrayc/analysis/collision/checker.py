@@ -20,8 +20,9 @@ DENSE_MAX_PAIRS = 20000
 # Configurations per vectorised block, at most (bounds the memory of its temporaries).
 BLOCK = 8192
 # Broad-phase cells (configurations x solid pairs) per block: the float32 distances of a block
-# stay within a few tens of megabytes whatever the robot.
-BLOCK_CELLS = 1 << 21
+# stay within the core's cache (2 MB; the 7-DOF arm among 20 boxes: 11.2 us a configuration
+# at 1 << 21 cells, 9.3 at 1 << 19).
+BLOCK_CELLS = 1 << 19
 BACKENDS = ("exact", "compiled", "auto")
 # Enclosing capsules farther apart than this are certainly not colliding (far above
 # CONTACT_TOL and the rounding of the segments' closest points).
