@@ -246,9 +246,17 @@ def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict
             blocks.append(f"{s}, {{ {', '.join(str(f) for f, _ in part)} }}, "
                           f"{{ {', '.join(str(q) for _, q in part)} }}, "
                           + ", ".join(f"{{ {a} }}" for a in arrays))
+    # moving pairs, padded to whole blocks of 8 with lanes that are never near (reach -1)
+    pad = -len(movp) % 8
+    sa = checker._pi[movp].tolist() + [0] * pad
+    sb = checker._pj[movp].tolist() + [0] * pad
+    reach = (np.float32([bounds[a][3] for a in sa]) + np.float32([bounds[b][3] for b in sb]))
+    reach2 = np.where(np.arange(len(sa)) < len(movp), reach * reach, np.float32(-1.0))
     return {"n_fixblocks": len(blocks), "n_fixblocks_decl": max(1, len(blocks)),
-            "fixblocks": blocks, "n_movp": len(movp), "n_movp_decl": max(1, len(movp)),
-            "movp": ", ".join(map(str, movp)) or "0"}
+            "fixblocks": blocks, "n_movp": len(movp), "n_movp_decl": max(8, len(sa)),
+            "movp": ", ".join(map(str, movp + [0] * pad)) or "0",
+            "mova": ", ".join(map(str, sa)) or "0", "movb": ", ".join(map(str, sb)) or "0",
+            "movr2": _floats(reach2.astype(float)) or "0.0f"}
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
