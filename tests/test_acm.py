@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from robrayc import srdf
-from robrayc.analysis import acm
+from robrayc.analysis import acm, acm_sampling
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.cli.main import main
 from robrayc.frontend import load_scene
@@ -442,8 +442,8 @@ frame {n}shoulder {{ type revolute; axis [0, 0, 1]; translation [0, {y}, 0];
     a, b, c = (acm_proof.pair_signature(full, f"{n}link", f"{n}post", lo, hi) for n in "abc")
     assert a == b != c
     calls = []
-    real = acm._prove
-    monkeypatch.setattr(acm, "_prove", lambda job: calls.append(job[1:3]) or real(job))
+    real = acm_sampling._prove
+    monkeypatch.setattr(acm_sampling, "_prove", lambda job: calls.append(job[1:3]) or real(job))
     result = acm.generate(scene, samples=60000, seed=1, jobs=1, prove=True)
     verdicts = {(p.a, p.b): p for p in result.pairs}
     assert all(verdicts[(f"{n}link", f"{n}post")].proven for n in "abc")
@@ -452,9 +452,9 @@ frame {n}shoulder {{ type revolute; axis [0, 0, 1]; translation [0, {y}, 0];
 
     # cut in four parts, the shared proof cuts the ranges of the pair it proves
     jobs = []
-    monkeypatch.setattr(acm, "_prove", lambda job: jobs.append(job) or real(job))
-    monkeypatch.setattr(acm, "PROVE_SPLIT_BUDGET", 0)
-    monkeypatch.setattr(acm, "PROVE_MIN_BUDGET", 4096)  # a quarter each: enough for a part
+    monkeypatch.setattr(acm_sampling, "_prove", lambda job: jobs.append(job) or real(job))
+    monkeypatch.setattr(acm_sampling, "PROVE_SPLIT_BUDGET", 0)
+    monkeypatch.setattr(acm_sampling, "PROVE_MIN_BUDGET", 4096)  # a quarter each: enough for a part
     again = acm.generate(scene, samples=60000, seed=1, jobs=1, prove=True)
     assert again.pairs == result.pairs
     elbow = scene.variables.index("aelbow")
@@ -475,9 +475,9 @@ frame slider { type prismatic; axis [0, 0, 1]; translation [0, 0, -0.3]; limit_p
 """)
     whole = acm.generate(scene, samples=3000, seed=3, jobs=1, batch=100, prove=True)
     calls = []
-    real = acm._prove
-    monkeypatch.setattr(acm, "_prove", lambda job: calls.append(job[1:3]) or real(job))
-    monkeypatch.setattr(acm, "PROVE_SPLIT_BUDGET", 0)
+    real = acm_sampling._prove
+    monkeypatch.setattr(acm_sampling, "_prove", lambda job: calls.append(job[1:3]) or real(job))
+    monkeypatch.setattr(acm_sampling, "PROVE_SPLIT_BUDGET", 0)
     parts = acm.generate(scene, samples=3000, seed=3, jobs=1, batch=100, prove=True)
     assert parts == whole
     assert {("link", "post"), ("link", "pad")} <= {(p.a, p.b) for p in parts.pairs if p.proven}
@@ -491,7 +491,7 @@ def test_quarters_tile_the_ranges(cols: list[int]) -> None:
     import numpy as np
 
     lo, hi = np.array([-1.0, -2.0, 0.0]), np.array([1.0, 3.0, 0.5])
-    parts = acm._quarters(lo, hi, cols)
+    parts = acm_sampling._quarters(lo, hi, cols)
     assert len(parts) == 4
     area = np.prod((hi - lo)[cols])
     assert sum(np.prod((phi - plo)[cols]) for plo, phi in parts) == pytest.approx(area)
