@@ -96,6 +96,9 @@ PROVE_MAX_BUDGET = 131072
 
 @record(frozen=True)
 class Plan:
+    """What to sample: samples asked for, seed, batch size, the share that makes a pair
+    'always', worker processes, the checker's backend."""
+
     samples: int
     seed: int
     batch: int
