@@ -179,8 +179,7 @@ class _Prover:
         shares, hit = self._exact_shares(first, np.flatnonzero(~self.proven), pool)
         ks = np.flatnonzero((shares >= EARLY_SHARE) & ~hit & ~self.proven)
         if len(ks):  # the kernel leaves meshes that meet open: the exact tests on a few
-            columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
-            columns[self.cols[ks]] = True
+            columns = _column_mask(self.checker, self.cols[ks])
             jobs = [(part, columns) for part in np.array_split(first[:EARLY_EXACT], 2)]
             seen = sum(pool.map(_count, jobs) if pool else map(_count, jobs))[self.cols[ks]]
             self._try(ks[seen == 0], shares, samples, pool)
@@ -242,13 +241,19 @@ class _Prover:
             G = self.full.group_poses(seen)
             shares[ks] = [near_share(self.full, *self.rest[k], G) for k in ks.tolist()]
             return shares, hit
-        columns = np.zeros(len(self.checker.frame_pairs), dtype=bool)
-        columns[self.cols[ks]] = True
+        columns = _column_mask(self.checker, self.cols[ks])
         jobs = [(part, columns) for part in np.array_split(seen, 2)]
         parts = list(pool.map(_open_counts, jobs) if pool else map(_open_counts, jobs))
         shares[ks] = (sum(maybe for maybe, _ in parts)[self.cols] / len(seen))[ks]
         hit[ks] = np.logical_or.reduce([seen_hit for _, seen_hit in parts])[self.cols][ks]
         return shares, hit
+
+
+def _column_mask(checker, columns: np.ndarray) -> np.ndarray:
+    """The checker's frame-pair columns `columns` as a mask (what restrict() takes)."""
+    mask = np.zeros(len(checker.frame_pairs), dtype=bool)
+    mask[columns] = True
+    return mask
 
 
 def _open_counts(job: tuple[np.ndarray, np.ndarray]) -> tuple[np.ndarray, np.ndarray]:
@@ -372,8 +377,7 @@ def _sample(scene: ir.Scene, checker, cols: np.ndarray, counts: np.ndarray,
                     first_wave = [_rows(scene, *spec) for spec in rows]
                     prover.early(first_wave[0], samples, pool)
                 live = tally.live(prover)
-                active = np.zeros(len(checker.frame_pairs), dtype=bool)
-                active[cols[live]] = True
+                active = _column_mask(checker, cols[live])
                 jobs = [(spec, active) for spec in rows]
                 wave = ([size for _, _, size in rows], live,
                         pool.imap(_count, jobs) if pool else map(_count, jobs))

@@ -337,6 +337,7 @@ class Kernel:
         source, _ = c_source(checker, "rc", size, cells=cells, triangles=True)
         self.lib = ctypes.CDLL(str(build(source)))
         self._triangles = None  # the bound arrays, kept alive while the library reads them
+        self._work: np.ndarray | None = None  # the triangle proofs' work space
         self.n_config = len(checker.variables)
         self.n_groups = len(checker.motions) + 1
         self._scratch: np.ndarray | None = None
@@ -427,7 +428,9 @@ class Kernel:
         at most `depth` splits of the box and `budget` node pairs; and the budget left."""
         q = np.array(q, dtype=np.float64)
         left = ctypes.c_long(budget)
-        work = np.empty(TRIANGLE_WORK, dtype=np.int32)
+        if self._work is None:  # one work space for all the proofs (16 MB: not per call)
+            self._work = np.empty(TRIANGLE_WORK, dtype=np.int32)
+        work = self._work
         ok = self.lib.rc_tprove(ctypes.c_int(a), ctypes.c_int(b), ctypes.c_int(len(var)),
                                 (ctypes.c_int * 3)(*var), (ctypes.c_double * 3)(*lo),
                                 (ctypes.c_double * 3)(*hi), ctypes.c_double(margin),

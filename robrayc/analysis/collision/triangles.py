@@ -84,15 +84,14 @@ def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(kids), order
 
 
-def triangle_trees(checker, solids: set[int] | None = None) -> TriangleTrees:
-    """The triangle trees of the checker's mesh solids (of those in `solids`, when given)."""
+def triangle_trees(checker) -> TriangleTrees:
+    """The triangle trees of the checker's mesh solids."""
     s = checker.solids
     nodes, kids, tris, owner = [], [], [], []
     roots = np.full(len(s), -1, dtype=np.int32)
     n_nodes = n_tris = 0
     for k, item in enumerate(s.items):
-        if item.faces is None or not len(item.faces) or (solids is not None
-                                                         and k not in solids):
+        if item.faces is None or not len(item.faces):
             continue
         T = s.placement[k]
         v = item.vertices @ T[:3, :3].T + T[:3, 3]
