@@ -16,7 +16,7 @@ from robrayc.analysis.collision import (
     solid_from_shape,
 )
 from robrayc.analysis.spheres import contains, cover, cover_all, grid_solid, sphere_tree
-from tests.corpus import ros_package_path
+from tests.corpus import require_corpus, ros_package_path
 from tests.urdf_robots import load, robot_path
 
 SHAPES = {
@@ -165,22 +165,21 @@ def test_bad_size_is_refused() -> None:
 
 
 
-@pytest.mark.parametrize("key", ["ur5"])
-def test_sphere_urdf_contains_the_robot_through_yourdfpy(key: str, tmp_path, monkeypatch) -> None:
-    """`robrayc spheres robot.urdf -o x.urdf`, read back by yourdfpy (independent kinematics):
-    at random configurations every mesh vertex of the original robot, posed by robrayc, is in
-    one of the spheres posed by yourdfpy; the YAML holds the same spheres."""
+def _sphere_urdf_holds_the_scene(path: str, tmp_path) -> None:
+    """`robrayc spheres FILE -o x.urdf`, read back by yourdfpy (independent kinematics): at
+    random configurations every mesh vertex and dense points of every primitive of the
+    original scene, posed by robrayc, are in one of the spheres posed by yourdfpy; the YAML
+    holds the same spheres."""
     import yaml
     import yourdfpy
 
     from robrayc.analysis.collision import CollisionChecker
+    from robrayc.analysis.spheres import SphereCover
     from robrayc.cli.main import main
 
-    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
-    path = robot_path(key)
     out, yml = tmp_path / "spheres.urdf", tmp_path / "spheres.yml"
-    assert main(["spheres", str(path), "-o", str(out), "-q"]) == 0
-    assert main(["spheres", str(path), "-o", str(yml), "-q"]) == 0
+    assert main(["spheres", path, "-o", str(out), "-q"]) == 0
+    assert main(["spheres", path, "-o", str(yml), "-q"]) == 0
     robot = yourdfpy.URDF.load(str(out), load_meshes=False, build_scene_graph=True,
                                build_collision_scene_graph=False, load_collision_meshes=False)
     doc = yaml.safe_load(yml.read_text())["collision_spheres"]
@@ -188,9 +187,11 @@ def test_sphere_urdf_contains_the_robot_through_yourdfpy(key: str, tmp_path, mon
                            for c in link.collisions] for link in robot.robot.links}
     for link, items in doc.items():
         assert [(s["center"], s["radius"]) for s in items] == in_urdf[link]
-    scene = load([str(path)])
+    scene = load([path])
     checker = CollisionChecker(scene)
     rng = np.random.default_rng(4)
+    points = [s.vertices if s.kind == MESH else _volume_and_surface_points(s, rng)[::20]
+              for s in checker.solids.items]
     for _ in range(3):
         q = rng.uniform(-np.pi, np.pi, len(scene.variables))
         robot.update_cfg(dict(zip(scene.variables, q.tolist(), strict=True)))
@@ -200,11 +201,31 @@ def test_sphere_urdf_contains_the_robot_through_yourdfpy(key: str, tmp_path, mon
             for c, r in items:
                 centres.append(T[:3, :3] @ np.asarray(c) + T[:3, 3])
                 radii.append(r)
-        from robrayc.analysis.spheres import SphereCover
-
         union = SphereCover(np.array(centres), np.array(radii), 0.0)
         W = checker._solid_poses(q[None])[0]
-        for k, solid in enumerate(checker.solids.items):
-            if solid.kind == MESH:
-                v = solid.vertices @ W[k][:3, :3].T + W[k][:3, 3]
-                assert contains(union, v, slack=1e-9).all()
+        for k, p in enumerate(points):
+            assert contains(union, p @ W[k][:3, :3].T + W[k][:3, 3], slack=1e-9).all()
+
+
+@pytest.mark.parametrize("key", ["ur5"])
+def test_sphere_urdf_contains_the_robot_through_yourdfpy(key: str, tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    _sphere_urdf_holds_the_scene(str(robot_path(key)), tmp_path)
+
+
+def test_sphere_urdf_of_a_robray_scene(tmp_path) -> None:
+    """Any scene robrayc reads gets a sphere URDF (issue 32: a robray input was refused)."""
+    mesh = require_corpus() / "urdf/ros-planning+moveit_resources" / (
+        "moveit_resources_pr2_description/urdf/meshes/base_v0/caster_L.stl")
+    scene = tmp_path / "scene.robray"
+    scene.write_text(f"""
+frame table {{ geometry {{ shape box; dimension [1, 0.6, 0.05]; }} }}
+frame arm {{ parent table; type revolute; axis [0, 1, 0]; translation [0, 0, 0.1];
+  rpy [0.1, 0.2, 0.3]; geometry {{ shape cylinder; radius 0.05; height 0.4; }} }}
+frame slide {{ parent arm; type prismatic; axis [1, 0, 0]; translation [0, 0, 0.4];
+  geometry {{ shape cone; height 0.2; start_radius 0.1; end_radius 0.01; }} }}
+frame caster {{ parent slide; translation [0.1, 0, 0]; rpy [0, 0, 1];
+  geometry {{ shape mesh; mesh "{mesh}"; }} }}
+frame lamp {{ parent table; translation [0.3, 0, 0.1]; geometry {{ shape sphere; radius 0.05; }} }}
+""")
+    _sphere_urdf_holds_the_scene(str(scene), tmp_path)

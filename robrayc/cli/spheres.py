@@ -2,8 +2,10 @@
 
     robrayc spheres FILE... [-o OUT.urdf | OUT.yml] [--format urdf|yaml] [--size L | --count N]
 
-URDF output (a URDF input only): the input with every link's <collision> elements replaced by
-spheres (as VAMP's cricket and other sphere-based tools take). YAML output: cuRobo's
+URDF output: the robot with every link's <collision> elements replaced by spheres (as VAMP's
+cricket and other sphere-based tools take): a URDF input is rewritten (all else kept as it is),
+any other scene is first written as URDF by the URDF backend (links as `robrayc.links` names
+them, meshes referenced relative to the output). YAML output: cuRobo's
 ``collision_spheres`` (link name -> list of centre and radius, in the link's frame). Every point
 of every collision primitive, and every point of every mesh triangle, is inside the spheres
 (robrayc.analysis.spheres); a summary with the largest overshoot goes to standard error.
@@ -46,32 +48,47 @@ def _parser() -> argparse.ArgumentParser:
 def link_spheres(scene, sink: DiagnosticSink, size: float | None, count: int | None
                  ) -> tuple[dict[str, list[tuple[tuple[float, float, float], float]]], float,
                             float]:
-    """link name (frame name outside URDF) -> [(centre in the link frame, radius)], the cell
-    size used and the largest overshoot."""
+    """link name (as `robrayc.links` names it, so as URDF import and export do) ->
+    [(centre in the link frame, radius)], the cell size used and the largest overshoot."""
     from robrayc.analysis.collision import CollisionChecker
     from robrayc.analysis.spheres import cover_all
+    from robrayc.links import plan_links
 
     checker = CollisionChecker(scene, sink, use_allowed=False)
     items = checker.solids.items
     covers, used = cover_all(items, size=size, count=None if size else (count or 200))
-    world = checker.fk.frame_poses(np.zeros((1, len(scene.variables))))[0]
-    group_pose = checker.group_poses(np.zeros((1, len(scene.variables))))[0]
-    link_frame = {f.link: i for i, f in enumerate(scene.frames)
-                  if f.link is not None and f.link_role == "link"}
+    zero = np.zeros((1, len(scene.variables)))
+    world = checker.fk.frame_poses(zero)[0]
+    group_pose = checker.group_poses(zero)[0]
+    plan = plan_links(scene)
+    index = {f.name: i for i, f in enumerate(scene.frames)}
+
+    def link_pose(frame) -> np.ndarray:
+        """World pose (at zero) of the frame that makes the frame's link."""
+        holder = frame.parent if frame.name in plan.folded else frame.name
+        return world[index[holder]] if holder in index else np.eye(4)
+
     out: dict[str, list] = {}
     for k, c in enumerate(covers):
         frame = scene.frames[int(checker.owner[k])]
-        link = frame.link if frame.link is not None else frame.name
-        anchor = world[link_frame[link]] if link in link_frame else (
-            np.eye(4) if frame.link is not None else world[int(checker.owner[k])])
         # covers are in the solid's group frame: to the world at zero, then to the link
-        to_link = np.linalg.inv(anchor) @ group_pose[int(checker.group[k])]
+        to_link = np.linalg.inv(link_pose(frame)) @ group_pose[int(checker.group[k])]
         placed = c.placed(to_link)
-        spheres = out.setdefault(link, [])
+        spheres = out.setdefault(plan.link_of(frame.name), [])
         for centre, r in zip(placed.centres.tolist(), placed.radii.tolist(), strict=True):
             spheres.append((tuple(centre), r))
     overshoot = max((c.overshoot for c in covers), default=0.0)
     return out, used, overshoot
+
+
+def scene_urdf(scene, output: Path | None, sink: DiagnosticSink) -> tuple[bytes, list]:
+    """A scene read from any format as URDF (the URDF backend's document) and the files it
+    needs beside it (cones as STL)."""
+    from robrayc.backends import EmitContext
+    from robrayc.backends import urdf as urdf_backend
+
+    files = urdf_backend.emit(scene, EmitContext(output, urdf_backend.Options(), sink))
+    return files[0].data, files[1:]
 
 
 def to_yaml(spheres: dict) -> str:
@@ -87,9 +104,12 @@ def to_yaml(spheres: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_urdf(source: bytes, spheres: dict) -> bytes:
+def to_urdf(source: bytes, spheres: dict, sink: DiagnosticSink) -> bytes:
     """The URDF with each link's collision elements replaced by its spheres."""
     root = ET.fromstring(source)
+    missing = set(spheres) - {link.get("name") for link in root.iter("link")}
+    if missing:  # never drop spheres, hence geometry, silently
+        raise sink.fatal("no URDF link for the spheres of " + ", ".join(sorted(missing)))
     for link in root.iter("link"):
         for old in link.findall("collision"):
             link.remove(old)
@@ -116,15 +136,22 @@ def _spheres(argv: list[str], sink: DiagnosticSink) -> int:
         raise UsageError("--count must be 1 or more")
     output = None if args.output in (None, "-") else Path(args.output)
     fmt = args.format or (FORMATS.get(output.suffix.lower()) if output else None) or "yaml"
-    if fmt == "urdf" and (len(args.files) != 1 or not args.files[0].lower().endswith(".urdf")):
-        raise UsageError("--format urdf rewrites one URDF input: give a single .urdf file")
     if output is not None and not check_target(output, sink):
         return EXIT_ERROR
     scene = load_from_args(args, sink)
     sink.check()
     spheres, used, overshoot = link_spheres(scene, sink, args.size, args.count)
-    data = (to_urdf(Path(args.files[0]).read_bytes(), spheres) if fmt == "urdf"
-            else to_yaml(spheres).encode())
+    extra: list = []
+    if fmt != "urdf":
+        data = to_yaml(spheres).encode()
+    elif len(args.files) == 1 and args.files[0].lower().endswith(".urdf"):
+        data = to_urdf(Path(args.files[0]).read_bytes(), spheres, sink)
+    else:
+        source, extra = scene_urdf(scene, output, sink)
+        data = to_urdf(source, spheres, sink)
+        # files only the replaced collision shapes used (cones) are not written
+        extra = [f for f in extra if f.path.name.encode() in data]
+        sink.check()
     n = sum(len(v) for v in spheres.values())
     if not args.quiet:
         sys.stderr.write(f"{n} spheres on {len(spheres)} links (cell {used:.3g}), "
@@ -133,7 +160,8 @@ def _spheres(argv: list[str], sink: DiagnosticSink) -> int:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()
         return EXIT_OK
-    return EXIT_OK if write_files([(output, data)], sink) else EXIT_ERROR
+    files = [(output, data)] + [(f.path, f.data) for f in extra]
+    return EXIT_OK if write_files(files, sink) else EXIT_ERROR
 
 
 def main(argv: list[str]) -> int:
