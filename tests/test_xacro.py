@@ -173,14 +173,28 @@ def test_find_uses_the_package_path(tmp_path):
     ("  <link name='a'/>\n  <xacro:property name='p' value='${nope * 2}'/>\n"
      "  <link name='${p}'/>\n", ":4:", "name 'nope' is not defined"),
     ("  <xacro:undefined_macro/>\n", ":3:", "unknown macro name"),
+    # issue 32: these read "<class 'xacro.XacroException'>: MESSAGE MESSAGE" without a line
+    ("  <link name='a'/>\n  <xacro:include filename='$(find no_such_pkg)/a.xacro'/>\n", ":4:28:",
+     "package 'no_such_pkg' not found"),
+    ("  <link name='$(env ROBRAYC_NOT_SET_X)'/>\n", ":3:15:",
+     "environment variable 'ROBRAYC_NOT_SET_X' is not set"),
+    ("  <xacro:include filename='missing.xacro'/>\n", ":3:28:", "no such file or directory"),
+    ("  <xacro:macro name='m' params='a b'><link name='${a}'/></xacro:macro>\n"
+     "  <xacro:m a='x'/>\n", ":4:3:", "undefined parameters [b]"),
+    ("  <xacro:property name='p' value='${1/0}'/>\n  <link name='${p}'/>\n", ":3:35:",
+     "division by zero"),
 ])
 def test_errors_are_located_never_a_traceback(tmp_path, body, where, message):
+    """Every xacro error reads like robrayc's own: located, the message once, no Python class
+    name, a hint."""
     path = _write(tmp_path, "bad.xacro", body)
     r = _run(path)
     assert r.returncode == 1, r.stderr
-    assert "Traceback" not in r.stderr
+    assert "Traceback" not in r.stderr and "<class" not in r.stderr, r.stderr
     first = r.stderr.splitlines()[0]
     assert first.startswith(str(path)) and where in first and message in first, r.stderr
+    assert first.count(message) == 1, r.stderr
+    assert "hint: " in r.stderr or "XML syntax" in first, r.stderr
 
 
 def test_ros1_unprefixed_tags_are_read_with_a_warning(tmp_path):

@@ -9,8 +9,10 @@ as URDF.
   as UR's 2015 descriptions use, are read as their `xacro:` forms with a warning, as ROS 1
   xacro did (its deprecation path). Unprefixed macro calls are not.
 - xacro errors become located errors: an XML syntax error at its file, line and column; any
-  other xacro error at the file xacro was reading (xacro's DOM keeps no line numbers), the
-  macro chain as notes. xacro's warnings become warnings.
+  other xacro error at the file xacro was reading (xacro's DOM keeps no line numbers), at the
+  line of the expression, substitution, name or file it names when that text occurs once
+  there, the macro chain as notes, with a hint for the common ones; the message is xacro's
+  without its wrapping (no Python class names, no repeats). xacro's warnings become warnings.
 - Every file xacro reads (includes, YAML) is a dependency (depfiles).
 - The URDF diagnostics after expansion point into the expanded document, shown under the name
   `FILE (expanded by xacro)`.
@@ -136,35 +138,125 @@ def _report(exc: Exception, path: Path, ctx: LoadContext) -> None:
         ctx.sink.error(f"XML syntax error: {msg}", SourcePos(file, exc.lineno, exc.offset + 1),
                        notes=tuple(notes))
         return
-    first, *context = [t.strip() for t in (str(exc) or type(exc).__name__).splitlines()]
-    if not isinstance(exc, __import__("xacro").XacroException):
-        first = f"{type(exc).__name__}: {first}"
-    line, col = _line_naming(file, str(exc))
+    message, expressions = _message(exc)
+    import xacro
+
+    calls = [m.body.getAttribute("name") for m in reversed(xacro.macrostack or [])][:1]
+    line, col = _locate(file, message, expressions, calls)
     if line:
         _add_source(file, ctx)
-    hint = "; ".join(t for t in context if t) or None
+    hints = [_HINTS[k] for k in _HINTS if k.search(message)][:1]
+    hints += [f"while evaluating ${{{e}}}" for e in expressions[1:]]
     if not line:
-        hint = "; ".join(filter(None, (hint, "xacro reports the file but not the line")))
-    ctx.sink.error(f"xacro: {first}", SourcePos(file, line, col), hint, notes=tuple(notes))
+        hints.append("xacro reports the file but not the line")
+    ctx.sink.error(f"xacro: {message}", SourcePos(file, line, col), "; ".join(hints) or None,
+                   notes=tuple(notes))
 
 
-def _line_naming(file: str, message: str) -> tuple[int, int]:
-    """(line, column) in `file` of the one undefined name xacro complains about, if unique."""
+def _message(exc: BaseException) -> tuple[str, list[str]]:
+    """xacro's error as one sentence, without the Python class names and the repeats of
+    xacro's wrapping (XacroException(msg, exc=inner, suffix=context)); and the expressions
+    being evaluated, innermost first."""
     import re
 
-    m = (re.search(r"name '(\w+)' is not defined", message)
-         or re.search(r"unknown macro name:? (?:xacro:)?([\w.:-]+)", message)
-         or re.search(r"[Uu]ndefined (?:substitution argument|property|macro)?\s*'?([\w.:-]+)",
-                      message))
-    if m is None:
-        return 0, 0
+    import xacro
+
+    said: list[str] = []
+    expressions: list[str] = []
+    e: BaseException | None = exc
+    while e is not None:
+        if isinstance(e, xacro.XacroException):
+            for m in re.finditer(r"when evaluating expression '(.*)'", str(e.suffix or "")):
+                expressions.insert(0, m[1])
+            text = str(e.args[0] or "") if e.args else ""
+            text = re.sub(r"^<class '[^']*'>: .*", "", text, flags=re.S)  # repeats e.exc
+            inner = e.exc
+        else:
+            text, inner = _plain(e), None
+            if isinstance(e, OSError) and said:
+                text = ""  # xacro already said "No such file or directory: PATH"
+        text = text.strip().rstrip(":").strip()
+        if text and not any(text in t for t in said):
+            said.append(text)
+        e = inner
+    message = " ".join(said) or "xacro failed (it gave no message)"
+    if message[:2].istitle():  # "No such file": robrayc's messages start in lower case
+        message = message[0].lower() + message[1:]
+    return message, expressions
+
+
+def _plain(e: BaseException) -> str:
+    """A Python error's text, readable without its class name."""
+    if isinstance(e, KeyError):
+        return f"no key {e.args[0]!r}" if e.args else "no such key"
+    if isinstance(e, OSError) and e.strerror:
+        return f"{e.strerror}: {e.filename}" if e.filename else e.strerror
+    if isinstance(e, SyntaxError):
+        return f"invalid expression: {e.msg}"
+    return str(e) or type(e).__name__.removesuffix("Error").lower() + " error"
+
+
+def _pattern(text: str):
+    import re
+
+    return re.compile(text, re.I)
+
+
+# What to do about the errors users meet most (first match wins).
+_HINTS = {
+    _pattern(r"package '[^']*' not found"):
+        "give the package's folder with --package-path NAME=DIR, or add a folder holding it "
+        "to ROS_PACKAGE_PATH",
+    _pattern(r"no such file or directory"):
+        "check the file name (a relative name is relative to the including file's folder)",
+    _pattern(r"undefined substitution argument"):
+        "set it with --xacro-arg NAME:=VALUE, or declare <xacro:arg name=... default=...>",
+    _pattern(r"environment variable '[^']*' is not set"):
+        "set it, or use $(optenv NAME DEFAULT) for a default",
+    _pattern(r"undefined parameters"):
+        "pass them in the macro call, or give them defaults in params (NAME:=VALUE)",
+    _pattern(r"name '[^']*' is not defined|undefined property"):
+        "define it with <xacro:property name=... value=...> before its use",
+    _pattern(r"unknown macro name"):
+        "define the macro (<xacro:macro name=...>) or include the file that does",
+}
+
+
+def _locate(file: str, message: str, expressions: list[str], calls: list[str]
+            ) -> tuple[int, int]:
+    """(line, column) in `file` of what xacro complains about, when the text names it once
+    (xacro's DOM keeps no line numbers): the expression, substitution, name or file, else the
+    call of the macro being expanded."""
+    import re
+
     try:
         lines = Path(file).read_text("utf-8", "replace").splitlines()
     except OSError:
         return 0, 0
-    word = re.compile(rf"(?<![\w.-]){re.escape(m[1])}(?![\w.:-])")
-    hits = [(i, w.start() + 1) for i, t in enumerate(lines, 1) for w in word.finditer(t)]
-    return hits[0] if len(hits) == 1 else (0, 0)
+    wanted = [re.compile(re.escape("${" + e + "}")) for e in expressions]
+    for pattern, form in _NAMED:
+        m = pattern.search(message)
+        if m:
+            wanted.append(re.compile(form.format(re.escape(m[1]))))
+    wanted += [re.compile(rf"<xacro:{re.escape(name)}(?![\w.:-])") for name in calls]
+    for want in wanted:
+        hits = [(i, w.start() + 1) for i, t in enumerate(lines, 1) for w in want.finditer(t)]
+        if len(hits) == 1:
+            return hits[0]
+    return 0, 0
+
+
+# Message -> the text naming the culprit in the source (a regular expression of the name).
+_NAMED = (
+    (_pattern(r"package '([^']+)' not found"), r"\$\(find\s+{}\)"),
+    (_pattern(r"environment variable '([^']+)' is not set"), r"\$\((?:opt)?env\s+{}\b"),
+    (_pattern(r"no such file or directory: (?:\S*/)?([^/\s]+)"), r"(?<![\w.-]){}(?![\w.-])"),
+    (_pattern(r"undefined block \"([^\"]+)\""), r"name=[\"']{}[\"']"),
+    (_pattern(r"name '(\w+)' is not defined"), r"(?<![\w.-]){}(?![\w.:-])"),
+    (_pattern(r"unknown macro name:? (?:xacro:)?([\w.:-]+)"), r"(?<![\w.-]){}(?![\w.:-])"),
+    (_pattern(r"undefined (?:substitution argument|property|macro)?\s*'?([\w.:-]+)"),
+     r"(?<![\w.-]){}(?![\w.:-])"),
+)
 
 
 def _add_source(file: str, ctx: LoadContext) -> None:
