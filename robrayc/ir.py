@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from typing import Literal, TypeVar
 
     T = TypeVar("T")
-    JointKind = Literal["fixed", "revolute", "prismatic"]
+    JointKind = Literal["fixed", "revolute", "prismatic", "ball", "floating"]
     # What a frame is to the robot link it belongs to (see Frame.link): the link's own frame
     # (the joint placing the link), or a frame made for one of the link's visual / collision
     # shapes or its inertia (URDF import's `LINK-visual`, `LINK-collision`, `LINK-inertial`).
@@ -33,6 +33,15 @@ IDENTITY_Q: Quat = (0.0, 0.0, 0.0, 1.0)
 ZERO_V: Vec3 = (0.0, 0.0, 0.0)
 
 LINK_ROLES: tuple[str, ...] = ("link", "visual", "collision", "inertial")
+
+JOINT_KINDS: tuple[str, ...] = ("fixed", "revolute", "prismatic", "ball", "floating")
+# Joints of more than one degree of freedom: the suffixes that make their scalar variables of
+# the frame's one base variable name (translation in m, then rotation vector axis * angle in
+# rad; see joint_variables and kinematics.local_pose).
+MULTI_DOF_SUFFIXES: dict[str, tuple[str, ...]] = {
+    "ball": ("_rx", "_ry", "_rz"),
+    "floating": ("_x", "_y", "_z", "_rx", "_ry", "_rz"),
+}
 
 
 # --- shapes ---------------------------------------------------------------------------------
@@ -195,6 +204,22 @@ class Frame:
     def is_joint(self) -> bool:
         return self.kind != "fixed"
 
+    @property
+    def is_multi_dof(self) -> bool:
+        """A ball or floating joint: several scalar variables, no axis, no limits."""
+        return self.kind in MULTI_DOF_SUFFIXES
+
+
+def joint_variables(frame: Frame) -> tuple[str, ...]:
+    """The frame's scalar configuration variables: () for a fixed frame (or a joint without a
+    variable), (v,) for a revolute or prismatic one, v_rx v_ry v_rz for a ball (rotation
+    vector), v_x v_y v_z v_rx v_ry v_rz for a floating joint (translation, then rotation)."""
+    v = frame.variable
+    if not frame.is_joint or v is None:
+        return ()
+    suffixes = MULTI_DOF_SUFFIXES.get(frame.kind)
+    return (v,) if suffixes is None else tuple(v + s for s in suffixes)
+
 
 @record(frozen=True, slots=True)
 class AllowedCollision:
@@ -235,11 +260,12 @@ class Scene:
 
     @property
     def variables(self) -> tuple[str, ...]:
-        """Configuration variables in frame order, each once."""
+        """Scalar configuration variables in frame order, each once (a ball or floating joint
+        gives several: joint_variables)."""
         seen: dict[str, None] = {}
         for f in self.frames:
-            if f.is_joint and f.variable is not None:
-                seen.setdefault(f.variable, None)
+            for name in joint_variables(f):
+                seen.setdefault(name, None)
         return tuple(seen)
 
     def children(self, name: str | None) -> tuple[Frame, ...]:

@@ -5,7 +5,9 @@ Conventions follow amino: a pose is (q, v), quaternion x y z w and translation, 
 coordinates to parent coordinates, p_parent = q * p_child * q^-1 + v. A frame's pose in its
 parent at configuration value x is amino's ``tf_rel``: revolute frames rotate about ``axis`` (in
 the frame's own coordinates, after its fixed rotation) by x + offset; prismatic frames translate
-along the rotated axis.
+along the rotated axis. A ball frame rotates by the rotation vector of its three variables
+(Rodrigues); a floating frame translates by its first three variables, then rotates by the
+last three, both after its fixed pose (so all zeros is the fixed pose).
 
 The pure-Python part imports nothing heavy, so a C compile never loads numpy; the batched
 functions (4x4 matrices, vectorised over configurations) import numpy when called.
@@ -15,8 +17,13 @@ from __future__ import annotations
 
 import math
 
-from robrayc.ir import Frame, Quat, Scene, Vec3
+from robrayc.ir import Frame, Quat, Scene, Vec3, joint_variables
 from robrayc.records import record
+
+# the rotation-vector converters (ball and floating joints' variables) are kinematics' own
+from robrayc.rotvec import quat_matrices, rotvec_matrices
+from robrayc.rotvec import quat_to_rotvec as quat_to_rotvec
+from robrayc.rotvec import rotvec_to_quat as rotvec_to_quat
 
 TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
@@ -153,12 +160,32 @@ def matrix_to_quat(m) -> Quat:
 
 def moves(frame: Frame) -> bool:
     """Whether the frame's pose in its parent depends on the configuration."""
-    return frame.is_joint and frame.axis is not None and frame.variable is not None
+    return frame.is_joint and frame.variable is not None and (
+        frame.axis is not None or frame.is_multi_dof)
 
 
-def local_pose(frame: Frame, value: float = 0.0) -> Pose:
-    """The frame's pose in its parent at configuration `value` (amino's tf_rel)."""
+def multi_dof_pose(frame: Frame, values) -> Pose:
+    """A ball or floating frame's pose in its parent at its variables' values (3 or 6):
+    fixed pose * Translation(x, y, z) * Rotation(exp(r))."""
     q, v = frame.quaternion, frame.translation
+    values = tuple(values)
+    t, r = (values[:3], values[3:]) if frame.kind == "floating" else ((0.0, 0.0, 0.0), values)
+    moved = qrotate(q, t)
+    return (qmul(q, rotvec_to_quat(r)),  # type: ignore[arg-type]
+            (v[0] + moved[0], v[1] + moved[1], v[2] + moved[2]))
+
+
+def local_pose(frame: Frame, value=0.0) -> Pose:
+    """The frame's pose in its parent at configuration `value` (amino's tf_rel); for a ball
+    or floating frame, `value` is the sequence of its joint_variables' values (a scalar 0:
+    the rest pose)."""
+    q, v = frame.quaternion, frame.translation
+    if frame.is_multi_dof:
+        if isinstance(value, (int, float)) or not len(value):
+            if value != 0 and isinstance(value, (int, float)):
+                raise ValueError(f"{frame.kind} frame '{frame.name}' takes a value a variable")
+            return q, v
+        return multi_dof_pose(frame, value)
     if frame.kind == "revolute" and frame.axis is not None:
         return qmul(q, axis_angle_quat(frame.axis, value + frame.offset)), v
     if frame.kind == "prismatic" and frame.axis is not None:
@@ -179,7 +206,10 @@ def absolute_poses(scene: Scene, config: dict[str, float] | None = None) -> dict
     config = config or {}
     out: list[Pose] = []
     for f in scene.frames:  # parents first
-        rel = local_pose(f, config.get(f.variable or f.name, 0.0) if f.is_joint else 0.0)
+        if f.is_multi_dof:
+            rel = local_pose(f, [config.get(n, 0.0) for n in joint_variables(f)])
+        else:
+            rel = local_pose(f, config.get(f.variable or f.name, 0.0) if f.is_joint else 0.0)
         p = parent_index(scene, f)
         out.append(compose(out[p], rel) if p >= 0 else rel)
     return {f.name: pose for f, pose in zip(scene.frames, out, strict=True)}
@@ -256,6 +286,8 @@ def _motion_terms(const: np.ndarray, kind: str, axis: np.ndarray) -> tuple:
     import numpy as np
 
     a = np.asarray(axis, dtype=float)
+    if kind in ("ball", "floating"):  # computed per configuration: multi_dof_locals
+        return const, None, None
     if kind != "revolute":
         return const, const[:3, :3] @ a, None
     a2, a1 = np.zeros((4, 4)), np.zeros((4, 4))
@@ -270,19 +302,15 @@ def axis_rotations(axis: np.ndarray, angles: np.ndarray) -> np.ndarray:
     import numpy as np
 
     s = np.sin(angles / 2)
-    x, y, z = (s * axis[0], s * axis[1], s * axis[2])
-    w = np.cos(angles / 2)
-    out = np.zeros((angles.shape[0], 4, 4))
-    out[:, 0, 0] = 1 - 2 * (y * y + z * z)
-    out[:, 0, 1] = 2 * (x * y - z * w)
-    out[:, 0, 2] = 2 * (x * z + y * w)
-    out[:, 1, 0] = 2 * (x * y + z * w)
-    out[:, 1, 1] = 1 - 2 * (x * x + z * z)
-    out[:, 1, 2] = 2 * (y * z - x * w)
-    out[:, 2, 0] = 2 * (x * z - y * w)
-    out[:, 2, 1] = 2 * (y * z + x * w)
-    out[:, 2, 2] = 1 - 2 * (x * x + y * y)
-    out[:, 3, 3] = 1
+    return quat_matrices(s * axis[0], s * axis[1], s * axis[2], np.cos(angles / 2))
+
+
+def multi_dof_locals(kind: str, values: np.ndarray) -> np.ndarray:
+    """Batched (N, 4, 4) motions of a ball (values (N, 3): rotation vectors) or floating
+    joint (values (N, 6): translation, then rotation vector), after the fixed pose."""
+    out = rotvec_matrices(values[:, -3:])
+    if kind == "floating":
+        out[:, :3, 3] = values[:, :3]
     return out
 
 
@@ -313,12 +341,17 @@ class GroupFK:
         self.groups = rigid_groups(scene)
         self.n_variables = len(scene.variables)
         index = variable_index(scene)
-        # (parent group, constant 4x4, kind, axis, variable column, offset) per moving group
+        # (parent group, constant 4x4, kind, axis, variable column, offset) per moving group;
+        # a ball or floating joint: axis 0, its first variable's column (columns: all of them)
         self.motions = []
+        self.columns: list[list[int]] = []
         for b in self.groups.bodies:
             f = scene.frames[b.frame]
-            self.motions.append((b.parent, pose_matrix(b.base), f.kind,
-                                 np.asarray(f.axis, dtype=float), index[f.variable], f.offset))
+            columns = [index[n] for n in joint_variables(f)]
+            axis = np.zeros(3) if f.is_multi_dof else np.asarray(f.axis, dtype=float)
+            self.motions.append((b.parent, pose_matrix(b.base), f.kind, axis, columns[0],
+                                 f.offset))
+            self.columns.append(columns)
         self.rel = np.array([pose_matrix(r) for r in self.groups.rel]).reshape(-1, 4, 4)
         self.group = np.array(self.groups.group, dtype=np.int64)
         self._one: tuple | None = None  # _group_poses_one's stacked motion data, on first use
@@ -348,7 +381,9 @@ class GroupFK:
         for g, ((pg, _, kind, _, var, offset), (k0, k1, k2)) in enumerate(
                 zip(self.motions, self._terms, strict=True), start=1):
             value = q[:, var] + offset
-            if kind == "revolute":  # const @ rotation = k0 + s^2 k2 + s w k1 (s, w: half angle)
+            if k1 is None and k2 is None:  # ball or floating
+                local = k0 @ multi_dof_locals(kind, q[:, self.columns[g - 1]])
+            elif kind == "revolute":  # const @ rotation = k0 + s^2 k2 + s w k1 (s, w: half angle)
                 s, w = np.sin(value / 2), np.cos(value / 2)
                 local = (np.stack([np.ones(n), s * s, s * w], axis=1) @ k2).reshape(n, 4, 4)
             else:
@@ -376,7 +411,10 @@ class GroupFK:
         G[0] = np.eye(4)
         for g, (pg, const, kind, axis, *_) in enumerate(self.motions, start=1):
             base = const if pg == 0 else G[pg] @ const
-            if kind == "revolute":
+            if kind in ("ball", "floating"):
+                own = np.array([[q[c] for c in self.columns[g - 1]]])
+                np.matmul(base, multi_dof_locals(kind, own)[0], out=G[g])
+            elif kind == "revolute":
                 np.matmul(base, turns[g - 1], out=G[g])
             else:
                 G[g] = base
@@ -407,16 +445,28 @@ def fk(scene: Scene, config: dict[str, float] | None = None) -> dict[str, np.nda
 
 def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]."""
+    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]; a ball
+    or floating joint's rotation vector components [-pi, pi] (every rotation), a floating
+    joint's translation 0 (a rigid move of the whole robot changes no self-collision)."""
     import numpy as np
 
     lo, hi = [], []
     by_var: dict[str, list] = {}  # one pass: a scan per variable was quadratic
+    rotations: set[str] = set()
+    translations: set[str] = set()
     for f in scene.frames:
-        if f.is_joint:
+        if f.is_multi_dof:
+            names = joint_variables(f)
+            rotations.update(names[-3:])
+            translations.update(names[:-3])
+        elif f.is_joint:
             by_var.setdefault(f.variable, []).append(f)
     for var in scene.variables:
-        frames = by_var[var]
+        frames = by_var.get(var, [])
+        if var in rotations or (var in translations and not frames):
+            lo.append(-math.pi if var in rotations else 0.0)
+            hi.append(math.pi if var in rotations else 0.0)
+            continue
         limited = [f for f in frames if f.limits.position is not None]
         if limited:
             a, b = limited[0].limits.position  # type: ignore[misc]
@@ -484,6 +534,10 @@ def lever_arms(fk: GroupFK, centres: np.ndarray, radii: np.ndarray, side: list[i
     for n, g in enumerate(side):
         _, _, kind, axis, _, _ = fk.motions[g - 1]
         norm = float(np.linalg.norm(axis))
+        if kind in ("ball", "floating"):  # no one axis: no bound per unit of one variable
+            out[n] = math.inf
+            unit = False
+            continue
         if kind != "revolute":
             out[n] = norm
             continue
@@ -507,7 +561,11 @@ def chain_reaches(fk: GroupFK, reach: float, side: list[int], lo: np.ndarray | N
     out = []
     for g in side:
         _, const, kind, axis, var, offset = fk.motions[g - 1]
-        if kind != "revolute":
+        if kind == "floating":  # translation without bound
+            reach = math.inf
+        elif kind == "ball":  # turns about its origin: no farther from it
+            pass
+        elif kind != "revolute":
             reach += (float(np.linalg.norm(axis)) * max(abs(lo[var] + offset),
                                                         abs(hi[var] + offset))
                       if lo is not None and hi is not None else math.inf)
