@@ -188,12 +188,14 @@ def add_configuration_arguments(p: argparse.ArgumentParser) -> None:
 def add_load_arguments(p: argparse.ArgumentParser) -> None:
     """Options of loading scenes (and of warnings), shared with the subcommands."""
     p.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR",
-                   help="search DIR for include files (after the including file's folder)")
+                   help="search DIR for include files (after the including file's folder) and "
+                   "SDF model:// folders")
     p.add_argument("--package-path", action="append", default=[], metavar="NAME=DIR",
                    help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH)")
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="xacro input: set $(arg NAME) (repeatable)")
-    p.add_argument("--input-format", choices=("robray", "urdf", "mjcf", "xacro", "json", "board"),
+    p.add_argument("--input-format",
+                   choices=("robray", "urdf", "mjcf", "xacro", "json", "board", "sdf"),
                    help="read every input as this format, whatever its suffix")
     p.add_argument("--missing-mesh", choices=("error", "drop", "bbox"), default="error",
                    help="what to do with a mesh file that cannot be found (default: error)")

@@ -27,18 +27,21 @@ LOADERS: dict[str, str] = {
     "": "robrayc.frontend.robray",
     ".board": "robrayc.frontend.cs2_in",
     ".urdf": "robrayc.frontend.urdf",
-    ".xml": "robrayc.frontend.urdf",  # or MJCF: see XML_ROOTS
+    ".xml": "robrayc.frontend.urdf",  # or MJCF, SDF: see XML_ROOTS
     ".json": "robrayc.frontend.json_in",
     ".xacro": "robrayc.frontend.xacro_in",
     ".mjcf": "robrayc.frontend.mjcf_in",
+    ".sdf": "robrayc.frontend.sdf_in", ".world": "robrayc.frontend.sdf_in",
 }
 # an .xml file's loader by its root element (others: LOADERS[".xml"])
-XML_ROOTS: dict[str, str] = {"mujoco": "robrayc.frontend.mjcf_in"}
+XML_ROOTS: dict[str, str] = {"mujoco": "robrayc.frontend.mjcf_in",
+                             "sdf": "robrayc.frontend.sdf_in"}
 # --input-format NAME -> loader, for files whose suffix does not tell
 INPUT_FORMATS: dict[str, str] = {
     "robray": "robrayc.frontend.robray", "urdf": "robrayc.frontend.urdf",
     "mjcf": "robrayc.frontend.mjcf_in", "xacro": "robrayc.frontend.xacro_in",
     "json": "robrayc.frontend.json_in", "board": "robrayc.frontend.cs2_in",
+    "sdf": "robrayc.frontend.sdf_in",
 }
 # compiled on first use (re caches them): a .robray compile never reads XML
 _ROOT = rb"<(?![?!])([A-Za-z_][\w.:-]*)"

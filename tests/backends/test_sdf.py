@@ -8,7 +8,6 @@ conversion of the same robot keeps (same link poses, every shape, the total mass
 from __future__ import annotations
 
 import random
-import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +20,8 @@ from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
 from robrayc.links import plan_links
-from tests.corpus import IN_CI, amino_corpus_files, corpus_id, require_corpus
+from tests.corpus import amino_corpus_files, corpus_id, require_corpus
+from tests.sdformat import compile_against_sdformat
 from tests.urdf_robots import (
     ROBOTS,
     load,
@@ -41,16 +41,7 @@ JOINT_TYPES = {2: "continuous", 3: "fixed", 5: "prismatic", 6: "revolute"}  # sd
 
 @pytest.fixture(scope="session")
 def sdf_check(tmp_path_factory) -> Path:
-    flags = subprocess.run(["pkg-config", "--cflags", "--libs", "sdformat12"],
-                           capture_output=True, text=True)
-    if flags.returncode != 0 or shutil.which("g++") is None:
-        if IN_CI:
-            pytest.fail("libsdformat-dev (sdformat12) or g++ is missing in CI")
-        pytest.skip("libsdformat-dev not installed (apt-get install libsdformat-dev)")
-    exe = tmp_path_factory.mktemp("sdf") / "sdf_check"
-    subprocess.run(["g++", "-O1", "-Wall", "-Wextra", "-Werror", "-o", str(exe), str(CHECKER),
-                    *flags.stdout.split()], check=True)
-    return exe
+    return compile_against_sdformat(CHECKER, tmp_path_factory.mktemp("sdf"))
 
 
 @dataclass
