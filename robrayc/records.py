@@ -96,50 +96,85 @@ def _declared_fields(cls: type) -> list[Field]:
     return out
 
 
-def _factory_source(flds: list[Field], frozen: bool, eq: bool, post_init: bool,
-                    slotted: bool = False) -> str:
-    """`def make(<defaults>)` returning the class's methods: a text that depends only on the
-    fields, so the generated module holds each distinct one once. A frozen record whose
-    fields are all slots sets each through its slot's descriptor (`_set_NAME`, given to make
-    after its class exists): a third of the time of object.__setattr__ with the field's name."""
-    params, body = ["self"], []
-    for f in flds:
-        if f.default_factory is not MISSING:
-            params.append(f"{f.name}=_FACTORY")
-            value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}"
+def _spec(flds: list[Field], frozen: bool, eq: bool, post_init: bool, slotted: bool) -> tuple:
+    """What a record's methods depend on, the key of its factory in _records.py: each field's
+    name, its default ("" none, "=" a value, "()" a factory), whether repr and eq use it;
+    then whether the record is frozen, compared, post-initialised, set through slots."""
+    kinds = tuple((f.name, "()" if f.default_factory is not MISSING
+                   else "" if f.default is MISSING else "=", f.repr, f.compare) for f in flds)
+    return kinds, frozen, eq, post_init, slotted
+
+
+def _wrapped(items: list[str], indent: int, sep: str = ", ", width: int = 96) -> list[str]:
+    """`items` joined by `sep` into lines of at most `width` characters, `indent` included."""
+    lines: list[str] = []
+    for item in items:
+        if lines and indent + len(lines[-1]) + len(sep) + len(item) <= width:
+            lines[-1] += sep + item
         else:
-            params.append(f.name if f.default is MISSING else f"{f.name}=_default_{f.name}")
-            value = f.name
-        body.append(f"_set_{f.name}(self, {value})" if slotted
-                    else f"_setattr(self, {f.name!r}, {value})" if frozen
-                    else f"self.{f.name} = {value}")
+            lines.append(item)
+    return [" " * indent + line for line in lines]
+
+
+def _factory_source(spec: tuple) -> str:
+    """The source of `make(...)`, which returns the methods of the records of `spec` (see
+    _spec). A frozen record whose fields are all slots sets each through its slot's
+    descriptor (`_set_NAME`, given to make after its class exists): a third of the time of
+    object.__setattr__ with the field's name."""
+    kinds, frozen, eq, post_init, slotted = spec
+    params, body, names = ["self"], [], ["_setattr", "_FACTORY"]
+    for name, default, _, _ in kinds:
+        if default == "()":
+            params.append(f"{name}=_FACTORY")
+            value = f"_factory_{name}() if {name} is _FACTORY else {name}"
+            names.append(f"_factory_{name}")
+        else:
+            params.append(f"{name}=_default_{name}" if default else name)
+            value = name
+            if default:
+                names.append(f"_default_{name}")
+        body.append(f"_set_{name}(self, {value})" if slotted
+                    else f"_setattr(self, {name!r}, {value})" if frozen
+                    else f"self.{name} = {value}")
     if post_init:
         body.append("self.__post_init__()")
-    shown = ", ".join(f"{f.name}={{self.{f.name}!r}}" for f in flds if f.repr)
-    names = ["_setattr", "_FACTORY", *_namespace_names(flds),
-             *(f"_set_{f.name}" for f in flds if slotted)]
-    lines = [f"def make({', '.join(names)}):",
-             f"    def __init__({', '.join(params)}):", *(f"        {b}" for b in body or ["pass"]),
+    names += [f"_set_{name}" for name, *_ in kinds if slotted]
+    shown = _wrapped([f"{name}={{self.{name}!r}}" for name, _, used, _ in kinds if used], 18)
+    shown = [f"{line}, " for line in shown[:-1]] + shown[-1:]
+    lines = ["def make(", *_wrapped([f"{n}," for n in names], 8, " "), "):",
+             "    def __init__(", *_wrapped([f"{p}," for p in params], 12, " "), "    ):",
+             *(f"        {b}" for b in body or ["pass"]),
              "    def __repr__(self):",
-             f"        return f'{{self.__class__.__qualname__}}({shown})'"]
-    compared = "".join(f"self.{f.name}," for f in flds if f.compare)
+             "        return (f'{self.__class__.__qualname__}('",
+             *(f"                f'{line.lstrip()}'" for line in shown), "                ')')"]
+    compared = [name for name, _, _, used in kinds if used]
+
+    def fields_of(obj: str) -> list[str]:
+        return _wrapped([f"{obj}.{name}," for name in compared], 12, " ")
+
     made = ["__init__", "__repr__"]
-    if eq:
+    if eq and not compared:
         lines += ["    def __eq__(self, other):",
                   "        if other.__class__ is not self.__class__:",
                   "            return NotImplemented",
-                  f"        return ({compared}) == ({compared.replace('self.', 'other.')})"]
+                  "        return True"]
         made.append("__eq__")
         if frozen:
-            lines += ["    def __hash__(self):", f"        return hash(({compared}))"]
+            lines += ["    def __hash__(self):", "        return hash(())"]
+            made.append("__hash__")
+    elif eq:
+        lines += ["    def __eq__(self, other):",
+                  "        if other.__class__ is not self.__class__:",
+                  "            return NotImplemented",
+                  "        return (", *fields_of("self"), "        ) == (", *fields_of("other"),
+                  "        )"]
+        made.append("__eq__")
+        if frozen:
+            lines += ["    def __hash__(self):", "        return hash((", *fields_of("self"),
+                      "        ))"]
             made.append("__hash__")
     lines.append(f"    return {{{', '.join(f'{m!r}: {m}' for m in made)}}}")
     return "\n".join(lines) + "\n"
-
-
-def _namespace_names(flds: list[Field]) -> list[str]:
-    return [f"_factory_{f.name}" if f.default_factory is not MISSING else f"_default_{f.name}"
-            for f in flds if f.default_factory is not MISSING or f.default is not MISSING]
 
 
 def _namespace_values(flds: list[Field]) -> list[Any]:
@@ -147,26 +182,79 @@ def _namespace_values(flds: list[Field]) -> list[Any]:
             for f in flds if f.default_factory is not MISSING or f.default is not MISSING]
 
 
-# Every factory text made in this process (regenerating _records.py collects them), and how
-# many had to be compiled because _records.py did not hold them (0 when it is up to date).
-SOURCES: set[str] = set()
-compiled_at_run_time = 0
+# The records declared in this process by their spec (regenerating _records.py collects
+# them), and how many got the plain methods because _records.py did not hold their spec
+# (0 when it is up to date).
+DECLARED: dict[tuple, list[str]] = {}
+plain_at_run_time = 0
 
 
-def _methods(flds: list[Field], frozen: bool, eq: bool, post_init: bool,
+def _methods(cls: type, flds: list[Field], frozen: bool, eq: bool, post_init: bool,
              setters: list[Any] | None = None) -> dict[str, Any]:
-    global compiled_at_run_time
+    """The record's methods: from _records.py (generated from _factory_source), or the
+    plain generic ones when its spec is not there (a record declared since it was
+    generated: slower, never wrong)."""
+    global plain_at_run_time
     from robrayc._records import FACTORIES
 
-    text = _factory_source(flds, frozen, eq, post_init, setters is not None)
-    SOURCES.add(text)
-    make = FACTORIES.get(text)
-    if make is None:  # a record declared or changed since _records.py was generated
-        namespace: dict[str, Any] = {}
-        exec(text, namespace)  # noqa: S102
-        make = namespace["make"]
-        compiled_at_run_time += 1
+    spec = _spec(flds, frozen, eq, post_init, setters is not None)
+    DECLARED.setdefault(spec, []).append(f"{cls.__module__}.{cls.__qualname__}")
+    make = FACTORIES.get(spec)
+    if make is None:
+        plain_at_run_time += 1
+        return _plain_methods(flds, frozen, eq, post_init)
     return make(object.__setattr__, MISSING, *_namespace_values(flds), *(setters or ()))
+
+
+def _plain_methods(flds: list[Field], frozen: bool, eq: bool, post_init: bool
+                   ) -> dict[str, Any]:
+    """Generic methods that do what the generated ones do, field by field."""
+    names = [f.name for f in flds]
+    shown = [f.name for f in flds if f.repr]
+    compared = [f.name for f in flds if f.compare]
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        if len(args) > len(names):
+            raise TypeError(f"{type(self).__name__}() takes {len(names)} arguments")
+        given = dict(zip(names, args, strict=False))
+        for name in kwargs:
+            if name in given or name not in names:
+                raise TypeError(f"{type(self).__name__}() got a bad argument {name!r}")
+        given.update(kwargs)
+        for f in flds:
+            if f.name in given:
+                value = given[f.name]
+            elif f.default_factory is not MISSING:
+                value = f.default_factory()
+            elif f.default is not MISSING:
+                value = f.default
+            else:
+                raise TypeError(f"{type(self).__name__}() missing argument {f.name!r}")
+            object.__setattr__(self, f.name, value)
+        if post_init:
+            self.__post_init__()
+
+    def __repr__(self: Any) -> str:
+        inner = ", ".join(f"{name}={getattr(self, name)!r}" for name in shown)
+        return f"{self.__class__.__qualname__}({inner})"
+
+    def values(self: Any) -> tuple:
+        return tuple(getattr(self, name) for name in compared)
+
+    def __eq__(self: Any, other: Any) -> Any:
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return values(self) == values(other)
+
+    def __hash__(self: Any) -> int:
+        return hash(values(self))
+
+    made = {"__init__": __init__, "__repr__": __repr__}
+    if eq:
+        made["__eq__"] = __eq__
+        if frozen:
+            made["__hash__"] = __hash__
+    return made
 
 
 def _frozen_setattr(self: Any, name: str, value: Any) -> None:
@@ -198,7 +286,7 @@ def _make(cls: type, frozen: bool, slots: bool, eq: bool) -> type:
                      __setstate__=_setstate, __qualname__=cls.__qualname__)
         cls = type(cls)(cls.__name__, cls.__bases__, attrs)
     setters = _slot_setters(cls, flds) if frozen and slots else None
-    made = _methods(flds, frozen, eq, hasattr(cls, "__post_init__"), setters)
+    made = _methods(cls, flds, frozen, eq, hasattr(cls, "__post_init__"), setters)
     methods: dict[str, Any] = {
         "__record_fields__": tuple(flds), "__match_args__": tuple(f.name for f in flds),
         "__init__": made["__init__"], "__repr__": made["__repr__"]}
@@ -240,41 +328,3 @@ class _Probe:
 
 
 _MEMBER = type(_Probe.__dict__["x"])  # types.MemberDescriptorType, without importing types
-
-
-def _generated_module() -> str:
-    """_records.py's text: every factory of the records robrayc's modules declare."""
-    import importlib
-    import pkgutil
-
-    import robrayc
-    from robrayc import records  # not __main__'s copy of this module: the one classes use
-
-    for info in pkgutil.walk_packages(robrayc.__path__, "robrayc."):
-        if not info.name.startswith(("robrayc._records", "robrayc.__main__")):
-            importlib.import_module(info.name)
-    out = ['"""Generated by `python -m robrayc.records` from the records robrayc declares: their',
-           "methods, compiled once at install (robrayc.records compiles a text missing here at",
-           'run time). Do not edit."""', "", "# ruff: noqa", ""]
-    names = []
-    for k, text in enumerate(sorted(records.SOURCES)):
-        out.append(text.replace("def make(", f"def _make{k}(", 1))
-        names.append(f"    {text!r}: _make{k},")
-    return "\n".join([*out, "FACTORIES = {", *names, "}", ""])
-
-
-def main(argv: list[str] | None = None) -> int:
-    """`python -m robrayc.records [--check]`: rewrite (or check) robrayc/_records.py."""
-    import sys
-    from pathlib import Path
-
-    target = Path(__file__).with_name("_records.py")
-    text = _generated_module()
-    if "--check" in (sys.argv[1:] if argv is None else argv):
-        return 0 if target.read_text() == text else 1
-    target.write_text(text)
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,11 +1,11 @@
 """The text backends' templates (templates/*.j2, jinja2 syntax) rendered without jinja2.
 
-templates/ stays the truth people read and edit. ``python -m robrayc.templating`` translates
+templates/ stays the truth people read and edit. ``python -m robrayc.regen`` translates
 each template, through jinja2's own parser, into a plain Python function in
-``_templates.py`` (committed, like the parser tables; a test fails when it is stale and
-another renders every template both ways). A run then imports no jinja2: importing it and
-loading the templates cost ~40 ms, more than a whole small compile. A template edited but
-not yet regenerated is rendered by jinja2 itself, so nothing is ever out of date.
+``_templates.py`` (committed; a test fails when it is stale and another renders every
+template both ways). A run then imports no jinja2: importing it and loading the templates
+cost ~40 ms, more than a whole small compile. A template edited but not yet regenerated
+is rendered by jinja2 itself, so nothing is ever out of date.
 
 The translator knows the constructs the templates use (output, if/elif/else, for with
 unpacking, `if` filter, else and loop.index0/index/first/last/length, attribute and item
@@ -16,13 +16,10 @@ filters) and refuses anything else, naming it.
 from __future__ import annotations
 
 import keyword
-import sys
 from functools import cache, lru_cache
-from pathlib import Path
 
 from robrayc.resources import resource_dir
 
-TARGET = Path(__file__).with_name("_templates.py")
 OPTIONS = {"trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True}
 
 
@@ -42,8 +39,8 @@ def _compiled(template: str):
     entry = _templates.TEMPLATES.get(template)
     if entry is None:
         return None
-    source, function = entry
-    if (resource_dir("templates") / template).read_text(encoding="utf-8") != source:
+    crc, function = entry
+    if _crc((resource_dir("templates") / template).read_text(encoding="utf-8")) != crc:
         return None
     return function
 
@@ -74,7 +71,9 @@ _LOOP = {"index0": "{i}", "index": "({i} + 1)", "first": "({i} == 0)",
 
 
 class _Translator:
-    def __init__(self) -> None:
+    def __init__(self, template: str) -> None:
+        self.template = template
+        self.line = 0  # the template line of the last statement emitted
         self.lines: list[str] = []
         self.scopes: list[dict[str, str]] = []  # jinja loop names -> Python locals
         self.loops: list[tuple[str, str]] = []  # (index variable, item list) per loop
@@ -95,6 +94,9 @@ class _Translator:
         start = len(self.lines)
         self.known.append({})
         for node in nodes:
+            if node.lineno != self.line:  # where the code comes from, for a reader
+                self.line = node.lineno
+                self.emit(depth, f"# {self.template}:{node.lineno}")
             getattr(self, "stmt_" + type(node).__name__, self.unsupported)(node, depth)
         self.known.pop()
         if len(self.lines) == start:
@@ -105,18 +107,31 @@ class _Translator:
                                   f"{node.lineno}) is not supported by robrayc.templating")
 
     def stmt_Output(self, node, depth: int) -> None:
-        text = []
+        """One `w(...)` of the output's text, a string per line of the template's text (a long
+        line cut in pieces), a field `{x!s}` per expression."""
+        pieces: list[tuple[str, bool]] = []  # (text, has fields), the next one after a newline
         for part in node.nodes:
             if type(part).__name__ == "TemplateData":
-                text.append(part.data.replace("{", "{{").replace("}", "}}"))
+                for line in part.data.splitlines(keepends=True):
+                    for k in range(0, len(line), _PIECE):
+                        _add(pieces, line[k:k + _PIECE].replace("{", "{{").replace("}", "}}"))
             else:
                 code = self.read(part, depth)
                 if not code.isidentifier():  # f-string fields hold no quotes: a temporary
                     temp = self.fresh("_v")
                     self.emit(depth, f"{temp} = {code}")
                     code = temp
-                text.append("{" + code + "!s}")
-        self.emit(depth, "w(f" + repr("".join(text)) + ")")
+                _add(pieces, "{" + code + "!s}", field=True)
+        texts = [("f" if field else "") + repr(text if field else
+                                               text.replace("{{", "{").replace("}}", "}"))
+                 for text, field in pieces]
+        if len(texts) == 1:
+            self.emit(depth, f"w({texts[0]})")
+            return
+        self.emit(depth, f"w({texts[0]}")
+        for text in texts[1:-1]:
+            self.emit(depth, f"  {text}")
+        self.emit(depth, f"  {texts[-1]})")
 
     def read(self, node, depth: int) -> str:
         """Python code for `node`, read where it is always evaluated (an output, an if's test).
@@ -226,7 +241,8 @@ class _Translator:
         return "(" + ", ".join(self.expr(i) for i in node.items) + ",)"
 
     def expr_Concat(self, node) -> str:
-        return "(" + " + ".join(f"str({self.expr(n)})" for n in node.nodes) + ")"
+        return "(" + " + ".join(repr(str(n.value)) if type(n).__name__ == "Const"
+                                else f"str({self.expr(n)})" for n in node.nodes) + ")"
 
     def expr_CondExpr(self, node) -> str:
         if node.expr2 is None:
@@ -244,6 +260,17 @@ class _Translator:
         if node.name not in _FILTERS or node.args or node.kwargs or node.dyn_args:
             self.unsupported(node)
         return f"{_FILTERS[node.name]}({self.expr(node.node)})"
+
+
+_PIECE = 72  # characters of template text in one generated line
+
+
+def _add(pieces: list[tuple[str, bool]], text: str, field: bool = False) -> None:
+    """Append `text` to the last piece unless that one ends a line or is long already."""
+    if pieces and not pieces[-1][0].endswith("\n") and len(pieces[-1][0]) + len(text) <= _PIECE:
+        pieces[-1] = (pieces[-1][0] + text, pieces[-1][1] or field)
+    else:
+        pieces.append((text, field))
 
 
 def _jinja_nodes():
@@ -267,17 +294,21 @@ def translate(template: str, source: str) -> str:
     import jinja2
 
     tree = jinja2.Environment(**OPTIONS).parse(source)
-    t = _Translator()
+    t = _Translator(template)
     t.body(tree.body, 1)
     return "\n".join([f"def {function_name(template)}(ctx: dict) -> str:",
                       "    out: list[str] = []", "    w = out.append", *t.lines,
                       '    return "".join(out)', ""])
 
 
-def generate() -> str:
+def generate(header: str) -> str:
+    """_templates.py's text; `header` says how to regenerate it."""
     names = sorted(p.name for p in resource_dir("templates").glob("*.j2"))
     sources = {n: (resource_dir("templates") / n).read_text(encoding="utf-8") for n in names}
-    parts = ['"""Generated by `python -m robrayc.templating` from templates/*.j2. Do not edit."""',
+    parts = ['"""templates/*.j2 as plain Python (robrayc/templating.py).', "", header, "",
+             "A comment `# NAME:LINE` before each statement names the template line it renders.",
+             "TEMPLATES maps a template to the CRC-32 of the text it was generated from and its",
+             'function (templating.render uses jinja2 for a template edited since)."""',
              "", "", "def _attr(obj, name):",
              "    try:  # jinja2's rule: an attribute, else an item",
              "        return getattr(obj, name)", "    except AttributeError:",
@@ -285,22 +316,12 @@ def generate() -> str:
     for name in names:
         parts += [translate(name, sources[name]), ""]
     parts.append("TEMPLATES = {")
-    parts += [f"    {n!r}: ({sources[n]!r}, {function_name(n)})," for n in names]
+    parts += [f"    {n!r}: (0x{_crc(sources[n]):08x}, {function_name(n)})," for n in names]
     parts += ["}", ""]
     return "\n".join(parts)
 
 
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    text = generate()
-    if "--check" in argv:
-        if not TARGET.exists() or TARGET.read_text(encoding="utf-8") != text:
-            print(f"{TARGET} is stale: run python -m robrayc.templating", file=sys.stderr)
-            return 1
-        return 0
-    TARGET.write_text(text, encoding="utf-8")
-    return 0
+def _crc(text: str) -> int:
+    import zlib
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())
+    return zlib.crc32(text.encode("utf-8"))

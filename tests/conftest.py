@@ -8,13 +8,18 @@ marked slow here, in one place; single long tests carry @pytest.mark.slow themse
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
 import pytest
+
+from tests.corpus import CORPUS, IN_CI
 
 SLOW_MODULES = {
     "tests/test_conformance.py",  # the original aarxc (a Lisp image) and amino, per scene
     "tests/test_conformance_urdf_identity.py",
     "tests/test_compile_corpus.py",  # every corpus file through gcc and amino
-    "tests/test_standalone_c.py",  # gcc per scene
     "tests/backends/test_c_standalone.py",
     "tests/backends/test_c_checker.py",
     "tests/test_buildsystems.py",  # make, CMake and Ninja builds
@@ -47,6 +52,31 @@ SLOW_TESTS = (
     "tests/test_identity.py::test_round_trip_keeps_names_tree_and_link_poses",
     "tests/test_srdf.py::test_corpus_srdf_names_only_links",
 )
+
+
+def pytest_sessionstart(session) -> None:
+    """In CI the corpus must be there (its parametrised tests would otherwise collect
+    nothing and pass); the lists above must name files that exist."""
+    if IN_CI and not CORPUS.is_dir():
+        raise pytest.UsageError(f"CI: the corpus is missing at {CORPUS}")
+    root = Path(session.config.rootpath)
+    missing = [m for m in SLOW_MODULES if not (root / m).is_file()]
+    if missing:
+        raise pytest.UsageError(f"tests/conftest.py lists missing files: {missing}")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache(tmp_path_factory) -> Iterator[Path]:
+    """The cache robrayc writes (compiled collision checkers: $XDG_CACHE_HOME, else
+    ~/.cache) in a folder of the test session, never the user's; subprocesses inherit it."""
+    cache = tmp_path_factory.mktemp("xdg-cache")
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(cache)
+    yield cache
+    if old is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects

@@ -20,7 +20,7 @@ tomllib = pytest.importorskip("tomllib")  # Python 3.11+ (CI's Debian Python)
 OPTIONAL = {
     "PIL": ("pictures", "robrayc/backends/png.py"),
     "xacro": ("formats", "robrayc/frontend/xacro_in.py"),
-    "lark": ("test", "robrayc/frontend/regen.py"),
+    "lark": ("test", "robrayc/frontend/tablegen.py"),
     "jinja2": ("test", "robrayc/templating.py"),
 }
 # Required although no robrayc module imports them by name.

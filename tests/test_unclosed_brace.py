@@ -13,6 +13,19 @@ CASES = [
     # a class left open, then the next statement
     ("class c {\n  color [1, 0, 0];\n\nframe a {\n  parent b;\n}\n",
      "4:1: error: expected '}' before 'frame'", "1:9: note: to match this '{'"),
+    # a frame left open, then statements that cannot be among its items (issue 32): the
+    # keyword is read as an attribute's name until the statement fails
+    ("frame table { }\nframe lamp {\n    parent table;\n"
+     "    geometry { shape sphere; radius 0.05; }\n\nallow_collision table lamp;\n",
+     "6:1: error: expected '}' before 'allow_collision'", "2:12: note: to match this '{'"),
+    ("frame a {\n  parent b;\nclass c { color [1, 0, 0]; }\n",
+     "3:1: error: expected '}' before 'class'", "1:9: note: to match this '{'"),
+    ("frame a {\n  parent b;\ndef x 1;\nframe c { }\n",
+     "3:1: error: expected '}' before 'def'", "1:9: note: to match this '{'"),
+    ("frame a {\n  geometry { shape box;\nframe c { }\n",
+     "3:1: error: expected '}' before 'frame'", "2:12: note: to match this '{'"),
+    ('frame a {\n  parent b;\ninclude "x.robray" frame c { }\n',
+     "3:1: error: expected '}' before 'include'", "1:9: note: to match this '{'"),
     # the last frame left open
     ("frame a { }\nframe b {\n  translation [0, 0, 1];\n",
      "3:25: error: expected '}' at end of input", "2:9: note: to match this '{'"),

@@ -1,8 +1,14 @@
-"""Constant folding of robray expressions to exact doubles.
+"""The evaluation of robray values: expressions folded to exact doubles, attribute values
+checked against their kind (a name, a string, a number, an array of given lengths).
 
-Iterative (an explicit stack), so a 10,000-deep expression cannot exhaust Python's recursion
-limit. Division by zero, overflow, NaN, complex results and unknown names are errors at the
-sub-expression's position; folding of the other expressions goes on so several are reported.
+`attribute_value` evaluates one attribute's value tree (the loader, robray.py, calls it for
+every attribute, for a compile and for the language server alike); `fold` evaluates one
+expression: `_plain` computes the common case (no problem to report) by a short recursion,
+and anything else goes through the walk, which reports each problem at its sub-expression.
+The walk is iterative (an explicit stack), so a 10,000-deep expression cannot exhaust Python's
+recursion limit. Division by zero, overflow, NaN, complex results and unknown names are errors
+at the sub-expression's position; folding of the other expressions goes on so several are
+reported.
 """
 
 from __future__ import annotations
@@ -12,12 +18,9 @@ import operator
 import re
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
-from robrayc.frontend.parse import Node, Tok
+from robrayc.frontend.tree import Node, Tok
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
-if TYPE_CHECKING:
-    from collections.abc import Callable
-
+NUM, VEC, SYM, STR = "number", "array", "name", "string"  # attribute kinds (robray_attrs)
 BUILTINS: dict[str, float] = {"pi": math.pi, "π": math.pi, "deg": math.pi / 180}
 
 _EXPONENT = re.compile(r"[dDsS]")
@@ -119,6 +122,55 @@ def fold(expr: Node | Tok, env: dict[str, float], file: str, sink: DiagnosticSin
     return values[0]
 
 
+def attribute_value(name: str, kind: str, lengths: tuple[int, ...], node: Node,
+                    env: dict[str, float], file: str, sink: DiagnosticSink):
+    """The value of attribute `name` of `kind` (NUM, VEC, SYM, STR; `lengths`: the array
+    lengths it takes) from its value tree `node`: a float, a tuple of floats or a string. On
+    failure report the problem and raise FoldError."""
+    def where() -> SourcePos:  # positions cost time: only for messages
+        return node_pos(node, file)
+
+    if kind in (SYM, STR):
+        if node.data == "string":
+            return str(node.children[0])[1:-1]
+        if kind == SYM and node.data == "ident":
+            return str(node.children[0])
+        want = "a name" if kind == SYM else "a string"
+        sink.error(f"expected {want} for '{name}', got {_describe(node)}", where())
+        raise FoldError
+    if node.data == "array":
+        if kind == NUM and not lengths:
+            sink.error(f"expected a number for '{name}', got {_describe(node)}", where())
+            raise FoldError
+        elements = [c for c in node.children if isinstance(c, Node)]
+        if len(elements) not in lengths:
+            want = " or ".join(str(k) for k in lengths)
+            sink.error(f"expected {want} values for '{name}', got {len(elements)}", where())
+            raise FoldError
+        return _finite(name, tuple([fold(c, env, file, sink) for c in elements]), where, sink)
+    if node.data == "string":
+        sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
+                   f"'{name}', got a string", where())
+        raise FoldError
+    if kind == VEC:
+        n = " or ".join(str(k) for k in lengths)
+        sink.error(f"expected an array of {n} numbers for '{name}', got a number", where(),
+                   f"write '{name} [...]'")
+        raise FoldError
+    return _finite(name, fold(node, env, file, sink), where, sink)
+
+
+def _finite(name: str, value, where, sink: DiagnosticSink):
+    """Only limits may be infinite (1e999 is how the robray writer spells an open limit);
+    an infinite pose, size or mass would reach the C as INFINITY."""
+    if not name.startswith("limit_"):
+        values = value if isinstance(value, tuple) else (value,)
+        if not all(map(math.isfinite, values)):  # folding leaves no NaN: an infinity
+            sink.error(f"'{name}' must be finite", where(), "the largest double is about 1.8e308")
+            raise FoldError
+    return value
+
+
 class _Unusual(Exception):
     """_plain met something to report, or a deep expression."""
 
@@ -155,42 +207,6 @@ def _plain(node: Node, env: dict[str, float], depth: int) -> float:
         raise _Unusual from None
     if type(r) is not float or r - r != 0.0:  # complex, inf or nan: reported by the walk
         raise _Unusual
-    return r
-
-
-_OPERATOR_TEXT = {"add": "+", "sub": "-", "mul": "*", "div": "/"}
-
-
-def expression_source(node: Node, token: Callable[[Tok], str]) -> str | None:
-    """Python source computing what _plain computes for an expression of this shape, reading
-    each token's text as `token(tok)` (e.g. "X[i + 3]") and names from a dict `E` of the
-    usable values (a name missing there is unusual); None for a shape _plain never takes
-    (a warning to give). The source may raise KeyError, ValueError (a NUMBER spelt `1d-3`)
-    or ArithmeticError, or give a non-finite value: the caller then folds the tree instead."""
-    kind = node.data
-    if kind == "number":
-        return f"float({token(node.children[0])})"
-    if kind == "ident":
-        return f"E[{token(node.children[0])}]"
-    if kind in _UNARY:  # an operand is always the last child
-        operand = expression_source(node.children[-1], token)
-        return f"(-{operand})" if operand is not None and kind == "neg" else operand
-    if kind not in _BINARY or (kind == "pow" and node.children[0].data == "neg"):
-        return None
-    left = expression_source(node.children[0], token)
-    right = expression_source(node.children[-1], token)
-    if left is None or right is None:
-        return None
-    if kind == "pow":
-        return f"real_pow({left}, {right})"
-    return f"({left} {_OPERATOR_TEXT[kind]} {right})"
-
-
-def real_pow(a: float, b: float) -> float:
-    """a ** b when it is a real number (a complex result is for fold's walk to report)."""
-    r = a ** b
-    if type(r) is not float:
-        raise ArithmeticError
     return r
 
 

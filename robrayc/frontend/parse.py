@@ -1,28 +1,43 @@
-"""Text -> parse tree, with syntax errors turned into located diagnostics.
+"""robray text -> parse tree: the lexer, the LALR(1) driver, and syntax errors as diagnostics.
 
-The grammar (``grammar/robray.lark``) is the source of truth: lark builds its LALR(1) tables,
-``regen.py`` writes them to ``_tables.py``, and this module runs them with a small driver and
-a contextual lexer (a keyword is a keyword only where the parser state accepts it, so
-`frame-x`, `def frame 1;` and `parent geometry;` keep working). The tree has the shape lark
-would build (same rule labels, filtered tokens, inlined `_rules`, `?rule` expansion) but with
-light ``Node``/``Tok`` objects: this driver is several times faster than lark's own and needs
-no lark import at run time.
+How it works:
+
+- The language is ``grammar/robray.lark``. At development time lark builds its LALR(1)
+  automaton and ``tablegen.py`` writes it to ``_tables.py`` (``python -m robrayc.regen``):
+  the terminals' regular expressions, ``STATES`` (per state: a terminal or rule name -> the
+  state to shift to, or ``-1 - rule`` to reduce by), ``RULES`` and ``REDUCERS`` (per rule: the
+  function that replaces its values by the node lark's tree builder would make). lark is not
+  imported at run time.
+- :func:`lex` is the one lexer: one regular expression of the grammar's terminals (ignored
+  text, the named terminals, the literals longest first) splits the whole text in C; each
+  distinct token text is then classified once. A keyword's spelling is classified as the
+  keyword; whether it is one is the parser's decision (contextual lexing, as lark's
+  ``lexer="contextual"``): where the state has no action for the keyword, it is a NAME, so
+  `frame-x`, `def frame 1;` and `parent geometry;` keep working. The language server reads the
+  same tokens through :func:`tokens`.
+- :func:`parse_text` is the textbook LALR loop: look up the action for the state on top of
+  the stack and the next token's terminal; shift (push the state, and the token when the tree
+  keeps it), or reduce (the rule's reducer turns its values into one, pop its states, push
+  the goto state), until the end-of-input token is accepted. The tree has lark's shape (same
+  labels, filtered tokens, inlined `_rules`, `?rule` expansion) with light ``Node``/``Tok``
+  objects (``tree.py``).
+- :func:`parse` turns a syntax error into a located diagnostic (``_syntax_error``).
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
 from functools import lru_cache
-from itertools import accumulate, count
+from itertools import accumulate
 from operator import add
 from types import SimpleNamespace
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
-from robrayc.frontend import phrases
-from robrayc.resources import resource_path
+from robrayc.frontend import _tables
+from robrayc.frontend.tree import Lines, Node, Tok
 
 STATEMENT_WORDS = ("include", "def", "class", "frame", "object", "allow_collision")
+_STATEMENT_KEYWORDS = frozenset(word.upper() for word in STATEMENT_WORDS)
 
 # Terminal names -> what a user calls them.
 _TERMINAL_TEXT = {
@@ -33,384 +48,172 @@ _TERMINAL_TEXT = {
     "FRAME": "'frame'", "OBJECT": "'object'", "DEF": "'def'", "CLASS": "'class'",
     "INCLUDE": "'include'", "ALLOW_COLLISION": "'allow_collision'",
 }
-_LITERAL = "LITERAL"  # the master regex's group of literal terminals
-
-
-class Lines:
-    """Offsets where each line starts, to turn text offsets into 1-based line and column
-    (lines end at \\n; the column counts characters). Built once per parse, used lazily."""
-
-    __slots__ = ("starts",)
-
-    def __init__(self, text: str) -> None:
-        # line k starts after the k earlier lines and their newlines (computed in C)
-        lengths = map(len, text.split("\n")[:-1])
-        self.starts = [0, *map(add, accumulate(lengths), count(1))]
-
-    def position(self, offset: int) -> tuple[int, int]:
-        line = bisect_right(self.starts, offset)
-        return line, offset - self.starts[line - 1] + 1
-
-
-class Tok:
-    """A token: terminal name, text and offsets; 1-based line/column (end column exclusive)
-    are computed on demand (most tokens never need them)."""
-
-    __slots__ = ("type", "value", "start_pos", "end_pos", "lines")
-
-    def __init__(self, type_: str, value: str, start_pos: int, end_pos: int,
-                 lines: Lines) -> None:
-        self.type, self.value, self.start_pos, self.end_pos, self.lines = (
-            type_, value, start_pos, end_pos, lines)
-
-    @property
-    def line(self) -> int:
-        return self.lines.position(self.start_pos)[0]
-
-    @property
-    def column(self) -> int:
-        return self.lines.position(self.start_pos)[1]
-
-    @property
-    def end_line(self) -> int:
-        return self.lines.position(self.end_pos)[0]
-
-    @property
-    def end_column(self) -> int:
-        return self.lines.position(self.end_pos)[1]
-
-    def pos(self, file: str) -> SourcePos:
-        """The token's span in `file`."""
-        return self.span_to(self, file)
-
-    def span_to(self, last: Tok, file: str) -> SourcePos:
-        """The span from this token to `last` (inclusive) in `file`."""
-        starts = self.lines.starts
-        line = bisect_right(starts, self.start_pos)
-        end = last.end_pos
-        if line < len(starts) and end >= starts[line]:  # ends on a later line
-            end_line, end_col = self.lines.position(end)
-        else:
-            end_line, end_col = line, end - starts[line - 1] + 1
-        return SourcePos(file, line, self.start_pos - starts[line - 1] + 1, end_line, end_col)
-
-    def __str__(self) -> str:
-        return self.value
-
-    def __repr__(self) -> str:
-        return f"Tok({self.type}, {self.value!r}, {self.line}:{self.column})"
-
-
-class Node:
-    """A parse-tree node: the rule (or alias) label and its children."""
-
-    __slots__ = ("data", "children")
-
-    def __init__(self, data: str, children: list) -> None:
-        self.data, self.children = data, children
-
-    def __repr__(self) -> str:
-        return f"Node({self.data}, {self.children!r})"
-
-
-class Phrase(Node):
-    """An attribute built from its shape's template (phrases.py): its tree is made when first
-    read, and a loader may read its value from the token texts instead (`template.form`)."""
-
-    __slots__ = ("template", "lexed", "i", "_node")
-    data = "attr"
-
-    def __init__(self, template: phrases.Template, lexed: _Lexed, i: int) -> None:
-        self.template, self.lexed, self.i, self._node = template, lexed, i, None
-
-    @property
-    def children(self) -> list:  # type: ignore[override]
-        if self._node is None:
-            self._node = self.template.build(self.lexed, self.i)
-        return self._node.children
 
 
 class SyntaxProblem(Exception):
+    """The first syntax error: where (`pos`, `line`, `column`), the token refused (None: no
+    terminal matches there), the terminals the state expected, and `keyword`: a statement
+    keyword read as an attribute's name before it (its block was not closed), if any."""
+
     def __init__(self, pos: int, line: int, column: int, token: Tok | None = None,
-                 expected: frozenset[str] = frozenset()) -> None:
+                 expected: frozenset[str] = frozenset(), keyword: Tok | None = None) -> None:
         super().__init__("syntax error")
         self.pos, self.line, self.column = pos, line, column
-        self.token, self.expected = token, expected
-
-
-def grammar_text() -> str:
-    return resource_path("grammar", "robray.lark").read_text(encoding="utf-8")
+        self.token, self.expected, self.keyword = token, expected, keyword
 
 
 @lru_cache(maxsize=1)
-def _tables():
-    from robrayc.frontend import _tables as t
-
-    # Ignored text (blanks, comments) before a token is skipped by the same match: one regex
-    # match per token. The regular terminals are groups; the literal ones (punctuation) share
-    # one group, their text naming them: fewer alternatives for the regex engine to try.
+def _lexer() -> SimpleNamespace:
+    """The lexer's regular expressions, from the generated terminal table."""
+    t = _tables
     ignored = "|".join(rx for name, rx in t.TERMINALS if name in t.IGNORE)
-    named = [name for name, _ in t.TERMINALS
+    named = [(name, rx) for name, rx in t.TERMINALS
              if name not in t.IGNORE and name not in t.LITERALS.values()]
-    patterns = [f"(?P<{name}>{rx})" for name, rx in t.TERMINALS if name in named]
     literal = "|".join(re.escape(text) for text in t.LITERALS)  # longest first
-    master = re.compile(f"(?:{ignored})*+(?:" + "|".join(patterns)
-                        + f"|(?P<{_LITERAL}>{literal}))?")
-    # group number -> terminal (terminal patterns have no groups of their own)
-    group_kinds = [None, *named, _LITERAL]
-    assert master.groupindex == {k: i for i, k in enumerate(group_kinds) if k}
-    # The same alternatives for a whole-text split (see _lex): (ignored text)(token)
-    splitter = re.compile(f"((?:{ignored})*+)(" + "|".join(
-        rx for name, rx in t.TERMINALS if name in named) + f"|{literal})")
-    assert splitter.groups == 2
-    # A token's text -> its terminal: the first alternative matching the whole text is the
-    # one that matched it (an earlier one matching it would have matched there).
-    classes = [(name, re.compile(rx)) for name, rx in t.TERMINALS if name in named]
-    ignorable = re.compile(f"(?:{ignored})*+")
-    rules = [(origin, length, reduce, unit, wrap)
-             for (origin, length, unit, wrap), reduce in zip(t.RULES, t.REDUCERS, strict=True)]
-    # One character per terminal (a punctuation its own), for phrases.py to find and key
-    # phrases by string operations: codes[i] is token i's terminal.
-    kinds = sorted({*named, *t.LITERALS.values(), *t.KEYWORDS.values()})
-    own = {kind: text for text, kind in t.LITERALS.items() if len(text) == 1}
-    letters = iter("ABCDEGHIJKLMNOQRSTUVWXYZ")
-    code = {kind: own.get(kind) or next(letters) for kind in kinds}
-    assert len(set(code.values())) == len(code)
-    # Where a phrase may start: its first terminal -> (parser states, its end's finder)
-    attr_states = frozenset(s for s, row in enumerate(t.STATES) if "attr" in row)
-    frame_states = frozenset(s for s, row in enumerate(t.STATES) if "frame" in row)
-    statement = phrases.statement_end(code["FRAME"] + code["OBJECT"], code["LBRACE"],
-                                      code["RBRACE"])
-    phrase_starts = {"NAME": (attr_states, phrases.attribute_end(code["SEMICOLON"])),
-                     "FRAME": (frame_states, statement), "OBJECT": (frame_states, statement)}
+    # (ignored text)(token): split() gives [skipped, ignored, token, ..., tail]
+    splitter = re.compile(f"((?:{ignored})*+)(" + "|".join(rx for _, rx in named)
+                          + f"|{literal})")
+    assert splitter.groups == 2  # terminal patterns have no groups of their own
     return SimpleNamespace(
-        master=master, group_kinds=group_kinds, keywords=t.KEYWORDS,
-        keyword_kinds=frozenset(t.KEYWORDS.values()), literals=t.LITERALS,
-        kept=frozenset(t.KEPT), rules=rules, states=t.STATES, end_state=t.END,
-        splitter=splitter, classes=classes, ignorable=ignorable, code=code,
-        phrase_starts=phrase_starts)
+        splitter=splitter, ignorable=re.compile(f"(?:{ignored})*+"),
+        # a token's text -> its terminal: the first alternative matching the whole text is
+        # the one that matched it (an earlier one matching it would have matched there)
+        classes=[(name, re.compile(rx)) for name, rx in named],
+        known={**t.LITERALS, **t.KEYWORDS}, keyword_kinds=frozenset(t.KEYWORDS.values()))
 
 
-def _lex(text: str) -> tuple[list[str], list[int], int | None]:
-    """Every token's text and end offset (its start is its end less its length), and the
-    offset of the first text no terminal matches (None: none). One `split` and one running
-    sum do the work in C: a loop over matches in Python cost a third of a large compile."""
-    t = _tables()
-    splitter, ignorable = t.splitter, t.ignorable
-    parts = splitter.split(text)  # [skipped, ignored, token, skipped, ignored, token, ..., tail]
+class Lexed:
+    """A text's tokens: `texts`, `ends` (end offsets: a token starts at its end less its
+    length), `bad` (the first offset no terminal matches, None: none), `kind` (a token text
+    -> its terminal, a keyword's spelling as the keyword) and the `lines`."""
+
+    __slots__ = ("texts", "ends", "bad", "kind", "lines")
+
+    def __init__(self, texts: list[str], ends: list[int], bad: int | None,
+                 kind: dict[str, str], lines: Lines) -> None:
+        self.texts, self.ends, self.bad, self.kind, self.lines = texts, ends, bad, kind, lines
+
+
+def lex(text: str, start: int = 0) -> Lexed:
+    """The tokens of `text` from offset `start`. One `split` and one running sum do the work
+    in C (a loop over matches in Python cost a third of a large compile); each distinct text
+    is classified once (texts repeat: "0", "[", names)."""
+    lx = _lexer()
+    parts = lx.splitter.split(text[start:] if start else text)
     texts = parts[2::3]
     # Where every match starts where the one before ended (the skipped text is empty), a
     # token ends after the blanks and tokens up to it.
-    ends = list(accumulate(map(add, map(len, parts[1::3]), map(len, texts))))
-    if (ends[-1] if ends else 0) + len(parts[-1]) != len(text):  # text skipped before a token
-        bounds = list(accumulate(map(len, parts)))
-        ends = bounds[2::3]
+    ends = list(accumulate(map(add, map(len, parts[1::3]), map(len, texts)), initial=start))
+    del ends[0]
+    if (ends[-1] if ends else start) + len(parts[-1]) != len(text):  # text skipped somewhere
+        ends = list(accumulate(map(len, parts), initial=start))[3::3]
         # Past the last good token no token follows its blanks and comments: the split then
         # went on searching, possibly inside those comments.
         first = next(i for i, piece in enumerate(parts[0::3]) if piece)
         del texts[first:], ends[first:]
     # What follows the last token's blanks and comments is the problem, unless it is the end
-    bad = ignorable.match(text, ends[-1] if ends else 0).end()
-    return texts, ends, None if bad == len(text) else bad
+    bad = lx.ignorable.match(text, ends[-1] if ends else start).end()
+    kind = dict(lx.known)
+    for word in set(texts).difference(kind):
+        kind[word] = next(name for name, rx in lx.classes if rx.fullmatch(word))
+    return Lexed(texts, ends, None if bad == len(text) else bad, kind, Lines(text))
 
 
-_GOTO_MEMO: dict[tuple[int, str, str], int] = {}
-
-
-def _goto(states: list, rules: list, below: int, origin: str, kind: str) -> int:
-    """The state after reducing to `origin` above state `below` with lookahead `kind`, and
-    then every unit reduction that lookahead asks for."""
-    state = states[below][origin]
-    while True:
-        action = states[state].get(kind)
-        if action is None or action >= 0 or not rules[~action][3]:
-            return state
-        state = states[below][rules[~action][0]]
+def tokens(text: str, start: int = 0):
+    """The tokens of `text` from offset `start` as `Tok`s, for the language server (which
+    reads incomplete text) and the error messages: a keyword's spelling is a NAME (whether it
+    is a keyword depends on the parser's state), and where no terminal matches a last token
+    of type "$BAD" (empty) marks the spot."""
+    lexed = lex(text, start)
+    keywords = _lexer().keyword_kinds
+    for word, end in zip(lexed.texts, lexed.ends, strict=True):
+        kind = lexed.kind[word]
+        yield Tok("NAME" if kind in keywords else kind, word, end - len(word), end, lexed.lines)
+    if lexed.bad is not None:
+        yield Tok("$BAD", "", lexed.bad, lexed.bad, lexed.lines)
 
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    t = _tables()
-    keywords, kept, rules, states, end_state = (t.keyword_kinds, t.kept, t.rules, t.states,
-                                                t.end_state)
-    phrase_starts = t.phrase_starts
-    goto_memo = _GOTO_MEMO
-    stack = [0]
-    row = states[0]
-    values: list = []
-    n = len(text)
-    lexed = _Lexed(text)
+    states, rules, reducers = _tables.STATES, _tables.RULES, _tables.REDUCERS
+    kept, keywords = frozenset(_tables.KEPT), _lexer().keyword_kinds
+    lexed = lex(text)
     texts, ends, kind_of, lines = lexed.texts, lexed.ends, lexed.kind, lexed.lines
-    count = len(texts)
-    # phrases parsed token by token (their template to be recorded), innermost last:
-    # (shape, first token, stack depth, last token)
-    pending: list[tuple[tuple, int, int, int]] = []
-    resolved = None  # the next token's terminal, as decided after a templated phrase
-    i = -1
-    while True:
-        i += 1
-        if i == count:  # the end of the input (or the text no terminal matches,
-            if lexed.bad is not None:  # refused here: an earlier error comes first)
-                raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
-            kind, start, end = "$END", n, n
+    stack, values = [0], []
+    row = states[0]
+    # (state below, rule, lookahead) -> the goto state, after the unit reductions that
+    # lookahead asks for there (a number climbs atom -> unary -> power -> ... -> expr)
+    gotos: dict[tuple[int, int, str], int] = {}
+    demoted = None  # a statement keyword read as an attribute's name, for the error message
+    for i in range(len(texts) + 1):
+        if i < len(texts):
+            word, end = texts[i], ends[i]
+            kind = kind_of[word]
+            if kind in keywords and kind not in row:
+                if kind in _STATEMENT_KEYWORDS and "RBRACE" in row:  # among a block's items
+                    demoted = i
+                kind = "NAME"  # contextual: a keyword's spelling where the grammar takes a name
+            elif kind == "SEMICOLON":
+                demoted = None
+        elif lexed.bad is not None:  # the text no terminal matches (any earlier error first)
+            raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
         else:
-            end = ends[i]
-            kind, start = kind_of[texts[i]], end - len(texts[i])
-            if resolved is not None:
-                kind, resolved = resolved, None
-            elif kind in keywords and kind not in row:
-                kind = "NAME"  # a keyword's spelling where the grammar takes a name
+            word, end, kind = "", len(text), "$END"
         while True:
             action = row.get(kind)
             if action is None:
-                if kind == "$END" and stack[-1] == end_state:
+                if kind == "$END" and stack[-1] == _tables.END:
                     return values[-1]
-                raise _refused(row, kind, text, start, end, lines)
-            if action >= 0:
-                if kind in phrase_starts and stack[-1] in phrase_starts[kind][0]:
-                    done = _from_template(stack, values, lexed, i, t, phrase_starts[kind][1],
-                                          pending)
-                    if done is not None:  # a phrase starts here
-                        i, resolved = done
-                        row = states[stack[-1]]
-                        break
+                raise _refused(row, kind, word, end, lexed, demoted)
+            if action >= 0:  # shift; punctuation and keywords never reach the tree
                 stack.append(action)
-                # Punctuation and keywords never reach the tree: no token object for them.
-                values.append(Tok(kind, texts[i], start, end, lines) if kind in kept else None)
+                values.append(Tok(kind, word, end - len(word), end, lines)
+                              if kind in kept else None)
                 row = states[action]
                 break
-            origin, length, reduce, unit, wrap = rules[~action]
+            rule = ~action
+            origin, length, unit, wrap = rules[rule]
             if unit:  # `?a: b`: the value passes through, only the state changes
-                below = stack[-2]
-                del stack[-1]
-            elif wrap is not None:  # `number: NUMBER`: a node around the value, in place
+                pass
+            elif wrap is not None:  # `number: NUMBER`: a node around the value
                 values[-1] = Node(wrap, [values[-1]])
-                below = stack[-2]
-                del stack[-1]
             else:
-                reduce(values)  # in place: the rule's values become its one value
-                if pending and len(stack) - length == pending[-1][2]:  # a phrase's reduction
-                    _record(pending.pop(), values, lexed, i, stack[-1], action)
-                if length == 1:
-                    below = stack[-2]
-                    del stack[-1]
-                else:
-                    if length:
-                        del stack[-length:]
-                    below = stack[-1]
-            # The goto, and the unit reductions it leads to (a number climbs atom -> unary ->
-            # power -> product -> sum -> expr), depend only on the state below, the rule and
-            # the lookahead: memoised.
-            key = (below, origin, kind)
-            state = goto_memo.get(key)
+                reducers[rule](values)  # in place: the rule's values become its one value
+            if length:
+                del stack[-length:]
+            key = (stack[-1], rule, kind)
+            state = gotos.get(key)
             if state is None:
-                state = goto_memo[key] = _goto(states, rules, below, origin, kind)
+                state = gotos[key] = _goto(stack[-1], origin, kind)
             stack.append(state)
             row = states[state]
+    raise AssertionError("unreachable: $END is accepted or refused")
 
 
-def _record(pending: tuple[tuple, int, int, int], values: list, lexed: _Lexed, i: int,
-            after: int, action: int) -> None:
-    """Make the template of a phrase the automaton has just reduced (`pending`: its shape,
-    first token, stack depth, last token; `after`: the state its last token led to, not yet
-    popped); an attribute's tree becomes the same tree as a lazy phrase, for the template of
-    a statement holding it."""
-    shape, first, _, last = pending
-    made = last == i - 1 and phrases.record(shape, values[-1], first, lexed, after, action)
-    if made and made.lazy:
-        values[-1] = Phrase(made, lexed, first)
+def _goto(below: int, origin: str, kind: str) -> int:
+    """The state after reducing to `origin` above state `below` with lookahead `kind`, and
+    then every unit reduction that lookahead asks for (they change only the state)."""
+    states, rules = _tables.STATES, _tables.RULES
+    state = states[below][origin]
+    while True:
+        action = states[state].get(kind)
+        if action is None or action >= 0 or not rules[~action][2]:
+            return state
+        state = states[below][rules[~action][0]]
 
 
-def _refused(row: dict, kind: str, text: str, start: int, end: int,
-             lines: Lines) -> SyntaxProblem:
+def _refused(row: dict, kind: str, word: str, end: int, lexed: Lexed,
+             demoted: int | None) -> SyntaxProblem:
     """The syntax error of a token the parser state `row` has no action for."""
     expected = frozenset(s for s in row if s.isupper() or s == "$END")
-    return SyntaxProblem(start, *lines.position(start),
-                         Tok(kind, text[start:end], start, end, lines), expected)
-
-
-class _Lexed:
-    """A text's tokens: texts, end offsets, the first offset no terminal matches (None: none),
-    `kind` (a token's text -> its terminal, see _classify), `codes` (one character per token,
-    its terminal's: see _tables) and the line starts."""
-
-    __slots__ = ("texts", "ends", "bad", "kind", "codes", "lines")
-
-    def __init__(self, text: str) -> None:
-        self.texts, self.ends, self.bad = _lex(text)
-        self.kind, self.codes = _classify(self.texts)
-        self.lines = Lines(text)
-
-
-def _classify(texts: list[str]) -> tuple[dict[str, str], str]:
-    """Each distinct token text's terminal, a keyword's spelling as that keyword (whether it
-    is one depends on the parser state: parse_text decides), and the tokens' codes. Texts
-    repeat ("0", "[", names): each distinct one is classified once, the codes joined in C."""
-    t = _tables()
-    kinds: dict[str, str] = {**t.literals, **t.keywords}
-    for text in set(texts).difference(kinds):
-        kinds[text] = next(name for name, rx in t.classes if rx.fullmatch(text))
-    code = t.code
-    chars = {text: code[kind] for text, kind in kinds.items()}
-    return kinds, "".join(map(chars.__getitem__, texts))
-
-
-def _from_template(stack: list, values: list, lexed: _Lexed, i: int, t, ends, pending: list
-                   ) -> tuple[int, str] | None:
-    """Build the phrase starting at token i (its last token found by `ends`) from its shape's
-    template (phrases.py), as the automaton would: its tree on `values`, the state after it
-    on `stack`. Returns the index of its last token and the terminal the next token is there,
-    decided in the state after the phrase as the automaton decides it; None when there is no
-    template yet (then, when the automaton is to parse it, `pending` gets what phrases.record
-    needs), or the token after it does not lead to the phrase's reduction there (the
-    automaton then finds what it does). `t`: _tables()."""
-    found = phrases.phrase(stack[-1], lexed.codes, i, ends)
-    if found is None:
-        return None
-    shape, last = found
-    built = phrases.template(shape)
-    if built is None:
-        pending.append((shape, i, len(stack), last))
-        return None
-    kind = lexed.kind[lexed.texts[last + 1]]
-    row = t.states[built.after]
-    if kind in t.keyword_kinds and kind not in row:
-        kind = "NAME"
-    if row.get(kind) != built.action:
-        pending.append((shape, i, len(stack), last))
-        return None
-    below = stack[-1]
-    key = (below, t.rules[~built.action][0], kind)
-    state = _GOTO_MEMO.get(key)
-    if state is None:
-        state = _GOTO_MEMO[key] = _goto(t.states, t.rules, below, key[1], kind)
-    built.uses += 1
-    if built.uses >= phrases.COMPILE_AFTER and not built.compiled:
-        phrases.compile_template(built, lexed, i)
-    values.append(Phrase(built, lexed, i) if built.lazy else built.build(lexed, i))
-    stack.append(state)
-    return last, kind
-
-
-def tokens(text: str, start: int = 0):
-    """The tokens of `text` from offset `start`, with the parser's own regex (blanks and
-    comments skipped; a NAME stays a NAME, since keywords depend on the parser state). Where
-    no terminal matches, a last token of type "$BAD" (empty) marks the spot. For the language
-    server, which reads incomplete text; compiles never call this."""
-    t = _tables()
-    master, group_kinds, literals = t.master, t.group_kinds, t.literals
-    lines = Lines(text)
-    pos, n = start, len(text)
-    while pos < n:
-        m = master.match(text, pos)
-        group = m.lastindex
-        if group is None:
-            if m.end() < n:
-                yield Tok("$BAD", "", m.end(), m.end(), lines)
-            return
-        pos = m.end()
-        kind, value = group_kinds[group], m.group(group)
-        yield Tok(literals[value] if kind == _LITERAL else kind, value, m.start(group), pos, lines)
+    start = end - len(word)
+    keyword = None
+    if demoted is not None:
+        k_end = lexed.ends[demoted]
+        k_text = lexed.texts[demoted]
+        keyword = Tok(lexed.kind[k_text], k_text, k_end - len(k_text), k_end, lexed.lines)
+    return SyntaxProblem(start, *lexed.lines.position(start),
+                         Tok(kind, word, start, end, lexed.lines), expected, keyword)
 
 
 def _describe_token(tok: Tok) -> str:
@@ -455,10 +258,15 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
             sink.error(f"unexpected end of file, expected {_expected(expected)}", pos)
         return
     pos = tok.pos(file)
-    if tok.type in _STATEMENT_KEYWORDS and tok.type not in expected and "RBRACE" in expected:
-        # a statement where a block's contents go on: that block was not closed
-        sink.error(f"expected '}}' before {_describe_token(tok)}", pos,
-                   notes=_unclosed(text, tok, file))
+    keyword = err.keyword
+    if keyword is None and tok.type in _STATEMENT_KEYWORDS and "RBRACE" in expected:
+        keyword = tok  # a statement where a block's items go on
+    if keyword is not None:
+        # a statement keyword where a block's items go on (or read as an attribute's name
+        # until that failed): the block was not closed, as at the end of the file
+        sink.error(f"expected '}}' before {_describe_token(keyword)}", keyword.pos(file),
+                   "a block's '{' needs its '}' before the next statement",
+                   notes=_unclosed(text, keyword, file))
     elif text.startswith("/*", tok.start_pos):
         sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
     elif "DEF" in expected and tok.type == "RBRACE":
@@ -473,8 +281,6 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
     else:
         sink.error(f"unexpected {_describe_token(tok)}, expected {_expected(expected)}", pos)
 
-
-_STATEMENT_KEYWORDS = frozenset(word.upper() for word in STATEMENT_WORDS)
 
 
 def _unclosed(text: str, tok: Tok, file: str) -> tuple[tuple[SourcePos, str], ...]:

@@ -8,29 +8,31 @@ classes: for geometry and classes the LAST `isa` wins, for frame-level `isa` the
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 
 from robrayc.diagnostics import DiagnosticSink, SourcePos, suggest
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
-from robrayc.frontend.fold import BUILTINS, POISONED, FoldError, Poisoned, fold, node_pos
-from robrayc.frontend.parse import Node, Phrase, Tok, decode, parse
+from robrayc.frontend.fold import (
+    POISONED,
+    FoldError,
+    Poisoned,
+    attribute_value,
+    fold,
+    node_pos,
+)
+from robrayc.frontend.parse import decode, parse
 from robrayc.frontend.robray_attrs import (
     ALIASES,
     ATTR_TYPES,
     CLASS_ATTRS,
     FRAME_ATTRS,
     GEOM_ATTRS,
-    NUM,
-    STR,
-    SYM,
-    VEC,
     AttributeLowering,
     Block,
     ClassDef,
-    Value,
 )
+from robrayc.frontend.tree import Node, Tok
 
 
 class _Unit(AttributeLowering):
@@ -42,8 +44,6 @@ class _Unit(AttributeLowering):
         self.sink: DiagnosticSink = ctx.sink
         self.top = top
         self.env: dict[str, float] = {}
-        # the values a name can be read as without folding a tree: builtins, then good defs
-        self.scope: dict[str, float] = dict(BUILTINS)
         self.def_pos: dict[str, SourcePos] = {}
         self.classes: dict[str, ClassDef] = {}
         self.loaded: set[str] = set()
@@ -134,7 +134,6 @@ class _Unit(AttributeLowering):
             value = fold(expr, self.env, file, self.sink)
         except FoldError:
             self.env[name] = POISONED  # later uses fail quietly: one error, not one per use
-            self.scope.pop(name, None)
             self.def_pos[name] = pos
             if self.symbols is not None:
                 self.symbols.define("def", tok, name, file)
@@ -145,7 +144,7 @@ class _Unit(AttributeLowering):
             self.sink.warning(f"redefinition of '{name}' shadows the earlier value", pos,
                               notes=((self.def_pos[name], "previous definition is here"),),
                               name="shadow")
-        self.env[name] = self.scope[name] = value
+        self.env[name] = value
         self.def_pos[name] = pos
 
     def _class(self, stmt: Node, file: str) -> None:
@@ -167,17 +166,7 @@ class _Unit(AttributeLowering):
         block = Block()
         values, sources = block.values, block.sources
         isa: list[tuple[str, Node]] = []  # the attribute: positions only for a warning
-        quick = self.symbols is None  # the language server records every attribute's tree
         for item in items:
-            if quick and type(item) is Phrase:
-                name, val = self._phrase_value(item)
-                if val is not None and name in allowed:
-                    if name == "isa":
-                        isa.append((val, item))
-                    else:
-                        values[name] = val
-                        sources[name] = (item, file)
-                    continue
             if not isinstance(item, Node) or item.data != "attr":
                 continue
             name_tok, value = item.children
@@ -188,7 +177,8 @@ class _Unit(AttributeLowering):
                 self._unknown_attr(name, _tok_pos(name_tok, file), allowed, context)
                 continue
             try:
-                val = self._value(name, value, file)
+                val = attribute_value(name, *ATTR_TYPES[name], value, self.env, file,
+                                      self.sink)
             except FoldError:
                 continue
             if name == "isa":
@@ -214,30 +204,6 @@ class _Unit(AttributeLowering):
         block.isa = [(cname, self.classes.get(cname)) for cname, _ in isa]
         return block
 
-    def _phrase_value(self, phrase: Phrase) -> tuple[str, Value | None]:
-        """A templated attribute's name and value read from its token texts; the value None
-        when the tree is to be evaluated instead (a problem to report, or an unusual form)."""
-        texts, i, template = phrase.lexed.texts, phrase.i, phrase.template
-        name = texts[i]
-        name = ALIASES.get(name, name)
-        kind, lengths = ATTR_TYPES.get(name, _NO_TYPE)
-        form = template.form
-        if form == "ident":
-            if kind == SYM:
-                return name, texts[i + 1]
-            if kind == NUM:
-                value = self.scope.get(texts[i + 1])
-                return name, value if value is not None and value - value == 0.0 else None
-        elif form == "string":
-            if kind in (SYM, STR):
-                return name, texts[i + 1][1:-1]
-        elif form == "array":
-            if kind in (VEC, NUM) and template.count in lengths:
-                return name, template.evaluate(texts, i, self.scope)
-        elif form == "number" and kind == NUM:
-            return name, template.evaluate(texts, i, self.scope)
-        return name, None
-
     def _record_attribute(self, key: Tok, value: Node, file: str, context: str) -> None:
         target = None
         if key.value == "isa" and value.data in ("ident", "string"):
@@ -257,54 +223,6 @@ class _Unit(AttributeLowering):
         else:
             self.sink.error(f"unknown attribute '{name}' in {context}", pos,
                             suggest(name, sorted(allowed)))
-
-    def _value(self, name: str, node: Node, file: str) -> Value:
-        kind, lengths = ATTR_TYPES[name]
-
-        def where() -> SourcePos:  # positions cost time: only for messages
-            return node_pos(node, file)
-
-        if kind in (SYM, STR):
-            if node.data == "string":
-                return str(node.children[0])[1:-1]
-            if kind == SYM and node.data == "ident":
-                return str(node.children[0])
-            want = "a name" if kind == SYM else "a string"
-            self.sink.error(f"expected {want} for '{name}', got {_describe(node)}", where())
-            raise FoldError
-        if node.data == "array":
-            if kind == NUM and not lengths:
-                self.sink.error(f"expected a number for '{name}', got {_describe(node)}", where())
-                raise FoldError
-            elements = [c for c in node.children if isinstance(c, Node)]
-            n = len(elements)
-            if n not in lengths:
-                want = " or ".join(str(k) for k in lengths)
-                self.sink.error(f"expected {want} values for '{name}', got {n}", where())
-                raise FoldError
-            env, sink = self.env, self.sink
-            return self._finite(name, tuple([fold(c, env, file, sink) for c in elements]), where)
-        if node.data == "string":
-            self.sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
-                            f"'{name}', got a string", where())
-            raise FoldError
-        if kind == VEC:
-            n = " or ".join(str(k) for k in lengths)
-            self.sink.error(f"expected an array of {n} numbers for '{name}', got a number", where(),
-                            f"write '{name} [...]'")
-            raise FoldError
-        return self._finite(name, fold(node, self.env, file, self.sink), where)
-
-    def _finite(self, name: str, value, where) -> Value:
-        """Only limits may be infinite (1e999 is how the robray writer spells an open limit);
-        an infinite pose, size or mass would reach the C as INFINITY."""
-        if not name.startswith("limit_"):
-            values = value if isinstance(value, tuple) else (value,)
-            if not all(map(math.isfinite, values)):  # folding leaves no NaN: an infinity
-                self.sink.error(f"'{name}' must be finite", where(),
-                                "the largest double is about 1.8e308")
-                raise FoldError
-        return value
 
     # --- frames -------------------------------------------------------------------------------
     def _frame(self, stmt: Node, file: str, enclosing: str | None) -> None:
@@ -366,8 +284,6 @@ class _Unit(AttributeLowering):
         pos = SourcePos(file, pos.line, pos.col, end.end_line, end.end_col)
         self.partial.allowed.append((names[0], names[1], pos))
 
-
-_NO_TYPE = (None, ())
 
 
 def resolve_include(name: str, includer: Path, include_path: list[Path]) -> Path | None:

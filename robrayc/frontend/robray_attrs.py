@@ -9,9 +9,9 @@ from pathlib import Path
 
 from robrayc import ir, records
 from robrayc.diagnostics import SourcePos, suggest
-from robrayc.frontend.fold import FoldError, node_pos
+from robrayc.frontend.fold import NUM, STR, SYM, VEC, FoldError, node_pos
 from robrayc.frontend.frames import checked_axis, checked_quaternion
-from robrayc.frontend.parse import Node
+from robrayc.frontend.tree import Node
 from robrayc.kinematics import rpy_to_quat
 from robrayc.records import field, record
 
@@ -20,7 +20,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
 
 # --- attribute schema -------------------------------------------------------------------------
-NUM, VEC, SYM, STR = "number", "array", "name", "string"
 
 # name -> (kind, allowed array lengths)
 ATTR_TYPES: dict[str, tuple[str, tuple[int, ...]]] = {

@@ -11,7 +11,7 @@ name's offset (``statement_span``).
 from __future__ import annotations
 
 from robrayc.diagnostics import SourcePos
-from robrayc.frontend.parse import Node, Tok
+from robrayc.frontend.tree import Node, Tok
 from robrayc.records import field, record
 
 # attribute -> the kind of name its value is (other attributes hold expressions or strings)

@@ -21,7 +21,7 @@ from robrayc import ir
 from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, SourceCache, SourcePos
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
 from robrayc.frontend.fold import BUILTINS
-from robrayc.frontend.parse import Lines, Tok, decode, tokens
+from robrayc.frontend.parse import decode, tokens
 from robrayc.frontend.robray import resolve_include as _resolve
 from robrayc.frontend.robray_attrs import (
     ALIASES,
@@ -33,6 +33,7 @@ from robrayc.frontend.robray_attrs import (
     SHAPES,
 )
 from robrayc.frontend.symbols import Definition, FileSymbols, Reference, SymbolTable
+from robrayc.frontend.tree import Lines, Tok
 from robrayc.records import field, record
 
 KEYWORDS_TOP = ("include", "def", "class", "frame", "object", "allow_collision")
