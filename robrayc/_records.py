@@ -1052,8 +1052,44 @@ def _make33(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 
-# robrayc.frontend.symbols.Definition
+# robrayc.frontend.sdf_in._Entity
 def _make34(
+        _setattr, _FACTORY, _default_pose_el, _default_attached_to, _default_inner,
+):
+    def __init__(
+            self, kind, key, scope, el, raw, relative_to, pose_el=_default_pose_el,
+            attached_to=_default_attached_to, inner=_default_inner,
+    ):
+        self.kind = kind
+        self.key = key
+        self.scope = scope
+        self.el = el
+        self.raw = raw
+        self.relative_to = relative_to
+        self.pose_el = pose_el
+        self.attached_to = attached_to
+        self.inner = inner
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'kind={self.kind!r}, key={self.key!r}, scope={self.scope!r}, el={self.el!r}, '
+                f'raw={self.raw!r}, relative_to={self.relative_to!r}, pose_el={self.pose_el!r}, '
+                f'attached_to={self.attached_to!r}, inner={self.inner!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.kind, self.key, self.scope, self.el, self.raw, self.relative_to, self.pose_el,
+            self.attached_to, self.inner,
+        ) == (
+            other.kind, other.key, other.scope, other.el, other.raw, other.relative_to,
+            other.pose_el, other.attached_to, other.inner,
+        )
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
+
+
+# robrayc.frontend.symbols.Definition
+def _make35(
         _setattr, _FACTORY, _default_value, _default_container, _factory_children,
 ):
     def __init__(
@@ -1076,7 +1112,7 @@ def _make34(
 
 
 # robrayc.frontend.symbols.Reference
-def _make35(
+def _make36(
         _setattr, _FACTORY, _default_target, _default_path, _default_context,
 ):
     def __init__(
@@ -1098,7 +1134,7 @@ def _make35(
 
 
 # robrayc.backends.cajunbot._Object
-def _make36(
+def _make37(
         _setattr, _FACTORY, _default_shape, _default_position, _default_orientation,
         _default_size, _default_vertices, _default_indices,
 ):
@@ -1135,7 +1171,7 @@ def _make36(
 
 
 # robrayc.analysis.collision.solids.Solid
-def _make37(
+def _make38(
         _setattr, _FACTORY, _default_vertices, _default_faces,
 ):
     def __init__(
@@ -1167,7 +1203,7 @@ def _make37(
 
 
 # robrayc.srdf.Disabled
-def _make38(
+def _make39(
         _setattr, _FACTORY, _default_pos,
 ):
     def __init__(
@@ -1198,7 +1234,7 @@ def _make38(
 
 
 # robrayc.ir.Inertial
-def _make39(
+def _make40(
         _setattr, _FACTORY, _set_mass, _set_inertia,
 ):
     def __init__(
@@ -1226,7 +1262,7 @@ def _make39(
 
 
 # robrayc.backends.model_option.<locals>.Options
-def _make40(
+def _make41(
         _setattr, _FACTORY, _default_model, _set_model,
 ):
     def __init__(
@@ -1253,7 +1289,7 @@ def _make40(
 
 
 # robrayc.frontend.robray_attrs.ClassDef
-def _make41(
+def _make42(
         _setattr, _FACTORY, _default__closure,
 ):
     def __init__(
@@ -1280,7 +1316,7 @@ def _make41(
 
 
 # robrayc.backends.urdf._Link
-def _make42(
+def _make43(
         _setattr, _FACTORY, _factory_parts, _default_inertial,
 ):
     def __init__(
@@ -1307,7 +1343,7 @@ def _make42(
 
 
 # robrayc.frontend.urdf._Joint
-def _make43(
+def _make44(
         _setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits,
         _default_mimic, _default_variable, _default_offset,
 ):
@@ -1349,7 +1385,7 @@ def _make43(
 
 
 # robrayc.ir.Frame
-def _make44(
+def _make45(
         _setattr, _FACTORY, _default_parent, _default_kind, _default_translation,
         _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits,
         _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link,
@@ -1411,7 +1447,7 @@ def _make44(
 
 
 # robrayc.backends.amino_c.Options
-def _make45(
+def _make46(
         _setattr, _FACTORY, _default_no_header, _set_no_header,
 ):
     def __init__(
@@ -1438,7 +1474,7 @@ def _make45(
 
 
 # robrayc.analysis.collision.compiled.Trees
-def _make46(
+def _make47(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1470,7 +1506,7 @@ def _make46(
 
 
 # robrayc.analysis.collision.triangles.TriangleTrees
-def _make47(
+def _make48(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1502,7 +1538,7 @@ def _make47(
 
 
 # robrayc.frontend.common.LoadContext
-def _make48(
+def _make49(
         _setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols,
         _factory__packages,
 ):
@@ -1536,7 +1572,7 @@ def _make48(
 
 
 # robrayc.backends.EmitContext
-def _make49(
+def _make50(
         _setattr, _FACTORY, _default_name, _factory_extra,
 ):
     def __init__(
@@ -1564,7 +1600,7 @@ def _make49(
 
 
 # robrayc.lsp.analysis.Workspace
-def _make50(
+def _make51(
         _setattr, _FACTORY, _factory_overlays, _factory_options,
 ):
     def __init__(
@@ -1588,7 +1624,7 @@ def _make50(
 
 
 # robrayc.analysis.collision.cells.CellTable
-def _make51(
+def _make52(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1622,7 +1658,7 @@ def _make51(
 
 
 # robrayc.analysis.acm.AcmResult
-def _make52(
+def _make53(
         _setattr, _FACTORY, _factory_default_config, _default_sources,
 ):
     def __init__(
@@ -1660,7 +1696,7 @@ def _make52(
 
 
 # robrayc.backends.OutputFile
-def _make53(
+def _make54(
         _setattr, _FACTORY, _set_path, _set_data,
 ):
     def __init__(
@@ -1688,7 +1724,7 @@ def _make53(
 
 
 # robrayc.ir.Mesh
-def _make54(
+def _make55(
         _setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward,
         _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward,
         _set_collada_up,
@@ -1724,7 +1760,7 @@ def _make54(
 
 
 # robrayc.frontend.symbols.FileSymbols
-def _make55(
+def _make56(
         _setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references,
 ):
     def __init__(
@@ -1744,7 +1780,7 @@ def _make55(
 
 
 # robrayc.backends.pov.Options
-def _make56(
+def _make57(
         _setattr, _FACTORY, _default_includes,
 ):
     def __init__(
@@ -1772,7 +1808,7 @@ def _make56(
 
 
 # robrayc.backends.png.Options
-def _make57(
+def _make58(
         _setattr, _FACTORY, _default_includes, _default_antialias,
 ):
     def __init__(
@@ -1802,7 +1838,7 @@ def _make57(
 
 
 # robrayc.ir.Limits
-def _make58(
+def _make59(
         _setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration,
         _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort,
 ):
@@ -1835,7 +1871,7 @@ def _make58(
 
 
 # robrayc.meshes.model.RawMesh
-def _make59(
+def _make60(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1869,8 +1905,44 @@ def _make59(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
+# robrayc.frontend.sdf_in._Scope
+def _make61(
+        _setattr, _FACTORY, _default_version, _default_links, _default_models,
+        _default_canonical,
+):
+    def __init__(
+            self, prefix, el, static, key, version=_default_version, links=_default_links,
+            models=_default_models, canonical=_default_canonical,
+    ):
+        self.prefix = prefix
+        self.el = el
+        self.static = static
+        self.key = key
+        self.version = version
+        self.links = links
+        self.models = models
+        self.canonical = canonical
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'prefix={self.prefix!r}, el={self.el!r}, static={self.static!r}, '
+                f'key={self.key!r}, version={self.version!r}, links={self.links!r}, '
+                f'models={self.models!r}, canonical={self.canonical!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.prefix, self.el, self.static, self.key, self.version, self.links, self.models,
+            self.canonical,
+        ) == (
+            other.prefix, other.el, other.static, other.key, other.version, other.links,
+            other.models, other.canonical,
+        )
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
+
+
 # robrayc.backends.simmer.Options
-def _make60(
+def _make62(
         _setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin,
         _default_maze_size, _default_sensor_error, _default_sensor_fov,
         _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape,
@@ -1917,7 +1989,7 @@ def _make60(
 
 
 # robrayc.backends.cs2.Options
-def _make61(
+def _make63(
         _setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width,
 ):
     def __init__(
@@ -1945,7 +2017,7 @@ def _make61(
 
 
 # robrayc.backends.svg.Options
-def _make62(
+def _make64(
         _setattr, _FACTORY, _default_scale, _default_grid, _default_view,
 ):
     def __init__(
@@ -1978,7 +2050,7 @@ def _make62(
 
 
 # robrayc.backends.pysimiam.Options
-def _make63(
+def _make65(
         _setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options,
         _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor,
         _set_robot_options, _set_supervisor_options,
@@ -2018,7 +2090,7 @@ def _make63(
 
 
 # robrayc.backends.cajunbot.Options
-def _make64(
+def _make66(
         _setattr, _FACTORY, _default_version, _default_start, _default_mesh_path,
         _set_projection, _set_version, _set_start, _set_mesh_path,
 ):
@@ -2051,7 +2123,7 @@ def _make64(
 
 
 # robrayc.ir.Sphere
-def _make65(
+def _make67(
         _setattr, _FACTORY, _set_radius,
 ):
     def __init__(
@@ -2078,7 +2150,7 @@ def _make65(
 
 
 # robrayc.links.LinkPlan
-def _make66(
+def _make68(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2109,7 +2181,7 @@ def _make66(
 
 
 # robrayc.lsp.analysis.Index
-def _make67(
+def _make69(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2133,7 +2205,7 @@ def _make67(
 
 
 # robrayc.analysis.acm_sampling.Plan
-def _make68(
+def _make70(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2168,7 +2240,7 @@ def _make68(
 
 
 # robrayc.diagnostics.Diagnostic
-def _make69(
+def _make71(
         _setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name,
         _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name,
 ):
@@ -2203,7 +2275,7 @@ def _make69(
 
 
 # robrayc.ir.Geometry
-def _make70(
+def _make72(
         _setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual,
         _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos,
         _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual,
@@ -2254,7 +2326,7 @@ def _make70(
 
 
 # robrayc.analysis.acm_proof._Piece
-def _make71(
+def _make73(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2284,7 +2356,7 @@ def _make71(
 
 
 # robrayc.backends.c_checker.Options
-def _make72(
+def _make74(
         _setattr, _FACTORY, _default_sphere_size, _default_cells, _set_sphere_size, _set_cells,
 ):
     def __init__(
@@ -2312,7 +2384,7 @@ def _make72(
 
 
 # robrayc.backends.urdf.Options
-def _make73(
+def _make75(
         _setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf,
         _set_robot, _set_mesh_dir,
 ):
@@ -2342,7 +2414,7 @@ def _make73(
 
 
 # robrayc.frontend.robray_attrs.Block
-def _make74(
+def _make76(
         _setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa,
 ):
     def __init__(
@@ -2367,7 +2439,7 @@ def _make74(
 
 
 # robrayc.meshes.model.MeshData
-def _make75(
+def _make77(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2396,7 +2468,7 @@ def _make75(
 
 
 # robrayc.diagnostics.DiagnosticSink
-def _make76(
+def _make78(
         _setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled,
         _default_as_errors, _default_not_errors, _default_color, _factory_items,
         _default_max_errors, _default_max_warnings, _default_suppressed_warnings,
@@ -2446,7 +2518,7 @@ def _make76(
 
 
 # robrayc.analysis.projection.ProjectionOptions
-def _make77(
+def _make79(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
 ):
@@ -2713,13 +2785,24 @@ FACTORIES = {
     ), False, True, False, False): _make33,
     ((
         ('kind', '', True, True),
+        ('key', '', True, True),
+        ('scope', '', True, True),
+        ('el', '', True, True),
+        ('raw', '', True, True),
+        ('relative_to', '', True, True),
+        ('pose_el', '=', True, True),
+        ('attached_to', '=', True, True),
+        ('inner', '=', True, True),
+    ), False, True, False, False): _make34,
+    ((
+        ('kind', '', True, True),
         ('name', '', True, True),
         ('pos', '', True, True),
         ('start', '', True, True),
         ('value', '=', True, True),
         ('container', '=', True, True),
         ('children', '()', True, True),
-    ), False, False, False, False): _make34,
+    ), False, False, False, False): _make35,
     ((
         ('kind', '', True, True),
         ('name', '', True, True),
@@ -2727,7 +2810,7 @@ FACTORIES = {
         ('target', '=', True, True),
         ('path', '=', True, True),
         ('context', '=', True, True),
-    ), False, False, False, False): _make35,
+    ), False, False, False, False): _make36,
     ((
         ('kind', '', True, True),
         ('name', '', True, True),
@@ -2737,39 +2820,39 @@ FACTORIES = {
         ('size', '=', True, True),
         ('vertices', '=', True, True),
         ('indices', '=', True, True),
-    ), False, True, False, False): _make36,
+    ), False, True, False, False): _make37,
     ((
         ('kind', '', True, True),
         ('params', '', True, True),
         ('placement', '', True, True),
         ('vertices', '=', True, True),
         ('faces', '=', True, True),
-    ), True, True, False, False): _make37,
+    ), True, True, False, False): _make38,
     ((
         ('link1', '', True, True),
         ('link2', '', True, True),
         ('reason', '', True, True),
         ('pos', '=', True, True),
-    ), True, True, False, False): _make38,
+    ), True, True, False, False): _make39,
     ((
         ('mass', '', True, True),
         ('inertia', '', True, True),
-    ), True, True, False, True): _make39,
+    ), True, True, False, True): _make40,
     ((
         ('model', '=', True, True),
-    ), True, True, False, True): _make40,
+    ), True, True, False, True): _make41,
     ((
         ('name', '', True, True),
         ('block', '', True, True),
         ('pos', '', True, True),
         ('_closure', '=', True, True),
-    ), False, True, False, False): _make41,
+    ), False, True, False, False): _make42,
     ((
         ('name', '', True, True),
         ('frame', '', True, True),
         ('parts', '()', True, True),
         ('inertial', '=', True, True),
-    ), False, True, False, False): _make42,
+    ), False, True, False, False): _make43,
     ((
         ('name', '', True, True),
         ('kind', '', True, True),
@@ -2783,7 +2866,7 @@ FACTORIES = {
         ('mimic', '=', True, True),
         ('variable', '=', True, True),
         ('offset', '=', True, True),
-    ), False, True, False, False): _make43,
+    ), False, True, False, False): _make44,
     ((
         ('name', '', True, True),
         ('parent', '=', True, True),
@@ -2800,24 +2883,24 @@ FACTORIES = {
         ('pos', '=', True, True),
         ('link', '=', True, True),
         ('link_role', '=', True, True),
-    ), True, True, False, True): _make44,
+    ), True, True, False, True): _make45,
     ((
         ('no_header', '=', True, True),
-    ), True, True, False, True): _make45,
+    ), True, True, False, True): _make46,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('leaves', '', True, True),
         ('boxes', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make46,
+    ), True, True, False, False): _make47,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('triangles', '', True, True),
         ('roots', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make47,
+    ), True, True, False, False): _make48,
     ((
         ('options', '', True, True),
         ('sink', '', True, True),
@@ -2825,18 +2908,18 @@ FACTORIES = {
         ('dependencies', '()', True, True),
         ('symbols', '=', True, True),
         ('_packages', '()', True, True),
-    ), False, True, False, False): _make48,
+    ), False, True, False, False): _make49,
     ((
         ('output', '', True, True),
         ('options', '', True, True),
         ('sink', '', True, True),
         ('name', '=', True, True),
         ('extra', '()', True, True),
-    ), False, True, False, False): _make49,
+    ), False, True, False, False): _make50,
     ((
         ('overlays', '()', True, True),
         ('options', '()', True, True),
-    ), False, True, False, False): _make50,
+    ), False, True, False, False): _make51,
     ((
         ('pair', '', True, True),
         ('var', '', True, True),
@@ -2845,7 +2928,7 @@ FACTORIES = {
         ('start', '', True, True),
         ('step', '', True, True),
         ('bits', '', True, True),
-    ), True, True, False, False): _make51,
+    ), True, True, False, False): _make52,
     ((
         ('pairs', '', True, True),
         ('samples', '', True, True),
@@ -2853,11 +2936,11 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('default_config', '()', True, True),
         ('sources', '=', True, True),
-    ), True, True, False, False): _make52,
+    ), True, True, False, False): _make53,
     ((
         ('path', '', True, True),
         ('data', '', True, True),
-    ), True, True, False, True): _make53,
+    ), True, True, False, True): _make54,
     ((
         ('path', '', True, True),
         ('source', '=', True, True),
@@ -2865,29 +2948,29 @@ FACTORIES = {
         ('up', '=', True, True),
         ('forward', '=', True, True),
         ('collada_up', '=', True, True),
-    ), True, True, False, True): _make54,
+    ), True, True, False, True): _make55,
     ((
         ('path', '', True, True),
         ('text', '', True, True),
         ('parsed', '=', True, True),
         ('definitions', '()', True, True),
         ('references', '()', True, True),
-    ), False, False, False, False): _make55,
+    ), False, False, False, False): _make56,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
-    ), True, True, False, False): _make56,
+    ), True, True, False, False): _make57,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
         ('antialias', '=', True, True),
-    ), True, True, False, False): _make57,
+    ), True, True, False, False): _make58,
     ((
         ('position', '=', True, True),
         ('velocity', '=', True, True),
         ('acceleration', '=', True, True),
         ('effort', '=', True, True),
-    ), True, True, False, True): _make58,
+    ), True, True, False, True): _make59,
     ((
         ('positions', '', True, True),
         ('corner_pos', '', True, True),
@@ -2895,7 +2978,17 @@ FACTORIES = {
         ('corner_nrm', '', True, True),
         ('up', '', True, True),
         ('unit', '', True, True),
-    ), True, True, False, False): _make59,
+    ), True, True, False, False): _make60,
+    ((
+        ('prefix', '', True, True),
+        ('el', '', True, True),
+        ('static', '', True, True),
+        ('key', '', True, True),
+        ('version', '=', True, True),
+        ('links', '=', True, True),
+        ('models', '=', True, True),
+        ('canonical', '=', True, True),
+    ), False, True, False, False): _make61,
     ((
         ('projection', '', True, True),
         ('fill', '=', True, True),
@@ -2905,44 +2998,44 @@ FACTORIES = {
         ('sensor_error', '=', True, True),
         ('sensor_fov', '=', True, True),
         ('sensor_threshold', '=', True, True),
-    ), True, True, False, True): _make60,
+    ), True, True, False, True): _make62,
     ((
         ('projection', '', True, True),
         ('pen_width', '=', True, True),
-    ), True, True, False, True): _make61,
+    ), True, True, False, True): _make63,
     ((
         ('projection', '', True, True),
         ('picture', '', True, True),
         ('scale', '=', True, True),
         ('grid', '=', True, True),
         ('view', '=', True, True),
-    ), True, True, False, False): _make62,
+    ), True, True, False, False): _make64,
     ((
         ('projection', '', True, True),
         ('robot_type', '=', True, True),
         ('supervisor', '=', True, True),
         ('robot_options', '=', True, True),
         ('supervisor_options', '=', True, True),
-    ), True, True, False, True): _make63,
+    ), True, True, False, True): _make65,
     ((
         ('projection', '', True, True),
         ('version', '=', True, True),
         ('start', '=', True, True),
         ('mesh_path', '=', True, True),
-    ), True, True, False, True): _make64,
+    ), True, True, False, True): _make66,
     ((
         ('radius', '', True, True),
-    ), True, True, False, True): _make65,
+    ), True, True, False, True): _make67,
     ((
         ('root', '', True, True),
         ('links', '', True, True),
         ('folded', '', True, True),
         ('names', '', True, True),
-    ), True, True, False, False): _make66,
+    ), True, True, False, False): _make68,
     ((
         ('root', '', True, True),
         ('table', '', True, True),
-    ), False, True, False, False): _make67,
+    ), False, True, False, False): _make69,
     ((
         ('samples', '', True, True),
         ('seed', '', True, True),
@@ -2950,7 +3043,7 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('jobs', '', True, True),
         ('backend', '', True, True),
-    ), True, True, False, False): _make68,
+    ), True, True, False, False): _make70,
     ((
         ('severity', '', True, True),
         ('message', '', True, True),
@@ -2958,7 +3051,7 @@ FACTORIES = {
         ('hint', '=', True, True),
         ('notes', '=', True, True),
         ('name', '=', True, True),
-    ), True, True, False, True): _make69,
+    ), True, True, False, True): _make71,
     ((
         ('shape', '', True, True),
         ('color', '=', True, True),
@@ -2971,32 +3064,32 @@ FACTORIES = {
         ('tags', '=', True, True),
         ('pos', '=', True, True),
         ('material', '=', True, True),
-    ), True, True, False, True): _make70,
+    ), True, True, False, True): _make72,
     ((
         ('solid', '', True, True),
         ('obj', '', True, True),
         ('rate', '', True, True),
         ('cost', '', True, True),
-    ), True, True, False, False): _make71,
+    ), True, True, False, False): _make73,
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
-    ), True, True, False, True): _make72,
+    ), True, True, False, True): _make74,
     ((
         ('srdf', '=', True, True),
         ('robot', '=', True, True),
         ('mesh_dir', '=', True, True),
-    ), True, True, False, True): _make73,
+    ), True, True, False, True): _make75,
     ((
         ('values', '()', True, True),
         ('sources', '()', True, True),
         ('isa', '()', True, True),
-    ), False, True, False, False): _make74,
+    ), False, True, False, False): _make76,
     ((
         ('vertices', '', True, True),
         ('normals', '', True, True),
         ('faces', '', True, True),
-    ), True, True, False, False): _make75,
+    ), True, True, False, False): _make77,
     ((
         ('werror', '=', True, True),
         ('quiet', '=', True, True),
@@ -3011,7 +3104,7 @@ FACTORIES = {
         ('stopped', '=', True, True),
         ('_errors', '=', False, True),
         ('_warnings', '=', False, True),
-    ), False, True, False, False): _make76,
+    ), False, True, False, False): _make78,
     ((
         ('z_min', '=', True, True),
         ('z_max', '=', True, True),
@@ -3020,5 +3113,5 @@ FACTORIES = {
         ('robot_frames', '=', True, True),
         ('segments', '=', True, True),
         ('configuration', '()', True, True),
-    ), True, True, False, False): _make77,
+    ), True, True, False, False): _make79,
 }
