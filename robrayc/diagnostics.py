@@ -60,8 +60,8 @@ WARNINGS: dict[str, str] = {
     "xml-declaration": "an XML declaration libxml2 refuses (ignored, as urdfdom does)",
     "exact-checker": "the compiled collision checker is unavailable (no working C compiler): "
                      "the exact one is used",
-    "sdf-joint": "an SDF joint read as other joints (universal, revolute2: two revolute joints) "
-                 "or fixed (a ball joint, a free base, while robrayc has no such joints)",
+    "sdf-joint": "an SDF joint read as other joints (universal, revolute2: two revolute "
+                 "joints)",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

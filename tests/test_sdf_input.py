@@ -28,7 +28,6 @@ from tests.urdf_robots import ROBOTS, robot_path, ros_env  # noqa: F401  (fixtur
 HERE = Path(__file__).parent / "sdf_input"
 MODELS = HERE / "models"
 PACKAGES = {"tool": str(MODELS / "tool")}
-MULTI_DOF = hasattr(ir, "joint_variables")
 
 
 @pytest.fixture(scope="session")
@@ -98,7 +97,7 @@ def joint_motion(scene: ir.Scene, name: str, kind: str, axes, cfg) -> np.ndarray
         m[:3, 3] = axes[0] / np.linalg.norm(axes[0]) * cfg[name]
     elif kind in ("universal", "revolute2"):
         m = rotation(axes[0], cfg[name]) @ rotation(axes[1], cfg[f"{name}_axis2"])
-    elif kind == "ball" and MULTI_DOF:
+    elif kind == "ball":
         m = rotvec([cfg[v] for v in ir.joint_variables(scene.frame(name))])
     return m
 
@@ -112,7 +111,7 @@ def reference_fk(ref: Reference, scene: ir.Scene, cfg) -> dict[str, np.ndarray]:
         if link not in out:
             if link not in by_child:  # a root link: where it rests (or floats to)
                 out[link] = ref.links[link]
-                if MULTI_DOF and scene.frame(link).kind == "floating":
+                if scene.frame(link).kind == "floating":
                     x, y, z, *r = (cfg[v] for v in ir.joint_variables(scene.frame(link)))
                     move = rotvec(r)
                     move[:3, 3] = (x, y, z)
@@ -177,7 +176,9 @@ def test_every_feature_gives_libsdformats_poses(sdf_poses, model_path):
     assert kinds["extend"] == ("prismatic", "extend")
     assert kinds["cardan"] == ("revolute", "cardan")
     assert kinds["cardan_axis2"] == ("revolute", "cardan_axis2")
-    assert kinds["tail_ball"][0] == ("ball" if MULTI_DOF else "fixed")
+    assert kinds["tail_ball"] == ("ball", "tail_ball")
+    assert ir.joint_variables(scene.frame("tail_ball")) == ("tail_ball_rx", "tail_ball_ry",
+                                                            "tail_ball_rz")
 
 
 def test_shapes_materials_and_inertia_as_libsdformat_reads_them(model_path):
@@ -221,13 +222,8 @@ def test_world_models_float_or_stay(model_path, capsys):
     err = capsys.readouterr().err
     scene = load(HERE / "scene.world")
     crate = scene.frame("crate::body")
-    if MULTI_DOF:
-        assert crate.kind == "floating"
-    else:
-        assert crate.kind == "fixed"
-        assert "link 'crate::body' of a non-static model has no joint" in err
-    assert scene.frame("ground::plane").kind == "fixed"  # static: no warning
-    assert "'ground::plane' of a non-static" not in err
+    assert (crate.kind, crate.variable) == ("floating", "crate::body")
+    assert scene.frame("ground::plane").kind == "fixed"  # static
     assert "scene.world:5:5: warning: SDF <world><physics> is not read" in err
     plane = scene.frame("ground::plane-collision").geometries[0]
     assert plane.shape == ir.Box((10.0, 8.0, 0.001)) and plane.collision
@@ -316,3 +312,12 @@ def test_xml_attacks_are_refused(tmp_path, capsys):
         assert main([str(src), "--list-frames"]) == 1
         err = capsys.readouterr().err
         assert f"{src}:1:1: error: SDF declares XML entities" in err and "CANARY" not in err
+
+
+def test_scoped_names_are_refused_by_the_sdf_writer(tmp_path, model_path, capsys):
+    """libsdformat refuses '::' in a name (SDFormat 1.8+): a located error, no file."""
+    out = tmp_path / "w.sdf"
+    assert main([str(HERE / "scene.world"), "-q", "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "scene.world:9:13: error: SDF cannot hold the name 'ground::plane' (and " in err
+    assert not out.exists()

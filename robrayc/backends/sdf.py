@@ -20,6 +20,8 @@
   `<cast_shadows>false`; collision geometry is `<collision>`.
 - Inertia: `<inertial>` with mass and the full tensor where the scene has one (a link without
   one takes SDF's defaults in simulators).
+- A link or joint name holding '::' (nested models' scopes, as an SDF world read back gives)
+  is an error: robrayc writes one flat model.
 - SDFormat 1.9 cannot express (a located warning, once per kind with a count): grids, allowed
   collision pairs, shared configuration variables, acceleration limits, asymmetric
   velocity/effort limits, isa tags, geometry that is neither visual nor collision.
@@ -104,6 +106,9 @@ class _Writer:
             if name != name.strip():  # libsdformat strips the text of <parent>, <child>
                 self.ctx.sink.error(f"SDF cannot hold the link name '{name}': leading or "
                                     "trailing white space is lost in <parent>/<child>", f.pos)
+        self.check_scoped([(plan.names[f.name], f) for f in scene.frames]
+                          + [(joints[f.name], f) for f in plan.links])
+        self.ctx.sink.check()  # names libsdformat refuses: no model
         for f in plan.links:
             parent = plan.names[f.parent] if f.parent is not None and scene.has_frame(
                 f.parent) else top
@@ -113,6 +118,18 @@ class _Writer:
             if f.is_joint and f.variable in seen:
                 self.lose("shared configuration variables", f.pos)
             seen.add(f.variable or "")
+
+    def check_scoped(self, names: list[tuple[str, ir.Frame]]) -> None:
+        """SDFormat 1.8+ reserves '::' for nested models' scopes (libsdformat refuses such a
+        name): an error at the first such name (a scene read from an SDF world or nested
+        model has them), with a count of the others."""
+        scoped = [(name, f) for name, f in names if "::" in name]
+        if scoped:
+            name, f = scoped[0]
+            more = f" (and {len(scoped) - 1} more)" if len(scoped) > 1 else ""
+            self.ctx.sink.error(f"SDF cannot hold the name '{name}'{more}: '::' separates the "
+                                "scopes of nested models, and robrayc writes one flat model",
+                                f.pos, "rename the frames, or write URDF or MJCF")
 
     def pose(self, parent, q: ir.Quat, v: ir.Vec3, relative_to: str | None = None) -> None:
         from lxml import etree

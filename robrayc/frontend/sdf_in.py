@@ -56,11 +56,6 @@ READ = {
 }
 
 
-def multi_dof() -> bool:
-    """Whether the IR has ball and floating joints (docs/IR: ir.joint_variables)."""
-    return hasattr(ir, "joint_variables")
-
-
 @record
 class _Scope:
     """A model (or a world): where names are looked up. Full names start with `prefix`."""
@@ -106,10 +101,6 @@ class _Loader(XmlSource, LinkParts):
         self.axis2_names: dict[str, str] = {}  # universal, revolute2 -> its second frame
         self.reported: set[str] = set()
         self.partial = Partial()
-
-    @staticmethod
-    def multi_dof() -> bool:
-        return multi_dof()
 
     # --- files and positions ------------------------------------------------------------------
     def pos(self, el, attr: str | None = None) -> SourcePos:

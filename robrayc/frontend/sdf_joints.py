@@ -115,18 +115,10 @@ def _root(ld, link: str) -> None:
     """A link no joint places: fixed to the world in a static model, else floating."""
     e = ld.entities[link]
     q, v = ld.world_pose(link)
-    kind, variable = "fixed", None
-    if not e.scope.static:
-        if ld.multi_dof():
-            kind, variable = "floating", link
-        else:
-            ld.sink.warning(f"link '{link}' of a non-static model has no joint: it floats in "
-                            "SDF; fixed at its pose here", ld.pos(e.el, "name"),
-                            "robrayc has no floating joints yet: joint it to the world or "
-                            "make the model <static>", name="sdf-joint")
-    ld.frames[link] = ir.Frame(name=link, parent=None, kind=kind, translation=v,
-                               quaternion=q, variable=variable, pos=ld.pos(e.el, "name"),
-                               link=link)
+    static = e.scope.static
+    ld.frames[link] = ir.Frame(name=link, parent=None, kind="fixed" if static else "floating",
+                               translation=v, quaternion=q, variable=None if static else link,
+                               pos=ld.pos(e.el, "name"), link=link)
 
 
 def _jointed(ld, link: str, placed: tuple, holders: dict[str, str]) -> None:
@@ -141,12 +133,7 @@ def _jointed(ld, link: str, placed: tuple, holders: dict[str, str]) -> None:
     if kind == "fixed":
         frame = ir.Frame(name=name, **common)
     elif kind == "ball":
-        if ld.multi_dof():
-            frame = ir.Frame(name=name, kind="ball", variable=name, **common)
-        else:
-            ld.sink.warning(f"ball joint '{j.key}' fixed at its rest pose", ld.pos(j.el, "type"),
-                            "robrayc has no ball joints yet", name="sdf-joint")
-            frame = ir.Frame(name=name, **common)
+        frame = ir.Frame(name=name, kind="ball", variable=name, **common)
     else:
         frame = ir.Frame(name=name, kind=SINGLE.get(kind, "revolute"),
                          axis=_axis(ld, j, "axis"), variable=name,
