@@ -5,7 +5,7 @@ Every case compiles the same inputs with both compilers, loads both C files with
 `check_scene` (real `aa_rx_sg_init`, real forward kinematics) at the zero configuration and two
 seeded random ones, and compares frames, parents, types, variables, axes, frame/config order,
 poses (1e-6), geometry with options, and allowed pairs. Where robrayc differs on purpose the
-case names the difference (ids documented in README.md, "Differences from aarxc"); a declared
+case names the difference (ids documented in docs/differences.md); a declared
 difference must be observed, and every observed mismatch must be explained — nothing is
 skipped silently.
 """
@@ -43,7 +43,7 @@ pytestmark = pytest.mark.skipif(not A.AMINO_DIR.is_dir(),
                                 reason="../shared/amino absent (no shared/ beside the checkout)")
 
 
-# --- differences (ids documented in README.md, "Differences from aarxc") ---------------------
+# --- differences (ids documented in docs/differences.md) ---------------------
 # Each id maps to a predicate saying whether a mismatch is explained by that difference.
 
 def _path_is(*patterns: str) -> Callable[[A.Mismatch], bool]:
@@ -800,16 +800,13 @@ def test_urdf_robot_real_library(path: Path, tmp_path: Path) -> None:
 
 
 def _doc_entries() -> dict[str, str]:
-    readme = (HERE.parent / "README.md").read_text()
-    start = readme.index("## Differences from aarxc")
-    end = readme.find("\n## ", start + 1)
-    text = readme[start:end if end >= 0 else None]
+    text = (HERE.parent / "docs" / "differences.md").read_text()
     parts = re.split(r"^### `([a-z0-9-]+)`.*$", text, flags=re.M)
     return dict(zip(parts[1::2], parts[2::2], strict=True))
 
 
 def test_differences_are_documented_and_pinned() -> None:
-    """Every difference id a test uses is in README's "Differences from aarxc", and every
+    """Every difference id a test uses is in docs/differences.md, and every
     documented difference names tests that exist (function and parameter id)."""
     entries = _doc_entries()
     assert set(DIFFERENCES) <= set(entries), set(DIFFERENCES) - set(entries)

@@ -180,7 +180,7 @@ def test_tmkit_lists_found() -> None:
     assert "collision_head_link_1-collision" in names
 
 
-# --- listed differences (README "Differences from aarxc") -------------------------------------
+# --- listed differences (docs/differences.md) --------------------------------------------------
 
 
 def test_material_defined_inline_used_by_name(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ _SIGNED_AXIS = re.compile(r"[+-][XYZxyz]")
 
 
 # Options of the original aarxc (share/aarxc) that robrayc does not take, and what to use
-# instead; README "Options of aarxc robrayc does not take" lists the same.
+# instead; docs/differences.md "Options of aarxc robrayc does not take" lists the same.
 AARXC_ONLY = {
     "-p": "write POV-Ray with '-o FILE.pov' (or --format pov)",
     "-P": "render with '-o FILE.png' (POV-Ray; or -o FILE.pov for the scene only)",
@@ -210,8 +210,8 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--root", metavar="FRAME", help="parent frame of top-level frames")
     p.add_argument("-W", dest="warnings", action="append", default=[], metavar="OPTION",
                    help="-W error (or -Werror): warnings are errors; -Werror=NAME: one "
-                   "warning is; -Wno-NAME: do not warn about NAME (names: README, and "
-                   "shown as [-WNAME] in each warning)")
+                   "warning is; -Wno-NAME: do not warn about NAME (each warning shows its "
+                   "[-WNAME]; the docs' warnings reference lists them all)")
     p.add_argument("-q", "--quiet", action="store_true", help="do not print warnings")
     p.add_argument("--color", "--colour", choices=("auto", "always", "never"), default="auto",
                    help="colour diagnostics (default auto: on a terminal unless NO_COLOR "
