@@ -16,7 +16,7 @@ import pytest
 
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.analysis.collision import cells as cl
-from robrayc.analysis.collision.compiled import c_model, sphere_size
+from robrayc.analysis.collision.compiled import c_model, checker_text, sphere_size
 from robrayc.kinematics import sample_ranges
 from tests.backends.test_c_checker import STRICT, assert_same, robot_in_field
 
@@ -199,9 +199,8 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
     everything = set(range(len(ur5.solids)))
     model = c_model(ur5, "rcells", sphere_size(ur5, None) * cl.FINER, everything, texts=False)
     prover = cl._Prover(ur5, model, lo, hi)
-    model.update(upper="RCELLS", guard="RCELLS_H_")
-    source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
-                                       "inline_header": render("c_checker.h.j2", model)})
+    model.update(upper="RCELLS", guard="RCELLS_H_", certify=True)
+    source = checker_text(model, None, render("c_checker.h.j2", model))
     t = prover.trees
     arrays = "".join(
         f"static const {kind} {name}[] = {{ {', '.join(map(fmt, a.ravel().tolist()))} }};\n"
@@ -256,7 +255,7 @@ def test_cli_cells_and_no_cells(tmp_path: Path) -> None:
         build = subprocess.run(["gcc", *STRICT, "-O1", "-c", str(out), "-o",
                                 str(out.with_suffix(".o"))], capture_output=True, text=True)
         assert build.returncode == 0 and not build.stderr, build.stderr
-        texts[len(flag)] = re.search(r"CELLTAB\[\d+\] = \{ ([^}]*) \}", out.read_text()).group(1)
+        texts[len(flag)] = re.search(r"CELLTAB\[\w+\] = \{ ([^}]*) \}", out.read_text()).group(1)
     assert {x.strip() for x in texts[1].split(",")} == {"-1"}
     assert len({x.strip() for x in texts[0].split(",")} - {"-1"}) >= 2
 
@@ -288,6 +287,6 @@ def test_unusable_cache_leaves_the_tables_out(ur5, tmp_path: Path, monkeypatch) 
     (tmp_path / "file").write_text("")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "file"))
     source, _ = c_source(ur5, "arm")
-    assert "static const int CELLTAB" in source and "CELLBITS[1]" in source
+    assert "static const int CELLTAB" in source and "#define NCELLBYTES_DECL 1\n" in source
     auto = CollisionChecker(ur5.scene, backend="auto")
     assert auto.backend == "exact" and "cache folder" in auto.note

@@ -112,12 +112,12 @@ class _Prover:
     and compile than to prove with)."""
 
     def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray) -> None:
-        from robrayc.analysis.collision.compiled import build
+        from robrayc.analysis.collision.compiled import build, checker_text
         from robrayc.templating import render
 
-        model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_"}
-        source = render("c_checker.c.j2", {**model, "certify": True, "include": None,
-                                           "inline_header": render("c_checker.h.j2", model)})
+        model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
+                 "certify": True}
+        source = checker_text(model, None, render("c_checker.h.j2", model))
         self.lib = ctypes.CDLL(str(build(source)))  # CompilerMissing without a compiler
         self._fill = self.lib.rcells_cells
         self._fill.restype = ctypes.c_long
@@ -297,9 +297,9 @@ def cell_tables(checker, model: dict | None = None) -> dict:
 
 def _cache_key(checker, model: dict) -> str:
     """What the cells depend on: robrayc's version and the code that proves them (this
-    module, the kinematics, the compiled checker and its templates: a change while the version
-    stays is not served stale cells), the checker's solids (meshes included), pairs,
-    kinematics and ranges, and its trees."""
+    module, the kinematics, the compiled checker, its templates and its kernel: a change
+    while the version stays is not served stale cells), the checker's solids (meshes
+    included), pairs, kinematics and ranges, and its trees."""
     import hashlib
     from pathlib import Path
 
@@ -309,6 +309,7 @@ def _cache_key(checker, model: dict) -> str:
     digest = hashlib.sha256(__version__.encode())
     for module in (__name__, kinematics.__name__, compiled.__name__, _templates.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
+    digest.update(compiled.kernel_source("checker_kernel.c").encode())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
     lo, hi = sample_ranges(checker.scene)

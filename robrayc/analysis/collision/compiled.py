@@ -119,7 +119,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}",
-        **empty_tables(len(checker._pi)), "triangle_code": "",
+        **empty_tables(len(checker._pi)),
     }
 
 
@@ -276,11 +276,29 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     if cells:
         model.update(cell_tables(checker, model))
-    model["triangle_code"] = render("c_triangles.c.j2", model) if triangles else ""
     header = render("c_checker.h.j2", model)
-    model["include"] = include
-    model["inline_header"] = None if include else header
-    return render("c_checker.c.j2", model), header
+    return checker_text(model, include, header, triangles), header
+
+
+def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
+                 ) -> str:
+    """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c and, with triangles, triangles.c,
+    pasted in); it includes ``include``, or holds the header inline when None."""
+    from robrayc.templating import render
+
+    return render("c_checker.c.j2", {
+        **model, "include": include, "inline_header": None if include else header,
+        "kernel_header": kernel_source("checker_kernel.h"),
+        "kernel": kernel_source("checker_kernel.c"),
+        "triangle_code": kernel_source("triangles.c") if triangles else ""})
+
+
+def kernel_source(name: str) -> str:
+    """The text of one of the kernel's C files (robrayc/c/)."""
+    from robrayc.resources import resource_path
+
+    return resource_path("c", name).read_text(encoding="utf-8")
 
 
 # --- building and loading -------------------------------------------------------------------

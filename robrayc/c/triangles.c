@@ -7,7 +7,7 @@ static const double (*TNODE)[4], (*TRI)[9];
 static const int (*TKID)[2], *TROOT;
 static const float *TLEV;
 
-void {{ name }}_tbind(const double *node, const int *kid, const double *tri, const int *root,
+void checker_tbind(const double *node, const int *kid, const double *tri, const int *root,
                       const float *lev)
 {
     TNODE = (const double (*)[4])node;
@@ -323,7 +323,7 @@ static int tprove(struct tproof *c, double *q, double *lo, double *hi, int depth
  * configuration with the variables var[0..dims) in lo..hi and the others as in q, proven
  * within `depth` splits and `*budget` node pairs (what is left is written back); else 0. work:
  * room for `room` ints, the leaf pairs left open by the boxes being split. */
-int {{ name }}_tprove(int a, int b, int dims, const int *var, const double *lo,
+int checker_tprove(int a, int b, int dims, const int *var, const double *lo,
                       const double *hi, double margin, int depth, double *q, long *budget,
                       int *work, long room)
 {

@@ -1,0 +1,112 @@
+/* A small robot's collision checker, laid out as a generated one (robrayc --format
+ * c-checker) with the kernel included instead of pasted: what compiles and lints the kernel on
+ * its own (tests/test_c_kernel.py: gcc -Wall -Wextra -Werror -pedantic, with and without
+ * -DCHECKER_CERTIFY=1, and cppcheck).
+ *
+ * The robot: a box fixed in the world; an arm turning about the axis (0.6, 0, 0.8) through
+ * (1, 0, 0) with a sphere and a solid tested through its sphere tree (a root holding two
+ * leaves, each with its box).
+ */
+#ifndef CHECKER_CERTIFY
+#define CHECKER_CERTIFY 0
+#endif
+#define CHECKER_FK_TURNS 1
+
+#define NG 2
+#define NS 3
+#define NS_DECL 3
+#define NP 2
+#define NP_DECL 2
+#define NQ 1
+#define NPAIRS 2
+#define NPAIRS_DECL 2
+#define NFB 2
+#define NFB_DECL 2
+#define NMP 0
+#define NMP_DECL 8
+#define NODES_DECL 3
+#define LEAVES_DECL 2
+#define NCELLTABLES_DECL 1
+#define NCELLBYTES_DECL 1
+#define ANY_CONST_HIT 0
+#define CONTACT_TOL 1e-09
+#define EPS_SAT 1e-12
+
+#include "checker_kernel.h"
+
+const char *const checker_pair_names[NPAIRS_DECL][2] = {
+    { "table", "ball" },
+    { "table", "rod" },
+};
+
+static const unsigned char CONST_HIT[NPAIRS_DECL] = { 0, 0 };
+
+static const struct solid SOLID[NS_DECL] = {
+    { 0, 1, 1, 0, { 0.0f, 0.0f, -0.5f, 0.8661f },
+      { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -0.5 }, { 0.5, 0.5, 0.5 }, { 0.5, 0.5, 0.5 } },
+    { 1, 0, 0, 1, { 0.5f, 0.0f, 0.0f, 0.1f },
+      { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0, 0 }, { 0.1, 0.0, 0.0 }, { 0.1, 0.1, 0.1 } },
+    { 1, -1, 0, 2, { 0.0f, 0.0f, 0.5f, 0.52f },
+      { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0.5 }, { 0.05, 0.05, 0.5 }, { 0.05, 0.05, 0.5 } },
+};
+
+#if !CHECKER_CERTIFY
+static const float BOX[NS_DECL][15] = {
+    { 0.0f, 0.0f, -0.5f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, 0.5f },
+    { 0.5f, 0.0f, 0.0f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.1f, 0.1f, 0.1f },
+    { 0.0f, 0.0f, 0.5f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.05f, 0.05f, 0.5f },
+};
+
+static const float NODE[NODES_DECL][4] = {
+    { 0.0f, 0.0f, 0.5f, 0.52f },
+    { 0.0f, 0.0f, 0.25f, 0.26f },
+    { 0.0f, 0.0f, 0.75f, 0.26f },
+};
+
+static const int KID[NODES_DECL][2] = { { 1, 2 }, { 0, 0 }, { 1, 0 } };
+
+static const float LEAF[LEAVES_DECL][15] = {
+    { 0.0f, 0.0f, 0.25f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.05f, 0.05f, 0.25f },
+    { 0.0f, 0.0f, 0.75f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.05f, 0.05f, 0.25f },
+};
+#endif
+
+static const int PAIR[NP_DECL][3] = { { 0, 1, 0 }, { 0, 2, 1 } };
+
+static const struct fixblock FIXB[NFB_DECL] = {
+    { 1, { 0, -1, -1, -1, -1, -1, -1, -1 }, { 0, -1, -1, -1, -1, -1, -1, -1 },
+      { 0.0f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { 0.0f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { -0.5f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { 0.8661f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f } },
+    { 2, { 0, -1, -1, -1, -1, -1, -1, -1 }, { 1, -1, -1, -1, -1, -1, -1, -1 },
+      { 0.0f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { 0.0f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { -0.5f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f, 1e18f },
+      { 0.8661f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f } },
+};
+
+static const int MOVP[NMP_DECL] = { 0 };
+static const int MOVA[NMP_DECL] = { 0 };
+static const int MOVB[NMP_DECL] = { 0 };
+static const float MOVR2[NMP_DECL] = { -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f };
+
+static const int CELLTAB[NP_DECL] = { -1, -1 };
+static const struct celltable CELLS[NCELLTABLES_DECL] = {
+    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }
+};
+static const unsigned char CELLBITS[NCELLBYTES_DECL] = { 0 };
+
+#include "checker_kernel.c"
+
+static void fk(const double *q, double g[][12])
+{
+    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+    static const double base[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0 };
+    static const double axis[3] = { 0.6, 0.0, 0.8 };
+    int i;
+    for (i = 0; i < 12; i++) g[0][i] = identity[i];
+    turn(base, axis, q[0], g[1]);
+}
+
+#include "triangles.c"

@@ -1,0 +1,723 @@
+/* robrayc's compiled collision checker: the kernel, the same for every robot.
+ *
+ * Compiled after checker_kernel.h and a robot's tables (see there; checker_example.c is a
+ * small robot that compiles it on its own). A generated checker holds this file verbatim.
+ *
+ * How a configuration is checked: forward kinematics in double (fixed chains pre-multiplied);
+ * each moving solid's bounding sphere against its fixed partners' 8 at a time (AVX2, or
+ * portable scalar), and the pairs of moving solids' 8 pairs at a time; for two meshes still
+ * close, each one's bounding sphere against the other's box; then spheres and boxes by exact
+ * closed forms in double (the exact checker's tests and contact tolerance); others through
+ * their certified sphere trees, in their own group's frame (no placement): against a box or
+ * sphere exactly, against the other solid's bounding box (every solid lies in its box), then
+ * tree against tree. MAYBE when spheres still overlap at the leaves. A pair whose relative
+ * pose depends on one to three joint variables skips all that in the cells of those
+ * variables proven apart when the robot's tables were generated (CELLTAB).
+ *
+ * Tables besides checker_kernel.h's structs: BOX[s], each solid's bounding box in its group
+ * frame (centre, rotation row-major with the box axes as columns, half extents; margin
+ * included); NODE[k], sphere-tree nodes in their solid's group frame (x, y, z, radius; margin
+ * included), each holding its children KID[k] = { first, count }, a leaf (count 0) with first
+ * = its box in LEAF (or -1: none); LEAF[k], leaf boxes holding the same piece of the solid as
+ * their sphere, as BOX; PAIR[p] = { solid a, solid b, frame pair }; MOVP, MOVA, MOVB, MOVR2:
+ * the solid pairs of two moving solids, their solids and the squared reach of their bounding
+ * spheres (padding lanes: reach -1, never near); CELLTAB[p]: -1 or the pair's table in CELLS,
+ * whose bit k in CELLBITS is set when the pair's sphere trees were proven apart over the whole
+ * of cell k (the pair is FREE there without a test).
+ */
+
+#if CHECKER_CERTIFY
+/* the trees, bound at run time (checker_bind), laid out as the static tables */
+static const float (*BOX)[15], (*NODE)[4], (*LEAF)[15];
+static const int (*KID)[2];
+
+void checker_bind(const float *box, const float *node, const int *kid, const float *leaf)
+{
+    BOX = (const float (*)[15])box;
+    NODE = (const float (*)[4])node;
+    KID = (const int (*)[2])kid;
+    LEAF = (const float (*)[15])leaf;
+}
+#endif
+
+/* --- kinematics ----------------------------------------------------------------------------- */
+
+static void mul(const double *a, const double *b, double *out)
+{
+    int i;
+    for (i = 0; i < 3; i++) {
+        out[3 * i] = a[3 * i] * b[0] + a[3 * i + 1] * b[3] + a[3 * i + 2] * b[6];
+        out[3 * i + 1] = a[3 * i] * b[1] + a[3 * i + 1] * b[4] + a[3 * i + 2] * b[7];
+        out[3 * i + 2] = a[3 * i] * b[2] + a[3 * i + 1] * b[5] + a[3 * i + 2] * b[8];
+        out[9 + i] = a[3 * i] * b[9] + a[3 * i + 1] * b[10] + a[3 * i + 2] * b[11] + a[9 + i];
+    }
+}
+
+#if CHECKER_FK_TURNS
+/* out = base turned by angle v about axis: amino's axis-angle quaternion, the axis used as
+ * given */
+static void turn(const double *base, const double *axis, double v, double *out)
+{
+    double s = sin(0.5 * v), w = cos(0.5 * v);
+    double x = s * axis[0], y = s * axis[1], z = s * axis[2];
+    double rot[12];
+    rot[0] = 1 - 2 * (y * y + z * z); rot[1] = 2 * (x * y - z * w);
+    rot[2] = 2 * (x * z + y * w); rot[3] = 2 * (x * y + z * w);
+    rot[4] = 1 - 2 * (x * x + z * z); rot[5] = 2 * (y * z - x * w);
+    rot[6] = 2 * (x * z - y * w); rot[7] = 2 * (y * z + x * w);
+    rot[8] = 1 - 2 * (x * x + y * y); rot[9] = rot[10] = rot[11] = 0.0;
+    mul(base, rot, out);
+}
+
+#endif
+
+/* --- exact closed forms (double), as the exact checker's ------------------------------------ */
+
+static double box_distance(const double *p, const double *h)
+{
+    double out = 0.0, top = -HUGE_VAL;
+    int k;
+    for (k = 0; k < 3; k++) {
+        double e = fabs(p[k]) - h[k];
+        if (e > 0.0) out += e * e;
+        if (e > top) top = e;
+    }
+    return sqrt(out) + (top < 0.0 ? top : 0.0);
+}
+
+/* world point p in pose w (rotation, translation): w^T (p - t) */
+static void to_local(const double *w, const double *p, double *out)
+{
+    double d0 = p[0] - w[9], d1 = p[1] - w[10], d2 = p[2] - w[11];
+    int k;
+    for (k = 0; k < 3; k++) out[k] = w[k] * d0 + w[3 + k] * d1 + w[6 + k] * d2;
+}
+
+static int sat_overlap(const double *wa, const double *ha, const double *wb, const double *hb)
+{
+    static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
+    double r[3][3], a[3][3], t[3], tb[3];
+    int i, j;
+    to_local(wa, wb + 9, t);
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            r[i][j] = wa[i] * wb[j] + wa[3 + i] * wb[3 + j] + wa[6 + i] * wb[6 + j];
+            a[i][j] = fabs(r[i][j]) + EPS_SAT;
+        }
+    for (i = 0; i < 3; i++)
+        if (fabs(t[i]) >= ha[i] + a[i][0] * hb[0] + a[i][1] * hb[1] + a[i][2] * hb[2]
+            - CONTACT_TOL) return 0;
+    for (j = 0; j < 3; j++) {
+        tb[j] = r[0][j] * t[0] + r[1][j] * t[1] + r[2][j] * t[2];
+        if (fabs(tb[j]) >= ha[0] * a[0][j] + ha[1] * a[1][j] + ha[2] * a[2][j] + hb[j]
+            - CONTACT_TOL) return 0;
+    }
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            double ra = ha[i1[i]] * a[i2[i]][j] + ha[i2[i]] * a[i1[i]][j];
+            double rb = hb[i1[j]] * a[i][i2[j]] + hb[i2[j]] * a[i][i1[j]];
+            double lhs = fabs(t[i2[i]] * r[i1[i]][j] - t[i1[i]] * r[i2[i]][j]);
+            double len = 1.0 - r[i][j] * r[i][j];
+            len = len > 0.0 ? sqrt(len) : 0.0;
+            if (len > 1e-9 && lhs >= ra + rb - CONTACT_TOL * len) return 0;
+        }
+    return 1;
+}
+
+/* sphere and box solids a, b (exact kinds) at group poses ga, gb */
+static int exact_pair(const double *ga, const double *gb, const struct solid *a,
+                      const struct solid *b)
+{
+    double wa[12], wb[12];
+    int k;
+    mul(ga, a->pose, wa);
+    mul(gb, b->pose, wb);
+    if (a->exact > b->exact) {
+        const struct solid *s = a;
+        a = b; b = s;
+        for (k = 0; k < 12; k++) { double x = wa[k]; wa[k] = wb[k]; wb[k] = x; }
+    }
+    if (a->exact == 0 && b->exact == 0) {
+        double reach = a->half[0] + b->half[0] - CONTACT_TOL, d2 = 0.0;
+        for (k = 0; k < 3; k++) d2 += (wa[9 + k] - wb[9 + k]) * (wa[9 + k] - wb[9 + k]);
+        return d2 < reach * reach;
+    }
+    if (a->exact == 0) {
+        double p[3];
+        to_local(wb, wa + 9, p);
+        return box_distance(p, b->half) < a->half[0] - CONTACT_TOL;
+    }
+    return sat_overlap(wa, a->half, wb, b->half);
+}
+
+/* --- one configuration: no placement, spheres tested in their own group's frame ------------ */
+
+/* float rigid transform b -> a of double group poses: out = ga^-1 gb (rotation row-major,
+ * translation) */
+static void relative(const double *ga, const double *gb, float *out)
+{
+    double d[3];
+    int i, j;
+    for (i = 0; i < 3; i++) d[i] = gb[9 + i] - ga[9 + i];
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 3; j++)
+            out[3 * i + j] = (float)(ga[i] * gb[j] + ga[3 + i] * gb[3 + j]
+                                     + ga[6 + i] * gb[6 + j]);
+        out[9 + i] = (float)(ga[i] * d[0] + ga[3 + i] * d[1] + ga[6 + i] * d[2]);
+    }
+}
+
+static void apply(const float *t, const float *p, float *out)
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        out[i] = t[3 * i] * p[0] + t[3 * i + 1] * p[1] + t[3 * i + 2] * p[2] + t[9 + i];
+}
+
+/* does sphere (centre c in frame a, radius r) reach the box of half extents h, m: a -> box */
+static int box1(const float *m, const float *c, float r, const float *h)
+{
+    float p[3], d2 = 0.0f;
+    int k;
+    apply(m, c, p);
+    for (k = 0; k < 3; k++) {
+        float e = fabsf(p[k]) - h[k];
+        if (e > 0.0f) d2 += e * e;
+    }
+    return d2 <= r * r;
+}
+
+static int near1(const float *a, const float *b, float r)
+{
+    float dx = a[0] - b[0], dy = a[1] - b[1], dz = a[2] - b[2];
+    return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
+/* 1 unless one of the 15 axes separates box A (centre 0, axes the identity, half ha) from box
+ * B (centre t, rotation r row-major: its axes are the columns, half hb), in A's frame */
+static int sat1(const float *ha, const float *t, const float *r, const float *hb)
+{
+    static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
+    float a[9];
+    int i, j;
+    for (i = 0; i < 9; i++) a[i] = fabsf(r[i]) + 1e-6f;
+    for (i = 0; i < 3; i++)
+        if (fabsf(t[i]) > ha[i] + a[3 * i] * hb[0] + a[3 * i + 1] * hb[1] + a[3 * i + 2] * hb[2])
+            return 0;
+    for (j = 0; j < 3; j++)
+        if (fabsf(r[j] * t[0] + r[3 + j] * t[1] + r[6 + j] * t[2])
+            > ha[0] * a[j] + ha[1] * a[3 + j] + ha[2] * a[6 + j] + hb[j]) return 0;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            float ra = ha[i1[i]] * a[3 * i2[i] + j] + ha[i2[i]] * a[3 * i1[i] + j];
+            float rb = hb[i1[j]] * a[3 * i + i2[j]] + hb[i2[j]] * a[3 * i + i1[j]];
+            if (fabsf(t[i2[i]] * r[3 * i1[i] + j] - t[i1[i]] * r[3 * i2[i] + j]) > ra + rb)
+                return 0;
+        }
+    return 1;
+}
+
+/* out = rotation of m (row-major 3x3 part) times u (row-major 3x3); transposed: m^T u */
+static void rot_mul(const float *m, const float *u, int transposed, float *out)
+{
+    int i, j;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++)
+            out[3 * i + j] = transposed
+                ? m[i] * u[j] + m[3 + i] * u[3 + j] + m[6 + i] * u[6 + j]
+                : m[3 * i] * u[j] + m[3 * i + 1] * u[3 + j] + m[3 * i + 2] * u[6 + j];
+}
+
+/* does node box o (frame a) reach the box h (r == 0) or the sphere of radius r at the origin
+ * (h zero) of the frame m maps frame a to */
+static int node_box(const float *o, const float *m, const float *h, float r)
+{
+    float t[3], u[9], d2 = 0.0f;
+    int j;
+    apply(m, o, t);
+    rot_mul(m, o + 3, 0, u);
+    if (r == 0.0f) return sat1(h, t, u, o + 12);
+    for (j = 0; j < 3; j++) {
+        float e = fabsf(u[j] * t[0] + u[3 + j] * t[1] + u[6 + j] * t[2]) - o[12 + j];
+        if (e > 0.0f) d2 += e * e;
+    }
+    return d2 <= r * r;
+}
+
+/* do node boxes oa (frame a) and ob (frame b) overlap; t: frame b -> frame a */
+static int node_node(const float *oa, const float *ob, const float *t)
+{
+    float cb[3], d[3], ub[9], tl[3], r[9];
+    int i;
+    apply(t, ob, cb);
+    rot_mul(t, ob + 3, 0, ub);
+    for (i = 0; i < 3; i++) d[i] = cb[i] - oa[i];
+    for (i = 0; i < 3; i++) tl[i] = oa[3 + i] * d[0] + oa[6 + i] * d[1] + oa[9 + i] * d[2];
+    rot_mul(oa + 3, ub, 1, r);
+    return sat1(oa + 12, tl, r, ob + 12);
+}
+
+/* does a node of the tree under n (frame a) reach the box of half extents h dilated by r
+ * (m: frame a -> the box's frame) */
+static int tree_box(int n, const float *m, const float *h, float r)
+{
+    int k;
+    if (!box1(m, NODE[n], NODE[n][3] + r, h)) return 0;
+    if (!KID[n][1]) return KID[n][0] < 0 || node_box(LEAF[KID[n][0]], m, h, r);
+    for (k = KID[n][0]; k < KID[n][0] + KID[n][1]; k++)
+        if (tree_box(k, m, h, r)) return 1;
+    return 0;
+}
+
+/* does solid a's tree (group pose ga) reach solid e (group pose ge): its box or sphere when
+ * exact, else its bounding box */
+static int tree_solid(int a, const double *ga, int e, const double *ge)
+{
+    const struct solid *se = &SOLID[e];
+    float m[12], h[3], r = 0.0f;
+    int k;
+    if (se->group) {
+        double we[12];
+        mul(ge, se->pose, we);
+        relative(we, ga, m);  /* group a -> e's frame */
+    } else {
+        relative(se->pose, ga, m);  /* the world's pose is the identity */
+    }
+    for (k = 0; k < 3; k++) h[k] = (float)(se->exact == 1 ? se->half[k] : se->box[k]);
+    if (se->exact == 0) { r = (float)se->half[0]; h[0] = h[1] = h[2] = 0.0f; }
+    /* a's bounding box first: one separating-axis test often spares the descent */
+    return node_box(BOX[a], m, h, r) && tree_box(SOLID[a].root, m, h, r);
+}
+
+/* do nodes of the trees under na (frame a) and nb (frame b; pb: its centre in frame a)
+ * overlap; t: frame b -> frame a. The larger node is opened first. */
+static int tree_tree(int na, int nb, const float *pb, const float *t)
+{
+    int k;
+    if (!near1(pb, NODE[na], NODE[na][3] + NODE[nb][3])) return 0;
+    if (!KID[na][1] && !KID[nb][1])
+        return KID[na][0] < 0 || KID[nb][0] < 0
+               || node_node(LEAF[KID[na][0]], LEAF[KID[nb][0]], t);
+    if (KID[nb][1] && (!KID[na][1] || NODE[nb][3] >= NODE[na][3])) {
+        for (k = KID[nb][0]; k < KID[nb][0] + KID[nb][1]; k++) {
+            float pk[3];
+            apply(t, NODE[k], pk);
+            if (tree_tree(na, k, pk, t)) return 1;
+        }
+        return 0;
+    }
+    for (k = KID[na][0]; k < KID[na][0] + KID[na][1]; k++)
+        if (tree_tree(k, nb, pb, t)) return 1;
+    return 0;
+}
+
+/* one solid pair whose bounding spheres overlap: FREE, COLLIDES or MAYBE; with skip set, a
+ * pair that could only be MAYBE is not tested (FREE) */
+static int pair1(double g[][12], int a, int b, int skip)
+{
+    const struct solid *sa = &SOLID[a], *sb = &SOLID[b];
+    float t[12], pb[3];
+    if (sa->exact >= 0 && sb->exact >= 0)
+        return exact_pair(g[sa->group], g[sb->group], sa, sb);
+    if (skip) return 0;
+    if (sa->exact >= 0) { int s = a; a = b; b = s; sa = &SOLID[a]; sb = &SOLID[b]; }
+    if (!tree_solid(a, g[sa->group], b, g[sb->group])) return 0;
+    if (sb->exact >= 0) return 2;
+    if (!tree_solid(b, g[sb->group], a, g[sa->group])) return 0;  /* a lies in its box too */
+    relative(g[sa->group], g[sb->group], t);
+    apply(t, NODE[sb->root], pb);
+    return tree_tree(sa->root, sb->root, pb, t) ? 2 : 0;
+}
+
+/* lanes of a block of fixed partners whose bounding spheres reach the sphere (c, r) */
+static unsigned near_block(const struct fixblock *f, const float *c, float r)
+{
+#if defined(__AVX2__)
+    __m256 dx = _mm256_sub_ps(_mm256_loadu_ps(f->x), _mm256_set1_ps(c[0]));
+    __m256 dy = _mm256_sub_ps(_mm256_loadu_ps(f->y), _mm256_set1_ps(c[1]));
+    __m256 dz = _mm256_sub_ps(_mm256_loadu_ps(f->z), _mm256_set1_ps(c[2]));
+    __m256 rs = _mm256_add_ps(_mm256_loadu_ps(f->r), _mm256_set1_ps(r));
+    __m256 d2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                              _mm256_mul_ps(dz, dz));
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d2, _mm256_mul_ps(rs, rs), _CMP_LE_OQ));
+#else
+    unsigned m = 0u;
+    int l;
+    for (l = 0; l < 8; l++) {
+        float dx = f->x[l] - c[0], dy = f->y[l] - c[1], dz = f->z[l] - c[2], rs = f->r[l] + r;
+        if (dx * dx + dy * dy + dz * dz <= rs * rs) m |= 1u << l;
+    }
+    return m;
+#endif
+}
+
+/* is configuration q in a certified cell of table t */
+static int certified(const double *q, int t)
+{
+    const struct celltable *c = &CELLS[t];
+    long at = 0;
+    int d;
+    for (d = 0; d < 3; d++) {
+        double x = (q[c->var[d]] - c->lo[d]) * c->inv[d];
+        long i;
+        if (c->n[d] == 1) continue;
+        if (!(fabs(x) < 1e9)) return 0;  /* also NaN */
+        i = (long)floor(x);
+        if (c->wrap[d]) {
+            i %= c->n[d];
+            if (i < 0) i += c->n[d];
+        } else if (i < 0 || i >= c->n[d]) {
+            return 0;
+        }
+        at = at * c->n[d] + i;
+    }
+    at += c->first;
+    return (CELLBITS[at >> 3] >> (at & 7)) & 1;
+}
+
+/* a configuration's group poses, solid centres (as solid_centres) and the world boxes of its
+ * solids, made when first asked for */
+struct boxcache { double (*g)[12]; float (*centre)[NS_DECL];
+                  float box[NS_DECL][12]; unsigned char have[NS_DECL]; };
+
+/* a cache for group poses g and solid centres */
+static void start_cache(struct boxcache *c, double g[][12],
+                        float centre[3][NS_DECL])
+{
+    int s;
+    c->g = g;
+    c->centre = centre;
+    for (s = 0; s < NS; s++) c->have[s] = 0;
+}
+
+/* solid s's bounding box (BOX) in the world: rotation (row-major, the box axes as columns),
+ * centre */
+static const float *world_box(struct boxcache *c, int s)
+{
+    const double *w = c->g[SOLID[s].group];
+    const float *o = BOX[s];
+    float *out = c->box[s];
+    int i, j;
+    if (c->have[s]) return out;
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 3; j++)
+            out[3 * i + j] = (float)(w[3 * i] * o[3 + j] + w[3 * i + 1] * o[6 + j]
+                                     + w[3 * i + 2] * o[9 + j]);
+        out[9 + i] = (float)(w[3 * i] * o[0] + w[3 * i + 1] * o[1] + w[3 * i + 2] * o[2]
+                             + w[9 + i]);
+    }
+    c->have[s] = 1;
+    return out;
+}
+
+/* does solid b's bounding sphere (centres as solid_centres) miss solid a's bounding box: a
+ * test of a few multiplications that spares most near pairs of meshes the box against box
+ * one (the sphere and the box each hold their solid, margin included) */
+static int sphere_misses_box(struct boxcache *c, int a, int b)
+{
+    float (*centre)[NS_DECL] = c->centre;
+    const float *w = world_box(c, a), *h = BOX[a] + 12;
+    float d[3], d2 = 0.0f, r = SOLID[b].bound[3];
+    int j;
+    for (j = 0; j < 3; j++) d[j] = centre[j][b] - w[9 + j];
+    for (j = 0; j < 3; j++) {
+        float e = fabsf(w[j] * d[0] + w[3 + j] * d[1] + w[6 + j] * d[2]) - h[j];
+        if (e > 0.0f) d2 += e * e;
+    }
+    return d2 > r * r;
+}
+
+/* one solid pair whose bounding spheres overlap: its state, written to states when given */
+static int pair_state(const double *q, struct boxcache *c, int p, int a, int b, int maybe,
+                      const unsigned char *active, unsigned char *states)
+{
+    int r;
+    if (active && !active[p]) return 0;
+    if (CELLTAB[p] >= 0 && certified(q, CELLTAB[p])) return 0;
+    /* two meshes (against a box or sphere, pair1's first test is as quick) */
+    if (SOLID[a].exact < 0 && SOLID[b].exact < 0
+        && (sphere_misses_box(c, a, b) || sphere_misses_box(c, b, a))) return 0;
+    r = pair1(c->g, a, b, maybe && !states);
+    if (states) states[p] = (unsigned char)r;
+    return r;
+}
+
+/* every solid's bounding-sphere centre in the world at group poses g: its x, y and z in
+ * centre[0], [1], [2] (one coordinate of all solids together, as near8 gathers them) */
+/* cppcheck-suppress constParameter ; C99 converts double (*)[12] to const only with a cast */
+static void solid_centres(double g[][12], float centre[3][NS_DECL])
+{
+    int s, k;
+    for (s = 0; s < NS; s++) {
+        const double *w = g[SOLID[s].group];
+        const float *b = SOLID[s].bound;
+        if (SOLID[s].group == 0) {  /* the world's pose is the identity */
+            for (k = 0; k < 3; k++) centre[k][s] = b[k];
+            continue;
+        }
+        for (k = 0; k < 3; k++)
+            centre[k][s] = (float)(w[3 * k] * b[0] + w[3 * k + 1] * b[1] + w[3 * k + 2] * b[2]
+                                   + w[9 + k]);
+    }
+}
+
+/* lanes of 8 solid pairs (solids sa[l], sb[l], squared reach r2[l]) whose bounding spheres
+ * overlap (centres as solid_centres) */
+static unsigned near8(float centre[3][NS_DECL], const int *sa, const int *sb,
+                      const float *r2)
+{
+#if defined(__AVX2__)
+    __m256i a = _mm256_loadu_si256((const __m256i *)sa);
+    __m256i b = _mm256_loadu_si256((const __m256i *)sb);
+    __m256 dx = _mm256_sub_ps(_mm256_i32gather_ps(centre[0], a, 4),
+                              _mm256_i32gather_ps(centre[0], b, 4));
+    __m256 dy = _mm256_sub_ps(_mm256_i32gather_ps(centre[1], a, 4),
+                              _mm256_i32gather_ps(centre[1], b, 4));
+    __m256 dz = _mm256_sub_ps(_mm256_i32gather_ps(centre[2], a, 4),
+                              _mm256_i32gather_ps(centre[2], b, 4));
+    __m256 d2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
+                              _mm256_mul_ps(dz, dz));
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d2, _mm256_loadu_ps(r2), _CMP_LE_OQ));
+#else
+    unsigned m = 0u;
+    int l;
+    for (l = 0; l < 8; l++) {
+        float dx = centre[0][sa[l]] - centre[0][sb[l]], dy = centre[1][sa[l]] - centre[1][sb[l]],
+              dz = centre[2][sa[l]] - centre[2][sb[l]];
+        m |= (unsigned)(dx * dx + dy * dy + dz * dz <= r2[l]) << l;
+    }
+    return m;
+#endif
+}
+
+/* One configuration: FREE, COLLIDES or MAYBE. Without states, stops at the first certain
+ * collision; with states (NP bytes, zeroed by the caller), writes the state of every solid
+ * pair (pairs with active[p] == 0 skipped; active may be NULL). */
+static int check1(const double *q, const unsigned char *active, unsigned char *states)
+{
+    double g[NG][12];
+    float centre[3][NS_DECL];
+    struct boxcache cache;
+    int k, l, hit = 0, maybe = 0;
+    fk(q, g);
+    solid_centres(g, centre);
+    start_cache(&cache, g, centre);
+    for (k = 0; k < NFB && !(hit && !states); k++) {
+        const struct fixblock *f = &FIXB[k];
+        const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
+        unsigned m = near_block(f, c, SOLID[f->solid].bound[3]);
+        for (l = 0; m && l < 8; l++, m >>= 1) {
+            int r;
+            if (!(m & 1u)) continue;
+            r = pair_state(q, &cache, f->pair[l], f->solid, f->partner[l], maybe, active,
+                           states);
+            hit |= r == 1;
+            maybe |= r == 2;
+            if (hit && !states) break;
+        }
+    }
+    for (k = 0; k < NMP && !(hit && !states); k += 8) {
+        unsigned m = near8(centre, MOVA + k, MOVB + k, MOVR2 + k);
+        for (l = 0; m && !(hit && !states); l++, m >>= 1) {
+            int r;
+            if (!(m & 1u)) continue;
+            r = pair_state(q, &cache, MOVP[k + l], MOVA[k + l], MOVB[k + l], maybe, active,
+                           states);
+            hit |= r == 1;
+            maybe |= r == 2;
+        }
+    }
+    return hit ? 1 : maybe ? 2 : 0;
+}
+
+int checker_check(const double *q)
+{
+    if (ANY_CONST_HIT) return 1;
+    return check1(q, 0, 0);
+}
+
+void checker_check8(const double *q, int *out)
+{
+    int l;
+    for (l = 0; l < 8; l++) out[l] = checker_check(q + (long)l * NQ);
+}
+
+/* the states of the active solid pairs only (a sampler that stopped asking about most pairs):
+ * their bounding spheres 8 pairs at a time, then the pair's tests, as check1 */
+static void active_states(const double *q, long n, const unsigned char *active,
+                          unsigned char *states)
+{
+    int list[NP_DECL + 8], sa[NP_DECL + 8];
+    int sb[NP_DECL + 8], m = 0, i;
+    float reach2[NP_DECL + 8];
+    long c;
+    for (i = 0; i < NP; i++)
+        if (active[i]) {
+            float r = SOLID[PAIR[i][0]].bound[3] + SOLID[PAIR[i][1]].bound[3];
+            sa[m] = PAIR[i][0];
+            sb[m] = PAIR[i][1];
+            reach2[m] = r * r;
+            list[m++] = i;
+        }
+    for (i = m; i < m + 8; i++) {  /* padding lanes: never near */
+        sa[i] = sb[i] = list[i] = 0;
+        reach2[i] = -1.0f;
+    }
+    for (c = 0; c < n; c++) {
+        const double *qc = q + c * NQ;
+        unsigned char *out = states + c * NP;
+        double g[NG][12];
+        float centre[3][NS_DECL];
+        struct boxcache boxes;
+        for (i = 0; i < NP; i++) out[i] = 0;
+        fk(qc, g);
+        solid_centres(g, centre);
+        start_cache(&boxes, g, centre);
+        for (i = 0; i < m; i += 8) {
+            unsigned near = near8(centre, sa + i, sb + i, reach2 + i);
+            int l;
+            for (l = 0; near; l++, near >>= 1)
+                if (near & 1u)
+                    (void)pair_state(qc, &boxes, list[i + l], sa[i + l], sb[i + l], 0, 0, out);
+        }
+    }
+}
+
+void checker_solid_states(const double *q, long n, const unsigned char *active,
+                          unsigned char *states)
+{
+    long k;
+    int p;
+    if (active) {
+        active_states(q, n, active, states);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        for (p = 0; p < NP; p++) states[k * NP + p] = 0;
+        (void)check1(q + k * NQ, active, states + k * NP);
+    }
+}
+
+void checker_group_poses(const double *q, long n, double *poses)
+{
+    long k;
+    for (k = 0; k < n; k++) fk(q + k * NQ, (double (*)[12])(poses + k * NG * 12));
+}
+
+int checker_colliding_pairs(const double *q, int *out)
+{
+    unsigned char states[NP_DECL] = { 0 };
+    int p, count = 0;
+    for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p];
+    (void)check1(q, 0, states);
+    for (p = 0; p < NP; p++)
+        if (states[p] == 1 || (states[p] == 2 && out[PAIR[p][2]] == 0))
+            out[PAIR[p][2]] = states[p];
+    for (p = 0; p < NPAIRS; p++) count += out[p] != 0;
+    return count;
+}
+#if CHECKER_CERTIFY
+/* --- build time: certified cells (robrayc.analysis.collision.cells) ------------------------ */
+
+struct cellgrid { int p, dims, var[3], n[3]; double lo[3], step[3], pad, h[3];
+                  const float *lev; unsigned char *bits; long budget; };
+
+/* how far the points of node n can move when the grid's variables move by at most h[d]: lev
+ * holds each node's speed per variable (NQ floats a node) */
+static float move(const struct cellgrid *c, int n)
+{
+    double m = 0.0;
+    int d;
+    for (d = 0; d < c->dims; d++) m += c->h[d] * c->lev[(long)n * NQ + c->var[d]];
+    return (float)m;
+}
+
+/* tree_tree with every node grown by how far it can move: do solids a, b (their trees under
+ * na, nb) possibly meet anywhere within the grid's h of the configuration t was computed
+ * at; 1 (unproven) once the budget of node pairs is spent */
+static int swept(struct cellgrid *c, int a, int b, int na, int nb, const float *pb,
+                 const float *t)
+{
+    float grow = move(c, na) + move(c, nb);
+    int k;
+    if (--c->budget < 0) return 1;
+    if (!near1(pb, NODE[na], NODE[na][3] + NODE[nb][3] + grow)) return 0;
+    if (!KID[na][1] && !KID[nb][1]) {
+        const float *oa = KID[na][0] < 0 ? BOX[a] : LEAF[KID[na][0]];
+        const float *ob = KID[nb][0] < 0 ? BOX[b] : LEAF[KID[nb][0]];
+        float grown[15];
+        for (k = 0; k < 15; k++) grown[k] = ob[k] + (k >= 12 ? grow : 0.0f);
+        return node_node(oa, grown, t);
+    }
+    if (KID[nb][1] && (!KID[na][1] || NODE[nb][3] >= NODE[na][3])) {
+        for (k = KID[nb][0]; k < KID[nb][0] + KID[nb][1]; k++) {
+            float pk[3];
+            apply(t, NODE[k], pk);
+            if (swept(c, a, b, na, k, pk, t)) return 1;
+        }
+        return 0;
+    }
+    for (k = KID[na][0]; k < KID[na][0] + KID[na][1]; k++)
+        if (swept(c, a, b, k, nb, pb, t)) return 1;
+    return 0;
+}
+
+/* certify the block of cells from cell i[], s[d] cells along each variable: set its bits when
+ * the pair is apart over the whole block, else split it in halves along every variable of
+ * more than one cell (q: the other variables, any value) */
+static void fill(struct cellgrid *c, double *q, const int *i, const int *s)
+{
+    int a = PAIR[c->p][0], b = PAIR[c->p][1], d, j[3], half[3], k;
+    double g[NG][12];
+    float t[12], pb[3];
+    for (d = 0; d < c->dims; d++) {
+        q[c->var[d]] = c->lo[d] + (i[d] + 0.5 * s[d]) * c->step[d];
+        c->h[d] = 0.5 * s[d] * c->step[d] + c->pad;
+    }
+    fk(q, g);
+    relative(g[SOLID[a].group], g[SOLID[b].group], t);
+    apply(t, NODE[SOLID[b].root], pb);
+    if (!swept(c, a, b, SOLID[a].root, SOLID[b].root, pb, t)) {
+        for (j[0] = i[0]; j[0] < i[0] + s[0]; j[0]++)
+            for (j[1] = i[1]; j[1] < i[1] + s[1]; j[1]++)
+                for (j[2] = i[2]; j[2] < i[2] + s[2]; j[2]++) {
+                    long at = ((long)j[0] * c->n[1] + j[1]) * c->n[2] + j[2];
+                    c->bits[at >> 3] |= (unsigned char)(1u << (at & 7));
+                }
+        return;
+    }
+    if ((s[0] == 1 && s[1] == 1 && s[2] == 1) || c->budget < 0) return;
+    for (d = 0; d < 3; d++) half[d] = s[d] > 1 ? s[d] / 2 : s[d];
+    for (k = 0; k < 8; k++) {  /* the sub-blocks: bit d of k, the upper half along d */
+        for (d = 0; d < 3; d++) {
+            if ((k >> d & 1) && s[d] == 1) break;
+            j[d] = i[d] + ((k >> d & 1) ? half[d] : 0);
+        }
+        if (d == 3) fill(c, q, j, half);
+    }
+}
+
+/* the certified cells of solid pair p over its variables var[0..dims) (n[d] cells of step[d]
+ * from lo[d], n[d] a power of 2), each grown by pad; q: a configuration (the pair's variables
+ * are overwritten); bits: the product of n[d] bits, zeroed, the first variable's index major;
+ * budget: node pairs to visit at most (past it, the cells left stay unproven). Returns the
+ * budget left. */
+long checker_cells(int p, int dims, const int *var, const double *lo, const double *step,
+                      const int *n, double pad, double *q, const float *lev,
+                      unsigned char *bits, long budget)
+{
+    static const int origin[3] = { 0, 0, 0 };
+    struct cellgrid c;
+    int d;
+    c.p = p; c.dims = dims; c.pad = pad; c.lev = lev; c.bits = bits; c.budget = budget;
+    for (d = 0; d < 3; d++) {
+        c.var[d] = d < dims ? var[d] : 0;
+        c.n[d] = d < dims ? n[d] : 1;
+        c.lo[d] = d < dims ? lo[d] : 0.0;
+        c.step[d] = d < dims ? step[d] : 0.0;
+        c.h[d] = 0.0;
+    }
+    fill(&c, q, origin, c.n);
+    return c.budget;
+}
+#endif

@@ -1,0 +1,76 @@
+/* robrayc's compiled collision checker: what its kernel (checker_kernel.c) needs from a robot.
+ *
+ * A generated checker (`robrayc --format c-checker`, or the `compiled` backend) is one C file
+ * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
+ * robot's tables, checker_kernel.c, the robot's kinematics `fk` (straight-line C from
+ * robrayc.analysis.collision.c_kinematics) and, for robrayc's own builds, triangles.c. The
+ * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so
+ * that they compile and lint on their own (tests/test_c_kernel.py).
+ *
+ * Sizes (each *_DECL is the size at least 1, for C arrays):
+ *   NG       rigid groups, group 0 the world (identity pose)
+ *   NS       solids (NS_DECL)
+ *   NP       solid pairs tested per configuration (NP_DECL)
+ *   NQ       configuration variables
+ *   NPAIRS   checked frame pairs (NPAIRS_DECL)
+ *   NFB      blocks of 8 fixed partners of a moving solid (NFB_DECL)
+ *   NMP      solid pairs of two moving solids (NMP_DECL: padded to a multiple of 8, >= 8)
+ *   NODES_DECL, LEAVES_DECL    sphere-tree nodes and leaf boxes (static trees only)
+ *   NCELLTABLES_DECL, NCELLBYTES_DECL    certified-cell tables and their bytes
+ *   ANY_CONST_HIT   1 when a frame pair collides at every configuration
+ *   CONTACT_TOL     the exact checker's contact tolerance (robrayc.analysis.collision.solids):
+ *                   a sphere or box pair COLLIDES when its solids overlap by more than it
+ *   EPS_SAT         added to |R_ij| in the double box-box separating-axis test, as the exact
+ *                   checker's (closed_form._EPS_SAT): the cross axis of nearly parallel edges
+ *                   is degenerate, and this keeps it from separating boxes that touch
+ * Options (0 or 1):
+ *   CHECKER_CERTIFY    the sphere trees are bound at run time (checker_bind) and the cells'
+ *                      prover checker_cells is built: robrayc's build-time library
+ *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
+ *
+ * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
+ * PAIR[NP_DECL][3], FIXB[NFB_DECL], MOVP/MOVA/MOVB[NMP_DECL], MOVR2[NMP_DECL],
+ * CONST_HIT[NPAIRS_DECL], CELLTAB[NP_DECL], CELLS[NCELLTABLES_DECL], CELLBITS[NCELLBYTES_DECL],
+ * checker_pair_names[NPAIRS_DECL][2]; without CHECKER_CERTIFY also BOX[NS_DECL][15],
+ * NODE[NODES_DECL][4], KID[NODES_DECL][2], LEAF[LEAVES_DECL][15] (see checker_kernel.c).
+ *
+ * Public functions are named checker_*; a generated file renames them to NAME_* with macros
+ * (#define checker_check NAME_check) before this header.
+ */
+#ifndef ROBRAYC_CHECKER_KERNEL_H
+#define ROBRAYC_CHECKER_KERNEL_H
+
+#include <math.h>
+
+#if defined(__AVX2__)
+#include <immintrin.h>
+#endif
+
+/* answers, as NAME.h's NAME_FREE, NAME_COLLIDES, NAME_MAYBE */
+#define CHECKER_FREE 0
+#define CHECKER_COLLIDES 1
+#define CHECKER_MAYBE 2
+
+/* a solid: its rigid group, its exact kind (0 sphere, 1 box, -1 none: tested through its
+ * sphere tree), fixed_box (1: a box in the world), the root of its sphere tree, its bounding
+ * sphere (group frame, float, margin included), its pose in the group (rotation row-major,
+ * translation), its half extents (a sphere: radius first) and the half extents of its
+ * bounding box (same pose) */
+struct solid { int group, exact, fixed_box, root; float bound[4]; double pose[12], half[3],
+               box[3]; };
+
+/* per moving solid, its fixed partners in blocks of 8: partner solid (or -1), solid pair, and
+ * their bounding spheres in the world frame as x[8], y[8], z[8], r[8] */
+struct fixblock { int solid, partner[8], pair[8]; float x[8], y[8], z[8], r[8]; };
+
+/* a table of certified cells (robrayc.analysis.collision.cells): the one to three variables
+ * var[] its pair's relative pose depends on, cut into n[] cells from lo[] of width 1 / inv[]
+ * (wrap[]: a revolute joint's full turn, cells counted modulo n), the cells' first bit in
+ * CELLBITS (the first variable's index major) */
+struct celltable { int var[3], n[3], wrap[3]; double lo[3], inv[3]; long first; };
+
+/* every group's pose at configuration q (rotation row-major, translation), parents first: the
+ * robot's kinematics, defined after the kernel */
+static void fk(const double *q, double g[][12]);
+
+#endif
