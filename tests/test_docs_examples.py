@@ -286,3 +286,29 @@ def test_every_python_example_is_a_doctest() -> None:
         for ex in examples(page):
             if ex.lang in PYTHON and not (ex.directive and ex.directive[0] == "skip"):
                 assert ">>> " in ex.text, f"{ex.where()}: write it as a doctest (>>> lines)"
+
+
+def api_modules() -> list[str]:
+    """The modules the Python API page renders (its `::: module` lines)."""
+    page = (REPO / "docs" / "reference" / "python-api.md").read_text(encoding="utf-8")
+    return re.findall(r"^::: ([\w.]+)$", page, re.M)
+
+
+@pytest.mark.parametrize("module", api_modules())
+def test_api_docstring_examples_run(module: str, tmp_path: Path) -> None:
+    """A `>>>` example in a docstring the API page shows runs as a doctest (from a folder
+    holding examples/, as the pages' examples)."""
+    import importlib
+
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    finder = doctest.DocTestFinder(exclude_empty=True)
+    runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+    old = Path.cwd()
+    os.chdir(tmp_path)
+    try:
+        out: list[str] = []
+        for test in finder.find(importlib.import_module(module)):
+            runner.run(test, out=out.append)
+    finally:
+        os.chdir(old)
+    assert not runner.failures, "".join(out)

@@ -81,6 +81,14 @@ def on_page_markdown(markdown: str, page=None, config=None, files=None) -> str:
     return MARKER.sub(expand, markdown)
 
 
+SPHINX_ROLE = re.compile(r":(?:class|meth|func|attr|mod|data|obj):(<code>)")
+
+
+def on_page_content(html: str, page=None, config=None, files=None) -> str:
+    """MkDocs hook: docstrings written with Sphinx roles (`:class:`X``) show as plain code."""
+    return SPHINX_ROLE.sub(r"\1", html)
+
+
 # --- commands ------------------------------------------------------------------------------
 
 
