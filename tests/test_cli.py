@@ -126,3 +126,15 @@ def test_piped_output_arrives_whole(tmp_path: Path, capsys) -> None:
     assert main([str(scene), "-o", "-", "-n", "big"]) == 0
     assert piped.stdout.decode() == capsys.readouterr().out
     assert piped.stdout.rstrip().endswith(b"}") and len(piped.stdout) > 200_000
+
+
+def test_a_library_caller_keeps_its_garbage_collector(tmp_path: Path) -> None:
+    """main(argv) compiles in the caller's process: the cyclic GC stays as the caller set
+    it (only the console entry, a process that ends with the compile, turns it off)."""
+    import gc
+
+    scene = tmp_path / "s.robray"
+    scene.write_text("frame a { }\n")
+    assert gc.isenabled()
+    assert main([str(scene), "-o", str(tmp_path / "s.c")]) == 0
+    assert gc.isenabled()

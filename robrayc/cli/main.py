@@ -331,9 +331,9 @@ def main(argv: list[str] | None = None) -> int:
             return _watch_child(argv[1], argv[2:])
         if "--watch" in argv:
             return _watch([a for a in argv if a != "--watch"])
-        gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
-        if not command:
+        if not command:  # a library caller: its process, its garbage collector
             return guarded(run, argv, "robrayc")
+        gc.disable()  # a short-lived compiler: the cyclic GC only costs time on big scenes
         # The process ends with the compile: its memory goes back to the system at once,
         # where freeing the scene object by object took 0.05 s of a 10,000-frame compile and
         # 0.2 s of a 20,000-frame one.
