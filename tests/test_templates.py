@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from robrayc import templating
-from robrayc.resources import resource_dir
 from robrayc.cli.main import main
+from robrayc.resources import resource_dir
 from tests.corpus import amino_corpus_files
 
 REPO = Path(__file__).resolve().parents[1]
