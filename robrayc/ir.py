@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+# typing costs a C compile ~3 ms of start-up: its names exist for type checkers only. (Every
+# dataclass has a docstring: dataclasses would otherwise write one with inspect.signature.)
+from typing import TYPE_CHECKING
+
 from robrayc.diagnostics import NOWHERE, SourcePos
 from robrayc.records import field, record
 
-# typing costs a C compile ~3 ms of start-up: its names exist for type checkers only. (Every
-# dataclass has a docstring: dataclasses would otherwise write one with inspect.signature.)
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Literal, TypeVar
 

@@ -16,6 +16,7 @@ functions (4x4 matrices, vectorised over configurations) import numpy when calle
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from robrayc.ir import Frame, Quat, Scene, Vec3, joint_variables
 from robrayc.records import record
@@ -25,7 +26,6 @@ from robrayc.rotvec import quat_matrices, rotvec_matrices
 from robrayc.rotvec import quat_to_rotvec as quat_to_rotvec
 from robrayc.rotvec import rotvec_to_quat as rotvec_to_quat
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     import numpy as np
 

@@ -12,7 +12,8 @@ annotations``): a field is an annotated class attribute that is not a ``ClassVar
 
 from __future__ import annotations
 
-TYPE_CHECKING = False
+from typing import TYPE_CHECKING
+
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 

@@ -9,8 +9,8 @@ The pure-Python functions import nothing heavy; the batched one imports numpy wh
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     import numpy as np
 

@@ -1,8 +1,13 @@
 """Start-up: a run imports only what it uses (a compile is one short process per build step).
-Timings are benchmarks' business (benchmarks/vs_aarxc.py); these pin the imports."""
+
+The budget is time, not a list of modules: what robrayc's imports add to bare Python's, as
+`python -X importtime` measures it (benchmarks/startup.py, which names the costliest modules;
+whole-process times are benchmarks/vs_aarxc.py's)."""
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,18 +17,35 @@ from robrayc.cli.main import main
 from tests.imports_probe import modules_after
 
 
-def test_version_imports_nothing_heavy() -> None:
-    modules = modules_after(["--version"])
-    assert not {"robrayc.diagnostics", "robrayc.backends", "robrayc.cli.main", "argparse",
-                "dataclasses"} & modules
+# What robrayc's imports may add to bare Python's: a one-frame compile is to stay within 4x
+# `python -c pass` (benchmarks/vs_aarxc.py), and the rest of the process needs its share.
+BUDGET = 2.5
 
 
-def test_help_imports_no_library_it_does_not_use() -> None:
-    """`--help` loads every backend for its options: their heavy imports wait for `emit`."""
+def _startup():
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "startup.py"
+    spec = importlib.util.spec_from_file_location("startup_benchmark", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("kind", ["--version", "--help", "one-frame compile"])
+def test_start_up_within_budget(tmp_path: Path, kind: str) -> None:
+    """The time robrayc's imports add is within BUDGET times bare Python's; a failure names
+    the modules that cost most."""
+    scene = tmp_path / "a.robray"
+    scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n")
+    args = [kind] if kind.startswith("--") else [str(scene), "-o", str(tmp_path / "a.c")]
+    base, extra, text = _startup().report(["-m", "robrayc", *args])
+    assert extra <= BUDGET * base, text
+
+
+def test_help_loads_every_backend_for_its_options() -> None:
+    """`--help` loads every backend for its options (their heavy imports wait for `emit`)."""
     modules = modules_after(["--help"])
     assert {load(name).__name__ for name in BACKENDS} <= modules
-    assert not {"json", "subprocess", "tempfile", "shutil", "typing", "numpy", "lxml",
-                "dataclasses", "inspect", "threading", "base64", "struct", "jinja2"} & modules
 
 
 @pytest.mark.parametrize("suffix, fmt", [(".c", "c"), (".json", "json"), (".dot", "dot")])
@@ -33,8 +55,6 @@ def test_compile_imports_only_its_backend(tmp_path: Path, suffix: str, fmt: str)
     modules = modules_after([str(scene), "-o", str(tmp_path / f"a{suffix}")])
     backends = {m for m in modules if m.startswith("robrayc.backends.")}
     assert backends == {load(fmt).__name__}
-    if fmt == "c":
-        assert not {"jinja2", "numpy", "lxml", "lark", "robrayc.analysis.projection"} & modules
 
 
 def test_other_formats_options_still_accepted(tmp_path: Path) -> None:

@@ -10,12 +10,12 @@ imported inside functions (start-up).
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_matrix
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from robrayc.analysis.projection import ProjectionOptions
 

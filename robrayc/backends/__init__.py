@@ -14,11 +14,11 @@ import importlib
 from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.records import field, record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from typing import Any
 

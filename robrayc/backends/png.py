@@ -9,6 +9,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.analysis.view import PictureOptions
@@ -16,7 +17,6 @@ from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.records import record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     import subprocess
 

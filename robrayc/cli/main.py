@@ -14,6 +14,10 @@ import signal
 import sys
 from pathlib import Path
 
+# robrayc.diagnostics and the rest are imported where used: `robrayc --version` must not pay
+# for them. (TYPE_CHECKING as the standard library spells it without importing typing.)
+from typing import TYPE_CHECKING
+
 from robrayc import __version__
 from robrayc.cli import SUBCOMMANDS
 from robrayc.cli.arguments import (
@@ -24,9 +28,6 @@ from robrayc.cli.arguments import (
     selected_outputs,
 )
 
-# robrayc.diagnostics and the rest are imported where used: `robrayc --version` must not pay
-# for them. (TYPE_CHECKING as the standard library spells it without importing typing.)
-TYPE_CHECKING = False
 if TYPE_CHECKING:
     from robrayc.diagnostics import DiagnosticSink
 

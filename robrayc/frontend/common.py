@@ -5,12 +5,12 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
 from robrayc.records import field, record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
 

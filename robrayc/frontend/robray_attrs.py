@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from robrayc import ir, records
 from robrayc.diagnostics import SourcePos, suggest
@@ -15,7 +16,6 @@ from robrayc.frontend.tree import Node
 from robrayc.kinematics import rpy_to_quat
 from robrayc.records import field, record
 
-TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (start-up)
 if TYPE_CHECKING:
     from collections.abc import Callable
 
