@@ -16,7 +16,6 @@ from robrayc.backends import BACKENDS, by_suffix, load, suffixes
 from robrayc.cli.main import main
 from tests.imports_probe import modules_after
 
-
 # What robrayc's imports may add to bare Python's: a one-frame compile is to stay within 4x
 # `python -c pass` (benchmarks/vs_aarxc.py), and the rest of the process needs its share.
 BUDGET = 2.5
