@@ -64,8 +64,22 @@ def qrotate(q: Quat, v: Vec3) -> Vec3:
     )
 
 
+_EPSILON = 2.0 ** -52  # sys.float_info.epsilon
+
+
 def qnorm(q: Quat) -> float:
     return math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
+
+
+def unit_quaternion(q: Quat) -> Quat | None:
+    """The rotation a written quaternion means: kept as written when unit to rounding (so
+    writers can spell any unit quaternion exactly), else divided by its norm; None if zero."""
+    n = qnorm(q)
+    if n == 0:
+        return None
+    if abs(n - 1.0) <= 4 * _EPSILON:
+        return q
+    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def qnormalize(q: Quat) -> Quat:

@@ -10,16 +10,30 @@ imported inside functions (start-up).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
 
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_matrix
-
-if TYPE_CHECKING:
-    from robrayc.analysis.projection import ProjectionOptions
+from robrayc.records import field, record
 
 DEFAULT_SEGMENTS = 64
+
+
+@record(frozen=True)
+class ProjectionOptions:
+    z_min: float | None = None
+    z_max: float | None = None
+    hull: bool = False
+    roles: dict[str, str] = field(default_factory=dict)  # --role TAG -> ROLE
+    robot_frames: tuple[str, ...] = ()
+    segments: int = DEFAULT_SEGMENTS
+    configuration: dict[str, float] = field(default_factory=dict)
+
+    @property
+    def band(self) -> tuple[float, float]:
+        lo = -math.inf if self.z_min is None else self.z_min
+        hi = math.inf if self.z_max is None else self.z_max
+        return lo, hi
 
 
 # --- footprints of single geometries ------------------------------------------------------------

@@ -36,7 +36,7 @@ import argparse
 import math
 
 from robrayc import ir
-from robrayc.analysis.footprints import DEFAULT_SEGMENTS, geometry_footprint
+from robrayc.analysis.footprints import DEFAULT_SEGMENTS, ProjectionOptions, geometry_footprint
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos, suggest
 from robrayc.kinematics import absolute_poses, quat_to_matrix
 from robrayc.records import field, record
@@ -79,23 +79,6 @@ def add_projection_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--segments", type=int, default=DEFAULT_SEGMENTS, metavar="N",
                        help=f"2D formats: points per circle of spheres, cylinders and cones "
                             f"(default {DEFAULT_SEGMENTS})")
-
-
-@record(frozen=True)
-class ProjectionOptions:
-    z_min: float | None = None
-    z_max: float | None = None
-    hull: bool = False
-    roles: dict[str, str] = field(default_factory=dict)  # --role TAG -> ROLE
-    robot_frames: tuple[str, ...] = ()
-    segments: int = DEFAULT_SEGMENTS
-    configuration: dict[str, float] = field(default_factory=dict)
-
-    @property
-    def band(self) -> tuple[float, float]:
-        lo = -math.inf if self.z_min is None else self.z_min
-        hi = math.inf if self.z_max is None else self.z_max
-        return lo, hi
 
 
 def options_from(ns: argparse.Namespace, sink: DiagnosticSink) -> ProjectionOptions:

@@ -25,17 +25,8 @@ import math
 import numpy as np
 
 from robrayc import ir
-from robrayc.analysis.collision import (
-    BOX,
-    CONE,
-    CYLINDER,
-    FRUSTUM,
-    MESH,
-    SPHERE,
-    Solid,
-    box_distance,
-    round_distance,
-)
+from robrayc.analysis.collision.closed_form import box_distance, round_distance
+from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, MESH, SPHERE, Solid
 from robrayc.records import record
 
 # Points per sphere surface at which the overshoot is measured.

@@ -65,7 +65,7 @@ def numbers(values) -> str:
 def _read_back(quats: list[ir.Quat]) -> list[ir.Quat | None]:
     """What the robray loader makes of each quaternion written with repr() (which reads back
     as the same doubles): the loader's own rule."""
-    from robrayc.frontend.frames import unit_quaternion
+    from robrayc.kinematics import unit_quaternion
 
     return [unit_quaternion(q) for q in quats]
 

@@ -1,15 +1,6 @@
 """The command line. `robrayc FILE...` compiles (cli/main.py); `robrayc WORD ...` runs a
-subcommand when WORD is a key of SUBCOMMANDS (and not an existing file): one module each here.
+subcommand (cli/subcommands.py names them: one module each here).
 """
-
-# `robrayc WORD ...` -> "module:function". Add one line to register a subcommand.
-SUBCOMMANDS: dict[str, str] = {
-    "lsp": "robrayc.cli.lsp:main",
-    "collide": "robrayc.cli.collide:main",
-    "allowed-collisions": "robrayc.cli.collide:acm_main",
-    "spheres": "robrayc.cli.spheres:main",
-}
-
 
 def main(argv: list[str] | None = None) -> int:
     """The `robrayc` command (console entry point): `--version` is answered before the compiler

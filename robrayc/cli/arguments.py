@@ -11,7 +11,7 @@ import re
 import sys
 from pathlib import Path
 
-from robrayc.cli import SUBCOMMANDS
+from robrayc.cli.subcommands import SUBCOMMANDS
 
 
 class UsageError(Exception):

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from robrayc import __version__
-from robrayc.cli import SUBCOMMANDS
 from robrayc.cli.arguments import (
     UsageError,
     build_parser,
@@ -27,6 +26,7 @@ from robrayc.cli.arguments import (
     parse_arguments,
     selected_outputs,
 )
+from robrayc.cli.subcommands import SUBCOMMANDS
 
 if TYPE_CHECKING:
     from robrayc.diagnostics import DiagnosticSink

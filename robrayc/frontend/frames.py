@@ -8,11 +8,10 @@ Loaders pass callbacks that report a message (and an optional hint) at their own
 from __future__ import annotations
 
 import math
-import sys
 from collections.abc import Callable
 
 from robrayc import ir
-from robrayc.kinematics import qnorm
+from robrayc.kinematics import qnorm, unit_quaternion
 
 # A quaternion or revolute axis whose norm is further from 1 than this is normalised with a
 # warning; closer, it is normalised silently (a written value rounded to a few digits).
@@ -20,17 +19,6 @@ UNIT_TOLERANCE = 1e-6
 
 # report(message, hint=None) at the loader's location; every warning here is -Wunnormalized
 Report = Callable[..., object]
-
-
-def unit_quaternion(q: ir.Quat) -> ir.Quat | None:
-    """The rotation a written quaternion means: kept as written when unit to rounding (so
-    writers can spell any unit quaternion exactly), else divided by its norm; None if zero."""
-    n = qnorm(q)
-    if n == 0:
-        return None
-    if abs(n - 1.0) <= 4 * sys.float_info.epsilon:
-        return q
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
 
 
 def stable_unit_quaternion(q: ir.Quat) -> ir.Quat:
