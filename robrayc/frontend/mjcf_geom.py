@@ -7,8 +7,9 @@ import math
 
 from robrayc import ir
 from robrayc.frontend.common import PendingFrame
+from robrayc.frontend.frames import stable_unit_quaternion
 from robrayc.frontend.xmlsource import local
-from robrayc.kinematics import qrotate
+from robrayc.kinematics import axis_angle_quat, qrotate
 from robrayc.records import replace
 
 GREY = (0.5, 0.5, 0.5, 1.0)  # MuJoCo's default geom rgba
@@ -105,9 +106,7 @@ class GeomReader:
         if length == 0:
             self.sink.error("fromto: the two points coincide", self.pos(el, "fromto"))
             return ir.IDENTITY_Q, ir.ZERO_V, 0.0
-        from robrayc.frontend.mjcf_in import _minimal_rotation
-
-        q = _minimal_rotation(tuple(c / length for c in d))
+        q = minimal_rotation(tuple(c / length for c in d))
         centre = tuple((a + b) / 2 for a, b in zip(p[:3], p[3:], strict=True))
         return q, centre, length / 2
 
@@ -191,3 +190,14 @@ def _placed(q: ir.Quat, v: ir.Vec3, z: float) -> tuple[ir.Quat, ir.Vec3]:
 
 
 __all__ = ["GeomReader", "PendingFrame"]
+
+
+def minimal_rotation(z: ir.Vec3) -> ir.Quat:
+    """The shortest rotation taking +Z onto unit vector z (MuJoCo's zaxis)."""
+    c = z[2]
+    axis = (-z[1], z[0], 0.0)
+    s = math.hypot(axis[0], axis[1])
+    if s < 1e-15:
+        return ir.IDENTITY_Q if c > 0 else (1.0, 0.0, 0.0, 0.0)
+    return stable_unit_quaternion(axis_angle_quat((axis[0] / s, axis[1] / s, 0.0),
+                                                  math.atan2(s, c)))

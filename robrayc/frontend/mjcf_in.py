@@ -32,7 +32,7 @@ from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
-from robrayc.frontend.mjcf_geom import GeomReader
+from robrayc.frontend.mjcf_geom import GeomReader, minimal_rotation
 from robrayc.frontend.xmlsource import XmlSource, local
 from robrayc.kinematics import axis_angle_quat, compose, matrix_to_quat, qmul
 from robrayc.records import field, record
@@ -290,7 +290,7 @@ class _Loader(XmlSource, GeomReader):
             z = np.array(self.numbers(el, "zaxis", text=attrs["zaxis"]) or (0, 0, 1), float)
             z /= np.linalg.norm(z)
             # MuJoCo: the minimal rotation taking +Z to the given axis
-            return _minimal_rotation(tuple(z))
+            return minimal_rotation(tuple(z))
         return stable_unit_quaternion(matrix_to_quat(m.tolist()))
 
     def placement(self, el, attrs: dict[str, str]) -> tuple[ir.Quat, ir.Vec3]:
@@ -413,17 +413,6 @@ class _Loader(XmlSource, GeomReader):
         frame = ir.Frame(name=jname, kind="revolute" if kind == "hinge" else "prismatic",
                          axis=axis, offset=-ref + 0.0, variable=jname, limits=limits, pos=at)
         return jname, jpos, frame
-
-
-def _minimal_rotation(z: ir.Vec3) -> ir.Quat:
-    """The shortest rotation taking +Z onto unit vector z (MuJoCo's zaxis)."""
-    c = z[2]
-    axis = (-z[1], z[0], 0.0)
-    s = math.hypot(axis[0], axis[1])
-    if s < 1e-15:
-        return ir.IDENTITY_Q if c > 0 else (1.0, 0.0, 0.0, 0.0)
-    return stable_unit_quaternion(axis_angle_quat((axis[0] / s, axis[1] / s, 0.0),
-                                                  math.atan2(s, c)))
 
 
 def load(path: Path, ctx: LoadContext) -> Partial:
