@@ -2517,7 +2517,7 @@ def _make78(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 
-# robrayc.analysis.projection.ProjectionOptions
+# robrayc.analysis.footprints.ProjectionOptions
 def _make79(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
