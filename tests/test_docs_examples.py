@@ -97,15 +97,15 @@ def bin_dir(tmp_path_factory) -> Path:
     """A folder for PATH's front: `python` is this interpreter; `robrayc` the installed command
     when this interpreter has one (CI installs the package), else this checkout's."""
     bin_ = tmp_path_factory.mktemp("bin")
-    (bin_ / "python").symlink_to(sys.executable)
-    (bin_ / "python3").symlink_to(sys.executable)
+    shims = {"python": "", "python3": ""}  # a venv's python must be run by its own path
     installed = Path(sys.executable).parent / "robrayc"
     if installed.exists():
         (bin_ / "robrayc").symlink_to(installed)
     else:
-        shim = bin_ / "robrayc"
-        shim.write_text(f'#!/bin/sh\nexec "{sys.executable}" -m robrayc "$@"\n')
-        shim.chmod(0o755)
+        shims["robrayc"] = "-m robrayc "
+    for name, args in shims.items():
+        (bin_ / name).write_text(f'#!/bin/sh\nexec "{sys.executable}" {args}"$@"\n')
+        (bin_ / name).chmod(0o755)
     return bin_
 
 
