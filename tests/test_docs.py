@@ -53,7 +53,7 @@ def test_an_option_without_help_is_caught() -> None:
 
 
 def test_every_subcommand_is_in_the_reference() -> None:
-    from robrayc.cli import SUBCOMMANDS
+    from robrayc.cli.subcommands import SUBCOMMANDS
 
     text = reference.commands_markdown()
     for name in ["robrayc", *(f"robrayc {s}" for s in SUBCOMMANDS)]:

@@ -5,7 +5,7 @@ MkDocs runs `on_page_markdown` (mkdocs.yml `hooks:`) on every page; a line
 
 - `commands`: every command and option, from the argument parsers themselves (the compiler's
   `robrayc.cli.arguments.build_parser()` with every backend's options, and each subcommand's
-  parser, found in the module `robrayc.cli.SUBCOMMANDS` names);
+  parser, found in the module `robrayc.cli.subcommands.SUBCOMMANDS` names);
 - `formats`: the output formats, from `robrayc.backends.BACKENDS` and each backend's `HELP`;
 - `warnings`: every warning name, from `robrayc.diagnostics.WARNINGS`;
 - `attributes`: every robray attribute, from the loader's schema
@@ -94,7 +94,7 @@ def on_page_content(html: str, page=None, config=None, files=None) -> str:
 
 def parsers() -> dict[str, argparse.ArgumentParser]:
     """`robrayc` and each subcommand -> its parser, as the command builds it."""
-    from robrayc.cli import SUBCOMMANDS
+    from robrayc.cli.subcommands import SUBCOMMANDS
     from robrayc.cli.arguments import build_parser
 
     out = {"robrayc": build_parser()}
