@@ -143,8 +143,8 @@ def _checker(scene, sink: DiagnosticSink, args: argparse.Namespace):
     except CompilerMissing as exc:
         raise sink.fatal(f"the compiled checker is not available: {exc}",
                          hint="use --backend exact or auto") from None
-    if checker.note and not args.quiet:
-        sys.stderr.write(f"note: {checker.note}\n")
+    if checker.note:  # auto without a usable compiled checker
+        sink.warning(checker.note, name="exact-checker")
     return checker
 
 

@@ -112,13 +112,13 @@ class _Prover:
     and compile than to prove with)."""
 
     def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray) -> None:
-        from robrayc.analysis.collision.compiled import build, checker_text
+        from robrayc.analysis.collision.compiled import checker_text, load
         from robrayc.templating import render
 
         model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
                  "certify": True}
         source = checker_text(model, None, render("c_checker.h.j2", model))
-        self.lib = ctypes.CDLL(str(build(source)))  # CompilerMissing without a compiler
+        self.lib = load(source)  # CompilerMissing without a compiler
         self._fill = self.lib.rcells_cells
         self._fill.restype = ctypes.c_long
         t = model["trees"]

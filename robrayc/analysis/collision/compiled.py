@@ -319,8 +319,11 @@ def compiler() -> str | None:
 
 
 def build(source: str) -> Path:
-    """The shared library of a C source: from the cache, else compiled (-march=native, which
-    turns the AVX2 path on where the CPU has it) and stored atomically."""
+    """The shared library of a C source: from the cache when it is whole, else compiled
+    (-march=native, which turns the AVX2 path on where the CPU has it) and stored atomically,
+    with its size and SHA-256 beside it (``.sum``). A cached library whose size or hash
+    differs from its record (truncated or overwritten: loading it could kill the process with
+    SIGBUS), or without a record, is compiled again."""
     cc = compiler()
     if cc is None:
         raise CompilerMissing("no C compiler found (set CC)")
@@ -328,7 +331,7 @@ def build(source: str) -> Path:
     key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
     folder = cache_dir()
     lib = folder / f"checker-{key}.so"
-    if lib.is_file():
+    if _intact(lib):
         return lib
     try:
         folder.mkdir(parents=True, exist_ok=True)
@@ -340,11 +343,45 @@ def build(source: str) -> Path:
                                  capture_output=True, text=True)
             if run.returncode != 0:
                 raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
+            record = Path(tmp) / "checker.sum"
+            record.write_text(_fingerprint(out.read_bytes()))
+            # the record first: a library in place always has its record (a reader racing a
+            # second writer at worst finds another build's record, and compiles again)
+            os.replace(record, _record(lib))
             os.replace(out, lib)
     except OSError as exc:  # the library has nowhere to go: as good as no compiler
         raise CompilerMissing(f"cannot build in the cache folder {folder}: "
                               f"{exc.strerror or exc}") from exc
     return lib
+
+
+def load(source: str) -> ctypes.CDLL:
+    """The loaded library of a C source (built or taken from the cache, as build); a library
+    the loader refuses is CompilerMissing, as a failed build is."""
+    lib = build(source)
+    try:
+        return ctypes.CDLL(str(lib))
+    except OSError as exc:
+        raise CompilerMissing(f"cannot load the compiled checker {lib}: {exc}") from exc
+
+
+def _record(lib: Path) -> Path:
+    return lib.with_suffix(".sum")
+
+
+def _fingerprint(data: bytes) -> str:
+    return f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
+
+
+def _intact(lib: Path) -> bool:
+    """Whether the cached library exists and matches its record (size, then SHA-256)."""
+    try:
+        expected = _record(lib).read_text()
+        if lib.stat().st_size != int(expected.split()[0]):
+            return False
+        return _fingerprint(lib.read_bytes()) == expected
+    except (OSError, ValueError, IndexError):
+        return False
 
 
 class Kernel:
@@ -353,7 +390,7 @@ class Kernel:
     def __init__(self, checker: CollisionChecker, size: float | None = None,
                  cells: bool = True) -> None:
         source, _ = c_source(checker, "rc", size, cells=cells, triangles=True)
-        self.lib = ctypes.CDLL(str(build(source)))
+        self.lib = load(source)
         self._triangles = None  # the bound arrays, kept alive while the library reads them
         self._work: np.ndarray | None = None  # the triangle proofs' work space
         self.n_config = len(checker.variables)
