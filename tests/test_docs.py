@@ -103,6 +103,14 @@ def test_measured_figures_live_on_the_performance_page() -> None:
     assert not found, "figures outside docs/performance.md:\n" + "\n".join(found)
 
 
+def test_every_benchmark_is_on_the_performance_page() -> None:
+    """Each program in benchmarks/ has a row (what it measures, how to run it) there."""
+    page = (DOCS / "performance.md").read_text(encoding="utf-8")
+    for bench in sorted((REPO / "benchmarks").iterdir()):
+        if bench.suffix in (".py", ".cc") and not bench.name.startswith("_"):
+            assert f"| `{bench.name}` |" in page, f"{bench.name} is not on docs/performance.md"
+
+
 @pytest.mark.slow
 def test_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict`: broken links, missing anchors, pages left out of the nav, a
