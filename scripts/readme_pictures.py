@@ -1,4 +1,4 @@
-"""Make the README's pictures (docs/img) again, with the robrayc of this checkout.
+"""Make the pictures of README and the docs (docs/img) again, with the robrayc of this checkout.
 
     python scripts/readme_pictures.py [--only NAME,...]
 

@@ -1,6 +1,6 @@
 """robray files -> IR frames: include resolution, constant folding, classes, lowering.
 
-Semantics follow the original (see README "The robray language"): defs, classes and frames are
+Semantics follow the original (see docs/reference/language.md): defs, classes and frames are
 processed in file order, an include inserts the file at that point (once per input), classes
 are frozen when defined. Attribute precedence: a block's own attributes (last wins), then its
 classes: for geometry and classes the LAST `isa` wins, for frame-level `isa` the FIRST wins.

@@ -34,7 +34,7 @@ ATTR_TYPES: dict[str, tuple[str, tuple[int, ...]]] = {
     "delta": (VEC, (2,)), "thickness": (NUM, ()), "color": (VEC, (3,)), "alpha": (NUM, ()),
     "specular": (VEC, (3,)), "scale": (NUM, (3,)), "visual": (NUM, ()), "collision": (NUM, ()),
     "no-shadow": (NUM, ()),
-    # robot identity (URDF): see README "Robot identity"
+    # robot identity (URDF): see docs/language-extensions.md
     "link": (SYM, ()), "link_role": (SYM, ()), "robot": (SYM, ()), "root_link": (SYM, ()),
     "material": (SYM, ()),
 }
