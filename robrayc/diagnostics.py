@@ -62,6 +62,10 @@ WARNINGS: dict[str, str] = {
                      "the exact one is used",
     "sdf-joint": "an SDF joint read as other joints (universal, revolute2: two revolute "
                  "joints)",
+    "ball-joint": "a ball joint written as what the output format has (three revolute "
+                  "joints, or fixed at its rest pose)",
+    "floating-joint": "a floating joint written as what the output format has (fixed at its "
+                      "rest pose, or the model's pose)",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

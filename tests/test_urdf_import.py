@@ -400,9 +400,6 @@ BAD = [
               'name="p" value="1"/><link name="a"/></robot>', "xacro"),
     ("syntax", '<robot name="x"><link name="a"></robot>', "XML syntax error"),
     ("not_robot", '<world name="x"/>', "not a URDF"),
-    ("floating", HEAD + '<link name="a"/><link name="b"/><joint name="f" type="floating">'
-                 '<parent link="a"/><child link="b"/></joint></robot>',
-     "floating joint 'f' has no amino equivalent"),
     ("planar", HEAD + '<link name="a"/><link name="b"/><joint name="p" type="planar">'
                '<parent link="a"/><child link="b"/></joint></robot>', "planar joint"),
     ("unknown_type", HEAD + '<link name="a"/><link name="b"/><joint name="j" type="revolut">'

@@ -208,11 +208,40 @@ def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
         verdict[pair] = ("adjacent", why, 0)
     for pair in full.colliding_pairs(q0):
         verdict.setdefault(pair, ("default", "colliding at the default configuration", 0))
+    for pair, joint in _across_floating(scene, all_pairs).items():
+        verdict.setdefault(pair, (None, f"moved apart by floating joint '{joint}', whose "
+                                  "translation is not sampled", 0))
     body = dict(zip((f.name for f in scene.frames), _bodies(scene)[0], strict=True))
     for a, b in all_pairs:
         if body[a] == body[b]:
             verdict.setdefault((a, b), ("never", "fixed to each other, apart", 0))
     return verdict
+
+
+def _across_floating(scene: ir.Scene, pairs: list) -> dict[tuple[str, str], str]:
+    """Pairs whose relative pose depends on a floating joint -> that joint's frame. Sampling
+    leaves floating translations at 0 (a rigid move of a whole robot changes none of its
+    self-collisions), so such pairs (a robot and the floor) are never 'never': kept checked."""
+    groups = rigid_groups(scene)
+    if not any(f.kind == "floating" for f in scene.frames):
+        return {}
+
+    def chain(g: int) -> set[int]:
+        out = set()
+        while g:
+            out.add(g)
+            g = groups.bodies[g - 1].parent
+        return out
+
+    out = {}
+    for a, b in pairs:
+        ga, gb = groups.group[scene.index(a)], groups.group[scene.index(b)]
+        for g in chain(ga) ^ chain(gb):
+            frame = scene.frames[groups.bodies[g - 1].frame]
+            if frame.kind == "floating":
+                out[(a, b)] = frame.name
+                break
+    return out
 
 
 def _verdict(a: str, b: str, v: tuple, in_scene: bool) -> PairVerdict:

@@ -330,9 +330,10 @@ def one_turn(checker, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.nd
     """The ranges a proof needs: a variable that turns only revolute joints about unit axes
     repeats every pose after a full turn, so a range of more than a turn is cut to one."""
     periodic = np.ones(len(lo), dtype=bool)
-    for _, _, kind, axis, v, _ in checker.fk.motions:
+    for (_, _, kind, axis, _, _), columns in zip(checker.fk.motions, checker.fk.columns,
+                                                 strict=True):
         unit = abs(float(np.linalg.norm(axis)) - 1.0) <= 1e-9
-        periodic[v] &= kind == "revolute" and unit
+        periodic[columns] &= kind == "revolute" and unit  # a rotation vector is not periodic
     lo = np.asarray(lo, dtype=float)
     return lo, np.where(periodic, np.minimum(hi, lo + 2 * np.pi), hi)
 

@@ -2,6 +2,8 @@
 
 Frames parents-first (the original sorts by name; amino resolves parents at init, so order is
 free), each with its geometry; meshes as static arrays before the function; allowed pairs last.
+amino has no ball or floating joint: robrayc.single_dof writes a ball as three revolute frames
+and a floating joint fixed at its rest pose (`--floating-base error` refuses it instead).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from robrayc.backends import EmitContext, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.records import record
+from robrayc.single_dof import FLOATING_CHOICES, single_dof_scene
 from robrayc.templating import render
 
 NAME = "c"
@@ -26,6 +29,9 @@ _LIMIT_FUNCS = (("pos", "position"), ("vel", "velocity"), ("acc", "acceleration"
 def add_arguments(group: argparse._ArgumentGroup) -> None:
     group.add_argument("--no-header", action="store_true",
                        help="C: do not write OUTPUT.h beside the C file")
+    group.add_argument("--floating-base", choices=FLOATING_CHOICES, default="fixed",
+                       help="C: amino has no floating joint: write one fixed at its rest pose "
+                       "(default, warning -Wfloating-joint) or refuse it")
 
 
 @record(frozen=True, slots=True)
@@ -33,10 +39,11 @@ class Options:
     """The C backend's own options."""
 
     no_header: bool = False
+    floating_base: str = "fixed"  # one of FLOATING_CHOICES
 
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
-        return cls(no_header=ns.no_header)
+        return cls(no_header=ns.no_header, floating_base=ns.floating_base)
 
 
 def function_name(name: str) -> str:
@@ -48,6 +55,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if not ctx.name.isidentifier() or not ctx.name.isascii():
         raise ctx.sink.fatal(f"scene name '{ctx.name}' is not a C identifier",
                              hint="use -n NAME with letters, digits and '_'")
+    scene = single_dof_scene(scene, ctx.sink, "amino C", ctx.options.floating_base)
     write_header = ctx.output is not None and not ctx.options.no_header
     header_path = ctx.output.with_name(ctx.output.name + ".h") if write_header else None
     meshes = _meshes(scene, ctx)

@@ -59,6 +59,11 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     size = ctx.options.sphere_size
     if size is not None and not size > 0:
         raise ctx.sink.fatal(f"--sphere-size must be positive, got {size}")
+    multi = next((f for f in scene.frames if f.is_multi_dof), None)
+    if multi is not None:  # its kinematics (c_kinematics) turns and slides about one axis
+        raise ctx.sink.fatal(f"the compiled checker does not support {multi.kind} joints "
+                             f"('{multi.name}')", multi.pos,
+                             "check the scene with 'robrayc collide' (the exact checker)")
     checker = CollisionChecker(scene, ctx.sink, broadphase="dense")
     if checker.mode != "dense":
         raise ctx.sink.fatal("too many solid pairs for a compiled checker",

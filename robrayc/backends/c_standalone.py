@@ -17,7 +17,8 @@ from robrayc import __version__, ir
 from robrayc.backends import EmitContext, NoOptions, OutputFile
 from robrayc.ctext import c_comment, c_double, c_doubles, c_identifier, c_string, c_string_or_null
 from robrayc.diagnostics import DiagnosticSink
-from robrayc.kinematics import Pose, moves, qmul, qrotate, rigid_groups
+from robrayc.ir import joint_variables
+from robrayc.kinematics import Pose, moves, qmul, qrotate, quat_to_matrix, rigid_groups
 from robrayc.templating import render
 
 NAME = "c-standalone"
@@ -25,7 +26,8 @@ HELP = ("C99 without amino: constant scene tables and a generated forward-kinema
         "function NAME_fk; also writes OUTPUT.h (scene.c -> scene.h)")
 
 _KINDS = {"fixed": "ROBRAYC_FIXED", "revolute": "ROBRAYC_REVOLUTE",
-          "prismatic": "ROBRAYC_PRISMATIC"}
+          "prismatic": "ROBRAYC_PRISMATIC", "ball": "ROBRAYC_BALL",
+          "floating": "ROBRAYC_FLOATING"}
 _SHAPES = {ir.Box: "ROBRAYC_BOX", ir.Sphere: "ROBRAYC_SPHERE", ir.Cylinder: "ROBRAYC_CYLINDER",
            ir.Cone: "ROBRAYC_CONE", ir.Grid: "ROBRAYC_GRID", ir.Mesh: "ROBRAYC_MESH"}
 _LIMITS = (("position", "ROBRAYC_LIMIT_POSITION"), ("velocity", "ROBRAYC_LIMIT_VELOCITY"),
@@ -104,8 +106,8 @@ def _frame(f: ir.Frame, index: dict[str, int], variables: dict[str, int]) -> dic
         "name": c_string(f.name),
         "parent": -1 if f.parent is None else index[f.parent],
         "kind": _KINDS[f.kind] if joint else "ROBRAYC_FIXED",
-        "config": variables[f.variable] if joint else -1,
-        "axis": c_doubles(f.axis if joint else (0.0, 0.0, 0.0)),
+        "config": variables[joint_variables(f)[0]] if joint else -1,
+        "axis": c_doubles(f.axis if joint and f.axis is not None else (0.0, 0.0, 0.0)),
         "offset": c_double(f.offset if joint else 0.0),
         "q": c_doubles(f.quaternion),
         "v": c_doubles(f.translation),
@@ -119,7 +121,7 @@ def _configs(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
     """One entry per variable; limits as amino keeps them (set per variable, last wins)."""
     limits: dict[str, dict[str, tuple[float, float]]] = {v: {} for v in variables}
     for f in scene.frames:
-        if moves(f):
+        if moves(f) and not f.is_multi_dof:  # a ball or floating joint has no limits
             for attr, _ in _LIMITS:
                 rng = getattr(f.limits, attr)
                 if rng is not None:
@@ -189,6 +191,13 @@ def _fk_blocks(scene: ir.Scene, variables: dict[str, int]) -> list[dict]:
         else:
             body = groups.bodies[g - 1]
             anchor = groups.anchor(body.parent)
+            if f.is_multi_dof:
+                columns = [variables[n] for n in joint_variables(f)]
+                blocks.append({"index": i, "comment": c_comment(
+                    f"{i} {f.name}: {f.kind} on q[{', '.join(map(str, columns))}]"
+                    + (f", after frame {anchor}" if anchor >= 0 else "")),
+                    "lines": _multi_dof_lines(i, anchor, body.base, columns)})
+                continue
             k = variables[f.variable]
             value = f"q[{k}]" if f.offset == 0.0 else \
                 f"(q[{k}] {'-' if f.offset < 0 else '+'} {c_double(abs(f.offset))})"
@@ -330,3 +339,25 @@ def _prismatic_lines(i: int, anchor: int, pre: Pose, axis: ir.Vec3, value: str) 
     if anchor < 0:
         return lines + _assign(i, _consts(q0) + local_v)
     return lines + _apply(i, anchor, _consts(q0), local_v)
+
+
+def _multi_dof_lines(i: int, anchor: int, pre: Pose, columns: list[int]) -> list[str]:
+    """A ball (columns: rx, ry, rz) or floating joint (x, y, z, rx, ry, rz): pre * T(x, y, z)
+    * R(exp(r)), the rotation vector's quaternion by Rodrigues (sin(a/2)/a by its series
+    near 0, as kinematics.rotvec_to_quat)."""
+    q0, v = pre
+    rx, ry, rz = (f"q[{k}]" for k in columns[-3:])
+    lines = [f"const double rx = {rx}, ry = {ry}, rz = {rz};",
+             "const double n2 = rx * rx + ry * ry + rz * rz, n = sqrt(n2);",  # n: the angle
+             "const double k = n < 1e-4 ? 0.5 - n2 / 48.0 + n2 * n2 / 3840.0 : sin(0.5 * n) / n;",
+             "const double ex = k * rx, ey = k * ry, ez = k * rz, ew = cos(0.5 * n);"]
+    local = _qmul(_consts(q0), ["ex", "ey", "ez", "ew"])
+    local_v = _consts(v)
+    if len(columns) == 6:  # the translation, in the parent after the fixed rotation
+        m = quat_to_matrix(q0)
+        local_v = [_sum([(1, c_double(v[j]), "1.0")] + [
+            (1, c_double(m[j][n]), f"q[{columns[n]}]") for n in range(3)]) for j in range(3)]
+    if anchor < 0:
+        return lines + _assign(i, local + local_v)
+    decls, local = _name_nonconstant("l", local)
+    return lines + decls + _apply(i, anchor, local, local_v)

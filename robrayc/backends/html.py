@@ -25,6 +25,7 @@ ANTIALIAS_TRIANGLES = 50_000
 # baxter's 257,000 triangles at a few frames per second (benchmarks/pictures.py).
 COARSE_BUDGET = 25_000
 COARSE_MIN = 500  # meshes with fewer triangles are never coarsened
+FLOATING_REACH = 2.0  # a floating joint's translation sliders: +-this, in scene units
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
@@ -50,8 +51,9 @@ def _kinematics(scene: ir.Scene) -> dict:
         return [float(x) for x in m.reshape(-1)]
 
     groups = [{"parent": pg, "base": rows(const), "kind": kind, "axis": axis.tolist(),
-               "variable": var, "offset": offset}
-              for pg, const, kind, axis, var, offset in fk.motions]
+               "variable": var, "offset": offset, "columns": columns}
+              for (pg, const, kind, axis, var, offset), columns in zip(fk.motions, fk.columns,
+                                                                       strict=True)]
     frames = [{"name": f.name, "group": int(fk.group[i]), "rel": rows(fk.rel[i])}
               for i, f in enumerate(scene.frames)]
     return {"groups": groups, "frames": frames}
@@ -61,8 +63,11 @@ def _variables(scene: ir.Scene, config: dict[str, float]) -> list[dict]:
     from robrayc.kinematics import sample_ranges
 
     lo, hi = sample_ranges(scene)
+    moved = {n for f in scene.frames if f.kind == "floating" for n in ir.joint_variables(f)[:3]}
     out = []
     for name, a, b in zip(scene.variables, lo.tolist(), hi.tolist(), strict=True):
+        if name in moved:  # a floating joint's translation (never sampled): a slider of +-2
+            a, b = -FLOATING_REACH, FLOATING_REACH
         value = config.get(name, 0.0)
         out.append({"name": name, "lo": min(a, value), "hi": max(b, value), "value": value})
     return out

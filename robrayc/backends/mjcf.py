@@ -6,6 +6,10 @@
   prismatic one a slide joint, at the body origin with the frame's axis, named after its
   configuration variable (other frames sharing it: after the frame);
   amino's joint offset is the joint's `ref` (= -offset), so qpos is the configuration value.
+  A ball frame gets a ball joint (qpos: the quaternion w x y z of the rotation vector, see
+  kinematics.rotvec_to_quat); a floating frame a `<freejoint>` when it is a child of the
+  worldbody (qpos: the body's world position and quaternion), elsewhere (MuJoCo allows free
+  joints only there) slide joints VAR_x, VAR_y, VAR_z and a ball joint VAR_r, the same motion.
 - Position limits are the joint `range`; effort limits `actuatorfrcrange`. Frames sharing a
   configuration variable are tied by `<equality><joint>` to the first one.
 - Geoms: box, sphere, cylinder (centred by MuJoCo: shifted by half its height, amino's start
@@ -124,9 +128,29 @@ class _Writer:
             self.unbalanced = True
             self.sink.warning(warning_text(f, "MuJoCo"), f.pos, name="format-loss")
 
+    def multi_dof_joint(self, body, f: ir.Frame) -> None:
+        """A ball joint; a floating one as a free joint on a child of the worldbody (MuJoCo
+        allows it nowhere else), elsewhere as slide joints NAME_x, NAME_y, NAME_z along the
+        body's axes and a ball joint NAME_r: MuJoCo applies a body's joints in order, so that
+        is the same motion, translation then rotation, qpos the translation and exp(r)."""
+        from lxml import etree
+
+        name = self.joint_names[f.name]
+        if f.kind == "ball":
+            etree.SubElement(body, "joint", name=name, type="ball")
+        elif f.parent is None or not self.scene.has_frame(f.parent):
+            etree.SubElement(body, "freejoint", name=name)
+        else:
+            for axis, unit in zip("xyz", ("1 0 0", "0 1 0", "0 0 1"), strict=True):
+                etree.SubElement(body, "joint", name=f"{name}_{axis}", type="slide", axis=unit)
+            etree.SubElement(body, "joint", name=f"{name}_r", type="ball")
+
     def joint(self, body, f: ir.Frame) -> None:
         from lxml import etree
 
+        if f.is_multi_dof:
+            self.multi_dof_joint(body, f)
+            return
         j = etree.SubElement(body, "joint", name=self.joint_names[f.name],
                              type="hinge" if f.kind == "revolute" else "slide",
                              axis=_v(f.axis))
@@ -154,6 +178,9 @@ class _Writer:
                 continue
             lead = first.setdefault(f.variable, f)
             if lead is f:
+                continue
+            if f.is_multi_dof or lead.is_multi_dof:  # MuJoCo ties scalar joints only
+                self.lose("ball or floating joints sharing variables", f.pos)
                 continue
             if eq is None:
                 eq = etree.SubElement(root, "equality")

@@ -10,7 +10,9 @@
 - Link poses are written relative to the parent link (`relative_to`) as exact quaternions
   (`rotation_format="quat_xyzw"`); amino's joint offset is folded into the pose (SDF joints
   have no offset). Revolute joints with position limits are `revolute`, without `continuous`;
-  prismatic `prismatic`; the axis is in the child link's frame, as amino's.
+  prismatic `prismatic`; the axis is in the child link's frame, as amino's. A ball joint is
+  `ball` (about the child link's origin); SDF has no floating joint: a floating frame's link
+  has no joint at all (free in a simulator, placed by its pose; warning `floating-joint`).
 - Limits: position lower/upper; effort and velocity as SDF's single bounds.
 - Shapes: box, sphere, cylinder (centred by SDF: shifted by half its height), meshes by URI
   (package:// kept, other paths relative to the SDF) with the scale (the -U/-F turn of a file
@@ -114,7 +116,13 @@ class _Writer:
                 f.parent) else top
             link = plan.names[f.name]
             model.append(self.link(f, link, parent, parts.get(f.name, [])))
-            model.append(self.joint_xml(f, joints[f.name], parent, link))
+            if f.kind == "floating":  # no joint: a link free of every other
+                self.ctx.sink.warning(
+                    f"SDF has no floating joint: floating joint '{f.name}' written as link "
+                    f"'{link}' without a joint, placed by its pose (free in a simulator; its "
+                    "variables are not named)", f.pos, name="floating-joint")
+            else:
+                model.append(self.joint_xml(f, joints[f.name], parent, link))
             if f.is_joint and f.variable in seen:
                 self.lose("shared configuration variables", f.pos)
             seen.add(f.variable or "")
@@ -206,9 +214,9 @@ class _Writer:
         el = etree.Element("joint", name=name, type=kind)
         etree.SubElement(el, "parent").text = parent
         etree.SubElement(el, "child").text = child
-        if f is None or not f.is_joint:
+        if f is None or not f.is_joint or f.kind == "ball":  # a ball: no axis, no limits
             if not lim.is_empty():
-                self.lose("limits on fixed frames", f.pos)
+                self.lose(f"limits on {kind} frames", f.pos)
             return el
         axis = etree.SubElement(el, "axis")
         etree.SubElement(axis, "xyz").text = _v(f.axis)

@@ -17,7 +17,10 @@ takes the name LINK: URDF -> robray/JSON -> URDF gives back the same links and j
   (yourdfpy/trimesh, rviz and Gazebo ignore <up_axis>: --collada-up-axis=ignore is their world).
 - Visual geometry becomes `<visual>` with a robot-level material of its colour and alpha,
   collision geometry `<collision>`; geometry that is both is written as both.
-- Joints: revolute with position limits, continuous without; prismatic; fixed. amino's joint
+- Joints: revolute with position limits, continuous without; prismatic; fixed; floating (its
+  six variables named after the joint when read back). URDF has no ball joint: a ball is
+  three continuous joints NAME_yaw, NAME_pitch, NAME_roll about z, y, x (warning
+  `ball-joint`: rpy angles instead of the rotation vector, the same rotations). amino's joint
   offset is folded into the origin. Velocity and effort limits are symmetric in URDF; URDF
   insists on numbers where robrayc may have none, so an unlimited bound is written as
   ±1.7976931348623157e+308, which robrayc's import reads back as no limit. Frames sharing a
@@ -135,11 +138,16 @@ class _Exporter:
         body: list = []
         body.append(self.link_xml(root_link))
         masters = self.masters()
+        taken = ({link.name for link in links} | {root_link.name},  # links, joints
+                 {link.frame.name for link in links})
         for link in links:
             body.append(self.link_xml(link))
             f = link.frame
             parent = frame_link[f.parent].name if f.parent in frame_link else root_link.name
-            body.append(self.joint_xml(f, parent, link.name, masters))
+            if f.kind == "ball":
+                body += self.ball_xml(f, parent, link.name, taken)
+            else:
+                body.append(self.joint_xml(f, parent, link.name, masters))
         for name, rgba in self.materials.items():
             mat = etree.SubElement(robot, "material", name=name)
             etree.SubElement(mat, "color", rgba=_v(rgba))
@@ -153,7 +161,7 @@ class _Exporter:
         """variable -> the joint frame that carries it in URDF (others mimic it)."""
         out: dict[str, str] = {}
         for f in self.scene.frames:
-            if f.is_joint and f.variable is not None:
+            if f.is_joint and f.variable is not None and f.kind != "ball":
                 cur = out.get(f.variable)
                 if cur is None or (f.name == f.variable and cur != f.variable):
                     out[f.variable] = f.name
@@ -299,6 +307,32 @@ class _Exporter:
                 self.extra_files.append(OutputFile(self.out_dir / name, cone_stl(*key)))
         return name
 
+    def ball_xml(self, f: ir.Frame, parent: str, child: str,
+                 taken: tuple[set[str], set[str]]) -> list:
+        """URDF has no ball joint: three continuous joints NAME_yaw (about z), NAME_pitch (y)
+        and NAME_roll (x), joined by massless links CHILD_yaw and CHILD_pitch: the same rest
+        pose and the same rotations, as URDF rpy angles (roll, pitch, yaw) instead of the
+        ball's rotation vector."""
+        from lxml import etree
+
+        names = [ir.unique_name(f"{f.name}_{a}", taken[1], "_")
+                 for a in ("yaw", "pitch", "roll")]
+        links = [parent] + [ir.unique_name(f"{child}_{a}", taken[0], "_")
+                            for a in ("yaw", "pitch")] + [child]
+        self.sink.warning(f"URDF has no ball joint: ball joint '{f.name}' written as continuous "
+                          f"joints {', '.join(repr(n) for n in names)} (rpy angles instead of "
+                          "its rotation vector)", f.pos, name="ball-joint")
+        out = [etree.Element("link", name=name) for name in links[1:3]]
+        for k, (name, axis) in enumerate(zip(names, ("0 0 1", "0 1 0", "1 0 0"), strict=True)):
+            el = etree.Element("joint", name=name, type="continuous")
+            if k == 0:
+                self.origin(el, f.quaternion, f.translation, always=True)
+            etree.SubElement(el, "parent", link=links[k])
+            etree.SubElement(el, "child", link=links[k + 1])
+            etree.SubElement(el, "axis", xyz=axis)
+            out.append(el)
+        return out
+
     def joint_xml(self, f: ir.Frame, parent: str, child: str, masters: dict[str, str]):
         from lxml import etree
 
@@ -319,9 +353,11 @@ class _Exporter:
         self.origin(el, q, v, always=True)
         etree.SubElement(el, "parent", link=parent)
         etree.SubElement(el, "child", link=child)
-        if not f.is_joint:
+        if not f.is_joint or f.kind == "floating":  # floating: no axis, limits or mimic
             if not lim.is_empty():
-                self.lose("limits on fixed frames")
+                self.lose(f"limits on {f.kind} frames")
+            if mimic:
+                self.lose("floating joints sharing their variables")
             return el
         etree.SubElement(el, "axis", xyz=_v(f.axis))
         if lim.acceleration is not None:

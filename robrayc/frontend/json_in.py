@@ -20,7 +20,7 @@ from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, checked_quaternion
 from robrayc.meshes.axes import check_axes
 
-KINDS = ("fixed", "revolute", "prismatic")
+KINDS = ir.JOINT_KINDS
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid", "mesh")
 
 
@@ -167,10 +167,16 @@ class _Reader:
         q = checked_quaternion(q, *self.reporters(path + ".quaternion"))
         axis = variable = None
         offset = 0.0
-        if kind == "fixed":
-            for key in ("axis", "variable"):
+        if kind == "fixed" or kind in ir.MULTI_DOF_SUFFIXES:
+            for key in ("axis", "variable") if kind == "fixed" else ("axis",):
                 if f.get(key) is not None:
-                    self.fail(f"{path}.{key}", "must be null for a fixed frame")
+                    self.fail(f"{path}.{key}", f"must be null for a {kind} frame")
+            if kind != "fixed":  # a ball or floating joint: no axis, offset or limits
+                variable = self.string(f.get("variable", name) or name, path + ".variable")
+                if self.number(f.get("offset", 0.0), path + ".offset") != 0.0:
+                    self.fail(path + ".offset", f"a {kind} frame has no offset")
+                if not self.limits(f.get("limits"), path + ".limits").is_empty():
+                    self.fail(path + ".limits", f"a {kind} frame has no limits")
         else:
             if f.get("axis") is None:
                 self.fail(path + ".axis", f"a {kind} frame needs an axis")

@@ -52,7 +52,7 @@ GEOM_ATTRS = frozenset({
 # a class shares attributes; a variable or a robot link belongs to one frame only
 CLASS_ATTRS = (FRAME_ATTRS | GEOM_ATTRS) - {"variable", "link", "link_role", "robot",
                                             "root_link"}
-JOINT_TYPES = ("fixed", "revolute", "prismatic")
+JOINT_TYPES = ir.JOINT_KINDS
 SHAPES = ("box", "sphere", "cylinder", "cone", "grid")
 
 Value = float | tuple[float, ...] | str
@@ -134,31 +134,41 @@ class AttributeLowering:
         if kind not in JOINT_TYPES:
             self.sink.error(f"unknown joint type '{kind}' in frame '{name}'",
                             block.pos("type", pos), suggest(kind, JOINT_TYPES)
-                            or "joint types are fixed, revolute and prismatic")
+                            or "joint types are " + ", ".join(JOINT_TYPES))
             return None
         q = self._orientation(block, pos)
         v = get("translation") or ir.ZERO_V
         axis = None
         variable = None
-        if kind != "fixed":
+        if kind in ("revolute", "prismatic"):
             axis = self._axis(name, kind, block, pos)
             if axis is None:
                 return None
             variable = str(get("variable") or name)
         else:
-            for key in ("axis", "offset", "variable", "limit_position", "limit_velocity",
-                        "limit_acceleration", "limit_effort"):
-                if key in block.values:
-                    self.sink.warning(f"'{key}' has no effect on fixed frame '{name}'",
-                                      block.pos(key, pos), "set 'type revolute;' or "
-                                      "'type prismatic;' to make it a joint",
-                                      name="unused-attribute")
+            self._unused_joint_attributes(name, kind, block, pos)
+            variable = None if kind == "fixed" else str(get("variable") or name)
         return ir.Frame(
             name=name, parent=parent, kind=kind, translation=v, quaternion=q, axis=axis,
-            offset=get("offset", 0.0) if kind != "fixed" else 0.0,
-            variable=variable, limits=self._limits(block, pos),
+            offset=get("offset", 0.0) if axis is not None else 0.0,
+            variable=variable,
+            limits=self._limits(block, pos) if axis is not None else ir.NO_LIMITS,
             inertial=self._inertial(block, pos), geometries=geometries,
             tags=tuple(block.tags), pos=pos, **self._identity(name, parent, block, pos))
+
+    def _unused_joint_attributes(self, name: str, kind: str, block: Block, pos: SourcePos
+                                 ) -> None:
+        """Warn of the joint attributes a fixed frame (all) or a ball or floating joint (all
+        but `variable`: no axis, offset or limits) ignores."""
+        keys = ["axis", "offset", "limit_position", "limit_velocity", "limit_acceleration",
+                "limit_effort"] + (["variable"] if kind == "fixed" else [])
+        hint = ("set 'type revolute;' or 'type prismatic;' to make it a joint" if kind == "fixed"
+                else f"a {kind} joint has no axis, offset or limits (its variables are a "
+                "rotation vector" + (" after a translation)" if kind == "floating" else ")"))
+        for key in keys:
+            if key in block.values:
+                self.sink.warning(f"'{key}' has no effect on {kind} frame '{name}'",
+                                  block.pos(key, pos), hint, name="unused-attribute")
 
     def _identity(self, name: str, parent: str | None, block: Block, pos: SourcePos) -> dict:
         """`link`, `link_role` (the frame's robot link), and on a top-level frame `robot`

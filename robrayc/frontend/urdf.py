@@ -1,8 +1,9 @@
 """URDF -> IR frames, following the original compiler's mapping (amino's urdf.lisp).
 
 - One frame per JOINT, named after the joint: `fixed`, `revolute`, `prismatic` map directly,
-  `continuous` is a revolute joint without position limits. `floating` and `planar` joints have
-  no amino equivalent and are errors naming the joint.
+  `continuous` is a revolute joint without position limits, `floating` robrayc's floating joint
+  (six variables, see ir.joint_variables). `planar` joints have no equivalent and are errors
+  naming the joint.
 - A link's shapes and inertia attach to the frame of the joint whose child the link is. A shape
   gets its own fixed frame `LINK-visual` / `LINK-collision` (`LINK-inertial` for the inertia)
   when its `<origin>` is not the identity, and always for a root link and for every cylinder
@@ -53,7 +54,7 @@ from robrayc.kinematics import rpy_to_quat
 from robrayc.records import record, replace
 
 JOINT_KINDS = {"fixed": "fixed", "revolute": "revolute", "continuous": "revolute",
-               "prismatic": "prismatic"}
+               "prismatic": "prismatic", "floating": "floating"}
 UNBOUNDED = sys.float_info.max  # written for "no limit" where URDF insists on a number
 XINCLUDE_NS = "http://www.w3.org/2001/XInclude"
 XACRO_NS = ("http://www.ros.org/wiki/xacro", "http://ros.org/wiki/xacro")
@@ -173,8 +174,9 @@ class _Loader(XmlSource, LinkLowering):
         frames, bodies, link_frame = self.partial.frames, self.bodies, self.link_frame
         for j in joints:
             body = bodies[j.name]
-            if j.kind == "fixed":
+            if j.kind in ("fixed", "floating"):  # floating: 6 variables, no axis or limits
                 frame = ir.Frame(name=j.name, parent=link_frame[j.parent], translation=j.v,
+                                 kind=j.kind, variable=None if j.kind == "fixed" else j.name,
                                  quaternion=j.q, inertial=body.inertial,
                                  geometries=tuple(body.geometries), pos=j.pos, link=j.child)
             else:
@@ -217,11 +219,12 @@ class _Loader(XmlSource, LinkLowering):
                                 notes=((seen[name].pos, "first defined here"),))
                 continue
             kind = el.get("type") or ""
-            if kind in ("floating", "planar"):
-                self.sink.error(f"{kind} joint '{name}' has no amino equivalent",
+            if kind == "planar":
+                self.sink.error(f"{kind} joint '{name}' has no robrayc equivalent",
                                 self.pos(el, "type"),
-                                "amino joints are fixed, revolute (continuous) and prismatic; "
-                                "model it as a chain of prismatic and revolute joints")
+                                "robrayc joints are fixed, revolute (continuous), prismatic, "
+                                "ball and floating; model it as a chain of two prismatic "
+                                "joints and a revolute one")
                 continue
             if kind not in JOINT_KINDS:
                 self.sink.error(f"unknown joint type '{kind}' in joint '{name}'",
@@ -261,6 +264,13 @@ class _Loader(XmlSource, LinkLowering):
         """Pose, axis, limits and mimic of a joint from its children (tag -> first child)."""
         j.q, j.v = self.origin_of(kids.get("origin"))
         if j.kind == "fixed":
+            return
+        if j.kind == "floating":  # urdfdom reads no axis, limit or mimic of a floating joint
+            for tag in ("axis", "limit", "mimic"):
+                if kids.get(tag) is not None:
+                    self.sink.warning(f"floating joint '{j.name}': <{tag}> ignored (a floating "
+                                      "joint has none)", self.pos(kids[tag]),
+                                      name="unused-attribute")
             return
         ax = kids.get("axis")
         axis = self.floats(ax, "xyz", 3, (1.0, 0.0, 0.0), "axis xyz") or (1.0, 0.0, 0.0)

@@ -27,8 +27,27 @@
   }
 
   function quatRotation(axis, angle) {  // pose_matrix of amino's axis-angle quaternion
-    const s = Math.sin(angle / 2), w = Math.cos(angle / 2);
-    const x = s * axis[0], y = s * axis[1], z = s * axis[2];
+    const s = Math.sin(angle / 2);
+    return quatMatrix(s * axis[0], s * axis[1], s * axis[2], Math.cos(angle / 2));
+  }
+
+  // a ball (columns: rotation vector) or floating joint (translation, rotation vector):
+  // kinematics.multi_dof_locals, the rotation by Rodrigues (sin(a/2)/a by its series near 0)
+  function multiDof(columns, config) {
+    const n = columns.length;
+    const rx = config[columns[n - 3]], ry = config[columns[n - 2]], rz = config[columns[n - 1]];
+    const a2 = rx * rx + ry * ry + rz * rz, a = Math.sqrt(a2);
+    const k = a < 1e-4 ? 0.5 - a2 / 48 + a2 * a2 / 3840 : Math.sin(a / 2) / a;
+    const m = quatMatrix(k * rx, k * ry, k * rz, Math.cos(a / 2));
+    if (n === 6) {
+      m[3] = config[columns[0]];
+      m[7] = config[columns[1]];
+      m[11] = config[columns[2]];
+    }
+    return m;
+  }
+
+  function quatMatrix(x, y, z, w) {
     return [1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w), 0,
             2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w), 0,
             2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y), 0,
@@ -42,7 +61,9 @@
     for (const g of data.groups) {
       const base = g.parent === 0 ? g.base : matmul(G[g.parent], g.base);
       const value = config[g.variable] + g.offset;
-      if (g.kind === "revolute") {
+      if (g.columns.length > 1) {
+        G.push(matmul(base, multiDof(g.columns, config)));
+      } else if (g.kind === "revolute") {
         G.push(matmul(base, quatRotation(g.axis, value)));
       } else {
         const m = base.slice();

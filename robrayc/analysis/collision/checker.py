@@ -130,6 +130,11 @@ class CollisionChecker:
         from robrayc.analysis.collision.compiled import CompilerMissing, Kernel
 
         try:
+            multi = [self.scene.frames[b.frame].name for b in self.fk.groups.bodies
+                     if self.scene.frames[b.frame].is_multi_dof]
+            if multi:  # its kinematics (c_kinematics) turns and slides about one axis only
+                raise CompilerMissing(f"the scene has ball or floating joints ('{multi[0]}'), "
+                                      "which the compiled checker does not support")
             if self.mode != "dense":
                 raise CompilerMissing("the scene has too many solid pairs for the compiled "
                                       "checker (it needs a robot-sized scene)")
