@@ -201,15 +201,15 @@ def test_7dof_tables(seven_dof) -> None:
 def check_tables(scene: ir.Scene, compiled: Scene) -> None:
     index = {f.name: i for i, f in enumerate(scene.frames)}
     variables = {v: i for i, v in enumerate(scene.variables)}
-    kinds = {"fixed": 0, "revolute": 1, "prismatic": 2}
+    kinds = {"fixed": 0, "revolute": 1, "prismatic": 2, "ball": 3, "floating": 4}
     for i, f in enumerate(scene.frames):
         c = compiled.frames[i]
         assert c.name.decode() == f.name
         assert c.parent == index.get(f.parent, -1) if f.parent else c.parent == -1
         assert c.parent < i
         assert c.kind == kinds[f.kind]
-        assert c.config == (variables[f.variable] if f.is_joint else -1)
-        assert tuple(c.axis) == (f.axis if f.is_joint else (0.0, 0.0, 0.0))
+        assert c.config == (variables[ir.joint_variables(f)[0]] if f.is_joint else -1)
+        assert tuple(c.axis) == (f.axis if f.axis is not None else (0.0, 0.0, 0.0))
         assert c.offset == (f.offset if f.is_joint else 0.0)
         assert tuple(c.quaternion) == f.quaternion and tuple(c.translation) == f.translation
         assert bool(c.has_inertial) == (f.inertial is not None)

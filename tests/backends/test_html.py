@@ -281,3 +281,28 @@ def test_coarse_meshes_keep_their_shape_and_face_their_normals(monkeypatch):
     assert cKDTree(verts).query(pos)[0].max() < 0.1 * size  # a vertex is its cube's mean
     a, b, c = pos[tri[:, 0]], pos[tri[:, 1]], pos[tri[:, 2]]
     assert ((np.cross(b - a, c - a) * nrm[tri].sum(axis=1)).sum(axis=1) >= 0).all()
+
+
+def test_fk_of_ball_and_floating_joints_and_their_sliders(browser, tmp_path):
+    """One slider per scalar variable: a ball's rotation vector on [-pi, pi], a floating
+    joint's translation on +-2 (it is never sampled) and rotation vector."""
+    src = tmp_path / "m.robray"
+    src.write_text(
+        "frame base { type floating; translation [0.1, 0.2, 0.3]; rpy [0.3, -0.2, 0.9]; }\n"
+        "frame wrist { parent base; type ball; variable w; translation [0.4, 0, 0];\n"
+        "  rpy [-1.1, 0.4, 0.2]; }\n"
+        "frame tip { parent wrist; translation [0, 0, 0.2];\n"
+        "  geometry { shape box; dimension [0.1, 0.1, 0.1]; } }\n")
+    page = tmp_path / "m.html"
+    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    _open(browser, page)
+    scene = load_scene([str(src)])
+    _check_fk(browser, scene, 13)
+    tiny = [1e-9] * 9  # near the identity: sin(a/2)/a by its series
+    got = browser.execute_script("return window.robraycViewer.fk(arguments[0])[2]", tiny)
+    want = fk(scene, dict(zip(scene.variables, tiny, strict=True)))["tip"]
+    assert np.allclose(np.array(got).reshape(4, 4), want, atol=1e-15, rtol=0)
+    pi = math.pi
+    assert _limits(browser) == [[f"base_{a}", -2.0, 2.0] for a in "xyz"] + [
+        [f"{v}_r{a}", -pi, pi] for v in ("base", "w") for a in "xyz"]
+    assert not _errors(browser)
