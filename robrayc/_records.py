@@ -1448,27 +1448,29 @@ def _make45(
 
 # robrayc.backends.amino_c.Options
 def _make46(
-        _setattr, _FACTORY, _default_no_header, _set_no_header,
+        _setattr, _FACTORY, _default_no_header, _default_floating_base, _set_no_header,
+        _set_floating_base,
 ):
     def __init__(
-            self, no_header=_default_no_header,
+            self, no_header=_default_no_header, floating_base=_default_floating_base,
     ):
         _set_no_header(self, no_header)
+        _set_floating_base(self, floating_base)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
-                f'no_header={self.no_header!r}'
+                f'no_header={self.no_header!r}, floating_base={self.floating_base!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.no_header,
+            self.no_header, self.floating_base,
         ) == (
-            other.no_header,
+            other.no_header, other.floating_base,
         )
     def __hash__(self):
         return hash((
-            self.no_header,
+            self.no_header, self.floating_base,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2886,6 +2888,7 @@ FACTORIES = {
     ), True, True, False, True): _make45,
     ((
         ('no_header', '=', True, True),
+        ('floating_base', '=', True, True),
     ), True, True, False, True): _make46,
     ((
         ('nodes', '', True, True),

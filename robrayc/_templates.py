@@ -1052,12 +1052,18 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
       'extern "C" {\n'
       '#endif\n'
       '\n'
-      '/* Types shared by every standalone scene (layout version 2). */\n'
-      '#ifndef ROBRAYC_STANDALONE_TYPES_2\n'
-      '#define ROBRAYC_STANDALONE_TYPES_2\n'
+      '/* Types shared by every standalone scene (layout version 3). */\n'
+      '#ifndef ROBRAYC_STANDALONE_TYPES_3\n'
+      '#define ROBRAYC_STANDALONE_TYPES_3\n'
       '\n'
+      "/* A ball joint's variables are a rotation vector (axis * angle, rad) rx"
+      ', ry, rz; a floating\n'
+      "   joint's a translation x, y, z, then a rotation vector: after the fixe"
+      'd pose, the frame\n'
+      '   translates, then rotates (all zero: the fixed pose). */\n'
       'enum robrayc_joint_kind { ROBRAYC_FIXED = 0, ROBRAYC_REVOLUTE = 1, ROBRA'
-      'YC_PRISMATIC = 2 };\n'
+      'YC_PRISMATIC = 2,\n'
+      '                          ROBRAYC_BALL = 3, ROBRAYC_FLOATING = 4 };\n'
       '\n'
       'enum robrayc_shape {\n'
       '    ROBRAYC_BOX = 0,      /* size: dimension x, y, z; centred on the fra'
@@ -1086,7 +1092,9 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
       '; -1: the root */\n'
       '    int kind;               /* enum robrayc_joint_kind */\n'
       "    int config;             /* index in the configuration of the joint's"
-      ' variable; -1: fixed */\n'
+      ' (first) variable;\n'
+      '                               -1: fixed (a ball has 3 variables, a floa'
+      'ting joint 6) */\n'
       '    double axis[3];         /* joint axis, in the frame after its fixed '
       'rotation */\n'
       "    double offset;          /* added to the variable's value */\n"
@@ -1131,7 +1139,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
       '    double mesh_transform[9];\n'
       '};\n'
       '\n'
-      '#endif /* ROBRAYC_STANDALONE_TYPES_2 */\n'
+      '#endif /* ROBRAYC_STANDALONE_TYPES_3 */\n'
       '\n'
       f'#define {_v5!s}_N_FRAMES {_v6!s}\n'
       f'#define {_v7!s}_N_CONFIG {_v8!s}\n'
@@ -1174,5 +1182,5 @@ TEMPLATES = {
     'c_checker.c.j2': (0x36b48582, render_c_checker_c_j2),
     'c_checker.h.j2': (0xd857ffb3, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
-    'c_standalone.h.j2': (0xe99dbd76, render_c_standalone_h_j2),
+    'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }
