@@ -10,7 +10,7 @@ MkDocs runs `on_page_markdown` (mkdocs.yml `hooks:`) on every page; a line
 - `warnings`: every warning name, from `robrayc.diagnostics.WARNINGS`;
 - `attributes`: every robray attribute, from the loader's schema
   (`robrayc.frontend.robray_attrs`), described by `ATTRIBUTE_DOCS` below;
-- `shapes`: the shape names (inline).
+- `shapes`, `joint-types`: the shape names, the joint types (inline).
 
 tests/test_docs.py imports this module: an option without help text, a subcommand without a
 parser, or an attribute without a description fails there.
@@ -34,7 +34,7 @@ ATTRIBUTE_DOCS: dict[str, str] = {
     "quaternion": "`[x, y, z, w]` rotation, scalar last; normalised (warned when off by "
                   "more than 1e-6); wins over `rpy`",
     "rpy": "`[roll, pitch, yaw]` rotation, R = Rz(yaw) Ry(pitch) Rx(roll) as URDF",
-    "type": "`fixed` (default), `revolute` or `prismatic`",
+    "type": "the joint type, `fixed` by default: {joint_types}",
     "axis": "`[x, y, z]` joint axis (required for joints; a revolute axis is normalised)",
     "offset": "added to the configuration value",
     "variable": "the configuration variable (default: the frame name; joints may share one)",
@@ -46,7 +46,7 @@ ATTRIBUTE_DOCS: dict[str, str] = {
     "mass": "mass of the frame's body, kg (extension)",
     "inertia": "`[ixx, ixy, ixz, iyy, iyz, izz]` or the 9 values of the symmetric matrix, "
                "about the frame origin (extension)",
-    "shape": "`box`, `sphere`, `cylinder`, `cone` or `grid`",
+    "shape": "{shapes}",
     "mesh": "`\"file\"`: a mesh (relative to the file naming it, `package://PKG/path`)",
     "dimension": "`[x, y, z]` of a box, `[x, y]` of a grid",
     "radius": "of a sphere or cylinder",
@@ -94,8 +94,8 @@ def on_page_content(html: str, page=None, config=None, files=None) -> str:
 
 def parsers() -> dict[str, argparse.ArgumentParser]:
     """`robrayc` and each subcommand -> its parser, as the command builds it."""
-    from robrayc.cli.subcommands import SUBCOMMANDS
     from robrayc.cli.arguments import build_parser
+    from robrayc.cli.subcommands import SUBCOMMANDS
 
     out = {"robrayc": build_parser()}
     for name, target in SUBCOMMANDS.items():
@@ -153,10 +153,11 @@ def _cell(text: str | None) -> str:
 
 
 def _action_row(action: argparse.Action) -> str:
-    extra = ""
+    meaning = _cell(action.help)
     if action.choices is not None and action.metavar is not None:
-        extra = " Choices: " + ", ".join(f"`{c}`" for c in action.choices) + "."
-    return f"| {_option_names(action)} | {_cell(action.help)}{extra} |"
+        meaning = (meaning.rstrip(".") + ". Choices: "
+                   + ", ".join(f"`{c}`" for c in action.choices) + ".")
+    return f"| {_option_names(action)} | {meaning} |"
 
 
 def commands_markdown() -> str:
@@ -166,7 +167,9 @@ def commands_markdown() -> str:
         if parser.description:
             lines += [_cell(parser.description), ""]
         for title, description, actions in documented_actions(parser):
-            lines += [f"### {title[0].upper() + title[1:]} {{ #{_anchor(name, title)} }}", ""]
+            shown = (f"`{title.removesuffix(' output')}` output" if title.endswith(" output")
+                     else title[0].upper() + title[1:])
+            lines += [f"### {shown} {{ #{_anchor(name, title)} }}", ""]
             if description:
                 lines += [_cell(description), ""]
             lines += ["| option | meaning |", "| --- | --- |"]
@@ -219,14 +222,26 @@ def attributes_markdown() -> str:
         if kind == schema.NUM and lengths:
             value = f"number or array of {' or '.join(map(str, lengths))}"
         shown = f"`{name}`" + (f", `{aliases[name]}`" if name in aliases else "")
-        lines.append(f"| {shown} | {value} | {', '.join(where)} | {ATTRIBUTE_DOCS[name]} |")
+        meaning = ATTRIBUTE_DOCS[name].format(joint_types=_names(schema.JOINT_TYPES),
+                                              shapes=_names(schema.SHAPES))
+        lines.append(f"| {shown} | {value} | {', '.join(where)} | {meaning} |")
     return "\n".join(lines) + "\n"
+
+
+def _names(names) -> str:
+    return ", ".join(f"`{n}`" for n in names)
 
 
 def shapes_markdown() -> str:
     from robrayc.frontend import robray_attrs as schema
 
-    return ", ".join(f"`{s}`" for s in schema.SHAPES) + ", and `mesh \"file\"`"
+    return _names(schema.SHAPES) + ", and `mesh \"file\"`"
+
+
+def joint_types_markdown() -> str:
+    from robrayc.frontend import robray_attrs as schema
+
+    return _names(schema.JOINT_TYPES)
 
 
 GENERATORS = {
@@ -235,4 +250,5 @@ GENERATORS = {
     "warnings": warnings_markdown,
     "attributes": attributes_markdown,
     "shapes": shapes_markdown,
+    "joint-types": joint_types_markdown,
 }
