@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.corpus import CORPUS, IN_CI
+from tests.run import SCENE
 
 SLOW_MODULES = {
     "tests/test_conformance.py",  # the original aarxc (a Lisp image) and amino, per scene
@@ -77,6 +78,14 @@ def private_cache(tmp_path_factory) -> Iterator[Path]:
         del os.environ["XDG_CACHE_HOME"]
     else:
         os.environ["XDG_CACHE_HOME"] = old
+
+
+@pytest.fixture
+def scene(tmp_path: Path) -> Path:
+    """tests/run.py's SCENE in a file of the test's own folder."""
+    path = tmp_path / "scene.robray"
+    path.write_text(SCENE, encoding="utf-8")
+    return path
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m deselects

@@ -96,3 +96,12 @@ def test_options_are_typed(fmt: str) -> None:
             setattr(options, fields[0].name, None)
     if all(f.default is not records.MISSING for f in fields):
         assert options == module.Options()
+
+
+def test_every_backend_has_its_test_file() -> None:
+    """ARCHITECTURE.md: the tests of backends/<module>.py are tests/backends/test_<module>.py."""
+    here = Path(__file__).resolve().parent
+    missing = [f"test_{module.rpartition('.')[2].rstrip('_')}.py"
+               for module, *_ in BACKENDS.values()
+               if not (here / f"test_{module.rpartition('.')[2].rstrip('_')}.py").is_file()]
+    assert not missing, missing
