@@ -7,6 +7,7 @@ MkDocs runs `on_page_markdown` (mkdocs.yml `hooks:`) on every page; a line
   `robrayc.cli.arguments.build_parser()` with every backend's options, and each subcommand's
   parser, found in the module `robrayc.cli.subcommands.SUBCOMMANDS` names);
 - `formats`: the output formats, from `robrayc.backends.BACKENDS` and each backend's `HELP`;
+- `inputs`: the input formats, from `robrayc.frontend`'s `LOADERS`, `XML_ROOTS`, `INPUT_FORMATS`;
 - `warnings`: every warning name, from `robrayc.diagnostics.WARNINGS`;
 - `attributes`: every robray attribute, from the loader's schema
   (`robrayc.frontend.robray_attrs`), described by `ATTRIBUTE_DOCS` below;
@@ -202,6 +203,18 @@ def formats_markdown() -> str:
     return "\n".join(lines) + "\n"
 
 
+def inputs_markdown() -> str:
+    """Each input format (`--input-format` name) with the suffixes and XML roots that select it."""
+    from robrayc.frontend import INPUT_FORMATS, LOADERS, XML_ROOTS
+
+    lines = ["| `--input-format` | selected by | loader |", "| --- | --- | --- |"]
+    for name, module in INPUT_FORMATS.items():
+        by = [f"`{s}`" if s else "no suffix" for s, m in LOADERS.items() if m == module]
+        by += [f"`.xml` with root `<{root}>`" for root, m in XML_ROOTS.items() if m == module]
+        lines.append(f"| `{name}` | {', '.join(by) or '`--input-format` only'} | `{module}` |")
+    return "\n".join(lines) + "\n"
+
+
 def warnings_markdown() -> str:
     from robrayc.diagnostics import WARNINGS
 
@@ -247,6 +260,7 @@ def joint_types_markdown() -> str:
 GENERATORS = {
     "commands": commands_markdown,
     "formats": formats_markdown,
+    "inputs": inputs_markdown,
     "warnings": warnings_markdown,
     "attributes": attributes_markdown,
     "shapes": shapes_markdown,
