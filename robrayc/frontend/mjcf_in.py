@@ -7,7 +7,9 @@
   position limits (with `limited`, or autolimits), `actuatorfrcrange` as effort limits; the
   configuration variable is the joint's name. A joint elsewhere, or several joints, make a
   chain: a frame per joint (named after it) and the body's frame fixed below the last one.
-  Free and ball joints (no amino equivalent) are errors.
+  A ball joint is a ball frame, a free joint (`<freejoint>`, `type="free"`) a floating one
+  whose fixed pose is the body's (MuJoCo's qpos0): qpos (pos, quat) = that pose times the
+  frame's translation and rotation vector (robrayc.kinematics.rotvec_to_quat).
 - `<equality><joint joint1 joint2 polycoef="c 1 0 0 0">` with c matching the offsets ties
   joint1 to joint2's variable (what robrayc's MJCF export writes for a shared variable).
 - Geoms: box, sphere, cylinder and capsule (a cylinder and two spheres: exact), mesh assets
@@ -320,10 +322,9 @@ class _Loader(XmlSource, GeomReader):
                 self.geom(child, parent, cls)
             elif tag == "site":
                 self.site(child, parent, cls)
-            elif tag in ("freejoint",) or (tag == "joint" and parent is None):
-                self.sink.error("a free joint has no amino equivalent (frames are fixed to "
-                                "the world or jointed by one hinge or slide)", self.pos(child))
-            elif tag not in ("joint", "inertial"):
+            elif tag == "joint" and parent is None:
+                self.sink.error("a joint in the worldbody (MuJoCo refuses it)", self.pos(child))
+            elif tag not in ("joint", "freejoint", "inertial"):
                 self.ignore(f"<{tag}> in a body", child)
 
     def body(self, el, parent: str | None, cls: str) -> None:
@@ -332,7 +333,7 @@ class _Loader(XmlSource, GeomReader):
         name = self.unique(attrs.get("name"), "body")
         q, v = self.placement(el, attrs)
         inner = el.get("childclass", cls)
-        joints = [j for j in el if local(j.tag) == "joint"]
+        joints = [j for j in el if local(j.tag) in ("joint", "freejoint")]
         parent, q, v, name_used = self.joint_chain(joints, parent, q, v, name, inner)
         inertial = next((i for i in el if local(i.tag) == "inertial"), None)
         body_inertial, extra = self.inertial(inertial, name) if inertial is not None else (
@@ -384,14 +385,20 @@ class _Loader(XmlSource, GeomReader):
         """(name, pos, frame template) of a hinge or slide joint; None after an error."""
         self.check_attrs(el, "joint")
         attrs = self.attrs(el, cls)
-        kind = attrs.get("type", "hinge")
-        if kind not in ("hinge", "slide"):
-            self.sink.error(f"a {kind} joint has no amino equivalent (hinge and slide only)",
-                            self.pos(el, "type"))
+        kind = "free" if local(el.tag) == "freejoint" else attrs.get("type", "hinge")
+        if kind not in ("hinge", "slide", "ball", "free"):
+            self.sink.error(f"unknown joint type '{kind}'", self.pos(el, "type"))
             return None
         self.counter += 1
         jname = attrs.get("name") or f"joint-{self.counter}"
         at = self.pos(el, "name")
+        if kind in ("ball", "free"):  # no axis, offset or limits (a free joint: no pos)
+            if kind == "ball" and attrs.get("limited", "auto") != "false" and "range" in attrs:
+                self.ignore("range of a ball joint (a cone of rotations)", el)
+            jpos = ir.ZERO_V if kind == "free" else tuple(
+                self.numbers(el, "pos", text=attrs.get("pos", "0 0 0")) or ir.ZERO_V)
+            return jname, jpos, ir.Frame(name=jname, kind="ball" if kind == "ball" else
+                                         "floating", variable=jname, pos=at)
         axis = checked_axis(tuple(self.numbers(el, "axis", text=attrs.get("axis", "0 0 1"))
                                   or (0.0, 0.0, 1.0)), f"joint '{jname}'",
                             lambda m, h=None: self.sink.error(m, at, h),

@@ -16,6 +16,7 @@ import pytest
 from scipy.spatial.transform import Rotation
 
 from robrayc import ir
+from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from robrayc.kinematics import fk, rotvec_to_quat
 from tests.backends.test_sdf import sdf_check  # noqa: F401 (a fixture)
@@ -205,20 +206,23 @@ def test_urdf_floating_joint_reads_back(source: Path, scene: ir.Scene, tmp_path:
 
 def mujoco_poses(model, c: dict) -> dict[str, np.ndarray]:
     """MuJoCo's body poses (mj_kinematics) at configuration c: a free joint's qpos is the
-    body's world pose, a ball's the quaternion (w x y z) of its rotation vector."""
+    body's world pose, its qpos0 (MuJoCo's body pose) times the translation and rotation
+    vector of c; a ball's the quaternion (w x y z) of its rotation vector."""
     import mujoco
 
     data = mujoco.MjData(model)
     for j in range(model.njnt):
         name, k = mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, j), model.jnt_qposadr[j]
         kind = model.jnt_type[j]
-        if kind == mujoco.mjtJoint.mjJNT_FREE:
-            world = _tf(*FIXED[name]) @ _motion(name, c)  # a child of the worldbody
+        if kind == mujoco.mjtJoint.mjJNT_FREE:  # a child of the worldbody
+            b = model.jnt_bodyid[j]
+            w, x, y, z = model.body_quat[b]
+            world = _tf(Rotation.from_quat([x, y, z, w]), model.body_pos[b]) @ _tf(
+                _rv(c, name), [c[name + "_x"], c[name + "_y"], c[name + "_z"]])
             x, y, z, w = Rotation.from_matrix(world[:3, :3]).as_quat()
             data.qpos[k:k + 7] = [*world[:3, 3], w, x, y, z]
         elif kind == mujoco.mjtJoint.mjJNT_BALL:
-            v = name[:-2] if name.endswith("_r") else name  # drone_r: below the top level
-            x, y, z, w = rotvec_to_quat((c[v + "_rx"], c[v + "_ry"], c[v + "_rz"]))
+            x, y, z, w = rotvec_to_quat((c[name + "_rx"], c[name + "_ry"], c[name + "_rz"]))
             data.qpos[k:k + 4] = [w, x, y, z]
         else:
             data.qpos[k] = c[name]
@@ -244,9 +248,35 @@ def test_mjcf_through_mujoco(source: Path, scene: ir.Scene, tmp_path: Path) -> N
                      "drone_y": mujoco.mjtJoint.mjJNT_SLIDE,
                      "drone_z": mujoco.mjtJoint.mjJNT_SLIDE, "drone_r": mujoco.mjtJoint.mjJNT_BALL}
     for c in configs(scene.variables, 20, 4):
-        got, want = mujoco_poses(model, c), expected(c)
+        got, want = mujoco_poses(model, {**c, **_drone_r(c)}), expected(c)
         for name in FIXED:  # the base pose included
             assert np.abs(got[name] - want[name]).max() < 1e-9, name
+
+
+def _drone_r(c: dict) -> dict:
+    """The drone's rotation vector under the name of its ball joint in MJCF (drone_r)."""
+    return {f"drone_r_r{a}": c[f"drone_r{a}"] for a in "xyz"}
+
+
+def test_mjcf_round_trip_against_mujoco(source: Path, scene: ir.Scene, tmp_path: Path):
+    """scene -> MJCF -> robrayc: the free joint and the ball read back as floating and ball
+    frames; robrayc's FK of what it read equals MuJoCo's bodies at random configurations."""
+    mujoco = pytest.importorskip("mujoco")
+    run = compile_to("mjcf", source, tmp_path)
+    back = load_scene([str(run.output)])
+    assert [(back.frame(n).kind, back.frame(n).variable) for n in ("base", "wrist", "drone_r")
+            ] == [("floating", "base"), ("ball", "w"), ("ball", "drone_r")]
+    assert [back.frame(f"drone_{a}").kind for a in "xyz"] == ["prismatic"] * 3
+    model = mujoco.MjModel.from_xml_path(str(run.output))
+    for c in configs(back.variables, 20, 8):
+        got, want = fk(back, c), mujoco_poses(model, c)
+        for name, pose in want.items():
+            assert np.abs(got[name] - pose).max() < 1e-9, name
+        mine = {**c, **{f"drone_{a}": c[f"drone_{a}"] for a in "xyz"},
+                **{f"drone_r{a}": c[f"drone_r_r{a}"] for a in "xyz"},
+                "w_rx": c["w_rx"], "w_ry": c["w_ry"], "w_rz": c["w_rz"]}
+        for name, pose in expected(mine).items():  # the scene it was written from
+            assert np.abs(got[name] - pose).max() < 1e-9, name
 
 
 # --- SDF: libsdformat -------------------------------------------------------------------------
@@ -326,3 +356,47 @@ def test_c_checker_refuses_with_a_located_error(source: Path, tmp_path: Path) ->
     assert run.returncode == 1
     assert "mdof.robray:3:7: error: the compiled checker does not support floating joints" \
         in run.stderr
+
+
+HAND_MJCF = """<mujoco>
+  <compiler angle="degree"/>
+  <worldbody>
+    <body name="torso" pos="0.1 -0.2 1.3" euler="10 -20 30">
+      <freejoint name="root"/>
+      <geom type="sphere" size="0.1"/>
+      <body name="thigh" pos="0 0.1 -0.2" quat="0.9 0.1 0.3 -0.2">
+        <joint name="hip" type="ball" pos="0 0 0.05"/>
+        <geom type="capsule" fromto="0 0 0 0 0 -0.3" size="0.04"/>
+        <body name="shin" pos="0 0 -0.35">
+          <joint name="knee" type="hinge" axis="0 1 0" range="-150 0"/>
+          <geom type="box" size="0.03 0.03 0.15"/>
+          <body name="foot" pos="0 0 -0.3">
+            <joint name="ankle" type="ball" range="0 40"/>
+            <geom type="box" size="0.08 0.03 0.02"/>
+          </body>
+        </body>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def test_mjcf_free_and_ball_joints_read_as_mujoco_moves_them(tmp_path: Path) -> None:
+    """A hand-written body with a free joint (placed by euler angles), a ball joint away
+    from its body's origin and one at it: robrayc's FK equals mj_kinematics at random
+    configurations, the base pose included; a ball's range is a located warning."""
+    mujoco = pytest.importorskip("mujoco")
+    path = tmp_path / "legged.xml"
+    path.write_text(HAND_MJCF)
+    sink = DiagnosticSink()
+    back = load_scene([str(path)], sink=sink)
+    warned = [d for d in sink.items if "range of a ball joint" in d.message]
+    assert len(warned) == 1 and warned[0].pos.line == 14
+    assert [(f.kind, f.variable) for f in back.frames if f.is_joint] == [
+        ("floating", "root"), ("ball", "hip"), ("revolute", "knee"), ("ball", "ankle")]
+    model = mujoco.MjModel.from_xml_path(str(path))
+    for c in configs(back.variables, 30, 9):
+        got, want = fk(back, c), mujoco_poses(model, c)
+        for name, pose in want.items():
+            assert np.abs(got[name] - pose).max() < 1e-9, name
