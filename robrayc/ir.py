@@ -1,4 +1,4 @@
-"""The scene-graph IR: immutable, typed, position-carrying dataclasses.
+"""The scene-graph IR: immutable, typed, position-carrying records (robrayc.records).
 
 Every front end (robray, URDF, JSON, cs2 board) lowers to a :class:`Scene`; every backend and
 analysis reads one. Numbers are plain Python floats (exact doubles); vectors are tuples.

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import math
 import string
-import subprocess
-import sys
 from pathlib import Path
 
 import jsonschema
@@ -25,6 +23,7 @@ from robrayc.frontend import LoadOptions, load_scene
 from robrayc.frontend.frames import stable_unit_quaternion
 from robrayc.records import replace
 from tests.corpus import amino_corpus_files, corpus_id, public_files, require_corpus
+from tests.run import robrayc
 from tests.urdf_robots import ROBOTS, bits, canonical, load, robot_path, ros_env  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("ros_env")
@@ -125,9 +124,8 @@ def test_s_option_writes_robray_beside_other_outputs(tmp_path):
                    "class thing {}\nframe b { parent a; geometry { shape grid; "
                    "dimension [1, 1]; delta [0.1, 0.1]; thickness 0.01; } }\n"
                    "allow_collision a b;\n")
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(src), "-o", str(tmp_path / "o.c"),
-                        "-s", str(tmp_path / "o.robray")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    r = robrayc(src, "-o", tmp_path / "o.c", "-s", tmp_path / "o.robray")
+    assert r.status == 0, r.err
     text = (tmp_path / "o.robray").read_text()
     for piece in ("limit_position [-1.0, 2.0];", "mass 2.0;", "shape cone;", "no-shadow 1;",
                   "specular [0.1, 0.2, 0.3];", "delta [0.1, 0.1];", "allow_collision a b;",
@@ -136,9 +134,8 @@ def test_s_option_writes_robray_beside_other_outputs(tmp_path):
     original = load_scene([str(src)])
     assert bits(canonical(reload(tmp_path / "o.robray"))) == bits(canonical(original))
     # and -o FILE.robray picks the robray backend by suffix
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(src), "-o", str(tmp_path /
-                        "p.robray")], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr
+    r = robrayc(src, "-o", tmp_path / "p.robray")
+    assert r.status == 0, r.err
     assert (tmp_path / "p.robray").read_text() == text
 
 
@@ -173,11 +170,10 @@ def test_s_option_writes_robray_beside_other_outputs(tmp_path):
 def test_json_input_errors(tmp_path, doc, message):
     p = tmp_path / "bad.json"
     p.write_text(doc)
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(p), "--list-frames"],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert message in r.stderr, r.stderr
-    assert r.stderr.startswith(str(p))
+    r = robrayc(p, "--list-frames")
+    assert r.status == 1 and "Traceback" not in r.err
+    assert message in r.err, r.err
+    assert r.err.startswith(str(p))
 
 
 def test_json_accepts_hand_written_minimal_scenes(tmp_path):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli.main import main
+from tests.run import robrayc
 
 CASES = [
     # a class left open, then the next statement
@@ -39,11 +39,12 @@ CASES = [
 
 
 @pytest.mark.parametrize("source, error, note", CASES)
-def test_unclosed_brace(tmp_path: Path, capsys, source: str, error: str, note: str) -> None:
+def test_unclosed_brace(tmp_path: Path, source: str, error: str, note: str) -> None:
     scene = tmp_path / "s.robray"
     scene.write_text(source)
-    assert main([str(scene), "-o", str(tmp_path / "s.c")]) == 1
-    lines = capsys.readouterr().err.splitlines()
+    run = robrayc(scene, "-o", tmp_path / "s.c")
+    assert run.status == 1
+    lines = run.err.splitlines()
     errors = [line for line in lines if ": error: " in line]
     notes = [line for line in lines if ": note: " in line]
     assert errors == [f"{scene}:{error}"]
@@ -51,10 +52,11 @@ def test_unclosed_brace(tmp_path: Path, capsys, source: str, error: str, note: s
     assert not (tmp_path / "s.c").exists()
 
 
-def test_missing_semicolon_is_still_a_missing_semicolon(tmp_path: Path, capsys) -> None:
+def test_missing_semicolon_is_still_a_missing_semicolon(tmp_path: Path) -> None:
     scene = tmp_path / "s.robray"
     scene.write_text("frame a {\n  parent b\n  frame c { }\n}\n")
-    assert main([str(scene), "-o", str(tmp_path / "s.c")]) == 1
-    err = capsys.readouterr().err
+    run = robrayc(scene, "-o", tmp_path / "s.c")
+    assert run.status == 1
+    err = run.err
     assert f"{scene}:3:3: error: expected ';' before 'frame'" in err
     assert "note" not in err
