@@ -111,6 +111,28 @@ def test_every_benchmark_is_on_the_performance_page() -> None:
             assert f"| `{bench.name}` |" in page, f"{bench.name} is not on docs/performance.md"
 
 
+# A repository path in backquotes (a test, a module, a benchmark...), with an optional
+# `::test_name` after it; paths ending in "myformat.py" are the design page's placeholder.
+REPO_PATH = re.compile(r"`((?:tests|benchmarks|robrayc|examples|scripts|editors|schemas|grammar|"
+                       r"templates|cmake|docs)/[\w/.*-]+?)(?:::(\w+)[\w\[\]-]*)?`")
+
+
+def test_paths_named_in_the_docs_exist() -> None:
+    """Files and tests the pages name exist (a renamed module or test shows here)."""
+    missing = []
+    for page in [REPO / "README.md", REPO / "CHANGELOG.md", *DOCS.rglob("*.md")]:
+        for m in REPO_PATH.finditer(page.read_text(encoding="utf-8")):
+            path, test = m.group(1).rstrip("/."), m.group(2)
+            if path.endswith("myformat.py"):
+                continue
+            found = list(REPO.glob(path)) if "*" in path else [REPO / path]
+            if not all(f.exists() for f in found) or not found:
+                missing.append(f"{page.relative_to(REPO)}: {path}")
+            elif test and not re.search(rf"^def {test}\(", found[0].read_text(), re.M):
+                missing.append(f"{page.relative_to(REPO)}: {path}::{test}")
+    assert not missing, "\n".join(missing)
+
+
 @pytest.mark.slow
 def test_site_builds_strict(tmp_path: Path) -> None:
     """`mkdocs build --strict`: broken links, missing anchors, pages left out of the nav, a
