@@ -13,8 +13,7 @@ CASES = [
     # a class left open, then the next statement
     ("class c {\n  color [1, 0, 0];\n\nframe a {\n  parent b;\n}\n",
      "4:1: error: expected '}' before 'frame'", "1:9: note: to match this '{'"),
-    # a frame left open, then statements that cannot be among its items (issue 32): the
-    # keyword is read as an attribute's name until the statement fails
+    # a frame left open, then statements that cannot be among its items (issue 32)
     ("frame table { }\nframe lamp {\n    parent table;\n"
      "    geometry { shape sphere; radius 0.05; }\n\nallow_collision table lamp;\n",
      "6:1: error: expected '}' before 'allow_collision'", "2:12: note: to match this '{'"),
@@ -25,6 +24,9 @@ CASES = [
     ("frame a {\n  geometry { shape box;\nframe c { }\n",
      "3:1: error: expected '}' before 'frame'", "2:12: note: to match this '{'"),
     ('frame a {\n  parent b;\ninclude "x.robray" frame c { }\n',
+     "3:1: error: expected '}' before 'include'", "1:9: note: to match this '{'"),
+    # even where the statement would parse as an attribute
+    ('frame a {\n  parent b;\ninclude "x.robray";\nframe c { }\n',
      "3:1: error: expected '}' before 'include'", "1:9: note: to match this '{'"),
     # the last frame left open
     ("frame a { }\nframe b {\n  translation [0, 0, 1];\n",

@@ -52,14 +52,13 @@ _TERMINAL_TEXT = {
 
 class SyntaxProblem(Exception):
     """The first syntax error: where (`pos`, `line`, `column`), the token refused (None: no
-    terminal matches there), the terminals the state expected, and `keyword`: a statement
-    keyword read as an attribute's name before it (its block was not closed), if any."""
+    terminal matches there) and the terminals the state expected."""
 
     def __init__(self, pos: int, line: int, column: int, token: Tok | None = None,
-                 expected: frozenset[str] = frozenset(), keyword: Tok | None = None) -> None:
+                 expected: frozenset[str] = frozenset()) -> None:
         super().__init__("syntax error")
         self.pos, self.line, self.column = pos, line, column
-        self.token, self.expected, self.keyword = token, expected, keyword
+        self.token, self.expected = token, expected
 
 
 @lru_cache(maxsize=1)
@@ -144,17 +143,16 @@ def parse_text(text: str) -> Node:
     # (state below, rule, lookahead) -> the goto state, after the unit reductions that
     # lookahead asks for there (a number climbs atom -> unary -> power -> ... -> expr)
     gotos: dict[tuple[int, int, str], int] = {}
-    demoted = None  # a statement keyword read as an attribute's name, for the error message
     for i in range(len(texts) + 1):
         if i < len(texts):
             word, end = texts[i], ends[i]
             kind = kind_of[word]
             if kind in keywords and kind not in row:
-                if kind in _STATEMENT_KEYWORDS and "RBRACE" in row:  # among a block's items
-                    demoted = i
+                if kind in _STATEMENT_KEYWORDS and "RBRACE" in row:
+                    # a statement where a block's items go on (no attribute has its name):
+                    # refused as the keyword, the block was not closed
+                    raise _refused(row, kind, word, end, lexed)
                 kind = "NAME"  # contextual: a keyword's spelling where the grammar takes a name
-            elif kind == "SEMICOLON":
-                demoted = None
         elif lexed.bad is not None:  # the text no terminal matches (any earlier error first)
             raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
         else:
@@ -164,7 +162,7 @@ def parse_text(text: str) -> Node:
             if action is None:
                 if kind == "$END" and stack[-1] == _tables.END:
                     return values[-1]
-                raise _refused(row, kind, word, end, lexed, demoted)
+                raise _refused(row, kind, word, end, lexed)
             if action >= 0:  # shift; punctuation and keywords never reach the tree
                 stack.append(action)
                 values.append(Tok(kind, word, end - len(word), end, lines)
@@ -202,18 +200,12 @@ def _goto(below: int, origin: str, kind: str) -> int:
         state = states[below][rules[~action][0]]
 
 
-def _refused(row: dict, kind: str, word: str, end: int, lexed: Lexed,
-             demoted: int | None) -> SyntaxProblem:
+def _refused(row: dict, kind: str, word: str, end: int, lexed: Lexed) -> SyntaxProblem:
     """The syntax error of a token the parser state `row` has no action for."""
     expected = frozenset(s for s in row if s.isupper() or s == "$END")
     start = end - len(word)
-    keyword = None
-    if demoted is not None:
-        k_end = lexed.ends[demoted]
-        k_text = lexed.texts[demoted]
-        keyword = Tok(lexed.kind[k_text], k_text, k_end - len(k_text), k_end, lexed.lines)
     return SyntaxProblem(start, *lexed.lines.position(start),
-                         Tok(kind, word, start, end, lexed.lines), expected, keyword)
+                         Tok(kind, word, start, end, lexed.lines), expected)
 
 
 def _describe_token(tok: Tok) -> str:
@@ -258,15 +250,12 @@ def _syntax_error(err: SyntaxProblem, text: str, file: str, sink: DiagnosticSink
             sink.error(f"unexpected end of file, expected {_expected(expected)}", pos)
         return
     pos = tok.pos(file)
-    keyword = err.keyword
-    if keyword is None and tok.type in _STATEMENT_KEYWORDS and "RBRACE" in expected:
-        keyword = tok  # a statement where a block's items go on
-    if keyword is not None:
-        # a statement keyword where a block's items go on (or read as an attribute's name
-        # until that failed): the block was not closed, as at the end of the file
-        sink.error(f"expected '}}' before {_describe_token(keyword)}", keyword.pos(file),
+    if tok.type in _STATEMENT_KEYWORDS and tok.type not in expected and "RBRACE" in expected:
+        # a statement where a block's items go on: the block was not closed, as at the end
+        # of the file
+        sink.error(f"expected '}}' before {_describe_token(tok)}", pos,
                    "a block's '{' needs its '}' before the next statement",
-                   notes=_unclosed(text, keyword, file))
+                   notes=_unclosed(text, tok, file))
     elif text.startswith("/*", tok.start_pos):
         sink.error("unterminated comment", pos, "a block comment opened here has no '*/'")
     elif "DEF" in expected and tok.type == "RBRACE":
