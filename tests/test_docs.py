@@ -77,6 +77,16 @@ def test_unknown_generator_is_an_error() -> None:
         reference.on_page_markdown("<!-- generated: nothing -->\n")
 
 
+def test_every_extra_is_in_getting_started() -> None:
+    """pyproject.toml's extras each have a row in getting started's table of extras."""
+    pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
+    section = pyproject[pyproject.index("[project.optional-dependencies]"):]
+    section = section[:section.index("\n[", 1)]
+    extras = re.findall(r"^([\w-]+) = \[", section, re.M)
+    page = (DOCS / "getting-started.md").read_text(encoding="utf-8")
+    assert extras and all(f"| `{extra}` |" in page for extra in extras), extras
+
+
 def test_readme_is_a_front_door() -> None:
     lines = (REPO / "README.md").read_text(encoding="utf-8").split("\n")
     assert len(lines) <= 200, len(lines)
