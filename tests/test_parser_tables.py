@@ -7,6 +7,9 @@ import pytest
 from robrayc.frontend import tablegen
 from robrayc.frontend.parse import SyntaxProblem, parse_text
 from robrayc.frontend.tree import Node, Tok
+from tests.corpus import CORPUS, corpus_id
+
+SCENES = sorted(CORPUS.rglob("*.robray")) if CORPUS.is_dir() else []
 
 
 def _shape(node):
@@ -23,15 +26,39 @@ def _shape(node):
     "class c { isa d; color [1, 2, 3,]; } frame frame-x { } def frame 1;",
 ])
 def test_tree_shape_equals_lark(source: str) -> None:
-    lark = pytest.importorskip("lark")
-    reference = lark.Lark(tablegen.grammar_text(), parser="lalr", maybe_placeholders=False)
+    assert _shape(parse_text(source)) == _lark_shape(source)
 
-    def lark_shape(node):
+
+@pytest.mark.parametrize("path", SCENES, ids=corpus_id)
+def test_corpus_scenes_parse_as_lark_parses_them(path) -> None:
+    """Every robray file of the corpus: the same tree as lark's own parser, or both refuse."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    try:
+        ours = _shape(parse_text(text))
+    except SyntaxProblem:
+        ours = None
+    assert ours == _lark_shape(text)
+
+
+def _lark_shape(source: str):
+    """lark's tree for `source` (None when lark refuses it), in _shape's form."""
+    lark = pytest.importorskip("lark")
+    if not _LARK:
+        _LARK.append(lark.Lark(tablegen.grammar_text(), parser="lalr", lexer="contextual",
+                               maybe_placeholders=False))
+
+    def shape(node):
         if isinstance(node, lark.Token):
             return (node.type, str(node))
-        return (str(node.data), [lark_shape(c) for c in node.children])
+        return (str(node.data), [shape(c) for c in node.children])
 
-    assert _shape(parse_text(source)) == lark_shape(reference.parse(source))
+    try:
+        return shape(_LARK[0].parse(source))
+    except lark.exceptions.LarkError:
+        return None
+
+
+_LARK: list = []
 
 
 def test_positions() -> None:

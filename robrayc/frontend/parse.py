@@ -13,7 +13,10 @@ How it works:
   distinct token text is then classified once. A keyword's spelling is classified as the
   keyword; whether it is one is the parser's decision (contextual lexing, as lark's
   ``lexer="contextual"``): where the state has no action for the keyword, it is a NAME, so
-  `frame-x`, `def frame 1;` and `parent geometry;` keep working. The language server reads the
+  `frame-x`, `def frame 1;` and `parent geometry;` keep working. One exception, for the
+  message: a statement keyword starting a block's item (`include "x";` in a frame) is
+  refused there, as a block left open, where lark would read an attribute that the loader
+  refuses anyway (no attribute has a statement's name). The language server reads the
   same tokens through :func:`tokens`.
 - :func:`parse_text` is the textbook LALR loop: look up the action for the state on top of
   the stack and the next token's terminal; shift (push the state, and the token when the tree
@@ -171,11 +174,10 @@ def parse_text(text: str) -> Node:
                 break
             rule = ~action
             origin, length, unit, wrap = rules[rule]
-            if unit:  # `?a: b`: the value passes through, only the state changes
-                pass
-            elif wrap is not None:  # `number: NUMBER`: a node around the value
+            # a unit rule (`?a: b`) passes its value through: only the state changes
+            if wrap is not None:  # `number: NUMBER`: a node around the value
                 values[-1] = Node(wrap, [values[-1]])
-            else:
+            elif not unit:
                 reducers[rule](values)  # in place: the rule's values become its one value
             if length:
                 del stack[-length:]
