@@ -8,53 +8,43 @@ from pathlib import Path
 import pytest
 
 from robrayc.cli.arguments import build_parser
-from robrayc.cli.main import main
-
-SCENE = "frame base { }\nframe arm { parent base; type revolute; axis [0, 0, 1]; variable q_arm; " \
-        "geometry { shape box; dimension [0.1, 0.2, 0.3]; } }\n"
+from tests.run import robrayc
 
 
-@pytest.fixture
-def scene(tmp_path: Path) -> Path:
-    path = tmp_path / "s.robray"
-    path.write_text(SCENE)
-    return path
-
-
-def test_suffix_selecting_no_format_is_an_error(scene: Path, tmp_path: Path, capsys) -> None:
+def test_suffix_selecting_no_format_is_an_error(scene: Path, tmp_path: Path) -> None:
     out = tmp_path / "x.yaml"
-    assert main([str(scene), "-o", str(out)]) == 2
-    err = capsys.readouterr().err
+    run = robrayc(scene, "-o", out)
+    assert run.status == 2
+    err = run.err
     assert "suffix '.yaml' selects no format" in err and "--format" in err
     for suffix, fmt in ((".c", "c"), (".urdf", "urdf"), (".svg", "svg"), (".gv", "dot")):
         assert f"{suffix} ({fmt})" in err
     assert not out.exists() and not (tmp_path / "x.yaml.h").exists()
     # --format forces one; no suffix at all is C, as with aarxc
-    assert main([str(scene), "-o", str(out), "--format", "json"]) == 0
+    assert robrayc(scene, "-o", out, "--format", "json").status == 0
     assert out.read_text().lstrip().startswith("{")
-    assert main([str(scene), "-o", str(tmp_path / "scene")]) == 0
-    assert "aa_rx_sg" in (tmp_path / "scene").read_text()
+    assert robrayc(scene, "-o", tmp_path / "plain").status == 0
+    assert "aa_rx_sg" in (tmp_path / "plain").read_text()
 
 
-def test_dev_null_output_with_depfile(scene: Path, tmp_path: Path, capfd) -> None:
+def test_dev_null_output_with_depfile(scene: Path, tmp_path: Path) -> None:
     dep = tmp_path / "s.d"
-    assert main([str(scene), "-o", "/dev/null", "-MD", "-MF", str(dep)]) == 0
-    assert dep.read_text().split(":")[0] == "s.c"  # nothing written: INPUT's stem, as -M
+    assert robrayc(scene, "-o", "/dev/null", "-MD", "-MF", dep).status == 0
+    assert dep.read_text().split(":")[0] == "scene.c"  # nothing written: INPUT's stem, as -M
     assert str(scene) in dep.read_text()
-    capfd.readouterr()
-    assert main([str(scene), "-o", "/dev/null", "-M"]) == 0
-    assert capfd.readouterr().out.startswith("s.c: ")
-    assert main([str(scene), "-o", "/dev/null"]) == 0  # compiles, keeps nothing
+    run = robrayc(scene, "-o", "/dev/null", "-M")
+    assert run.status == 0 and run.out.startswith("scene.c: ")
+    assert robrayc(scene, "-o", "/dev/null").status == 0  # compiles, keeps nothing
     assert Path("/dev/null").is_char_device()
-    assert main([str(scene), "-o", "/dev/null", "-MD"]) == 2
-    assert "needs -MF" in capfd.readouterr().err
+    run = robrayc(scene, "-o", "/dev/null", "-MD")
+    assert run.status == 2 and "needs -MF" in run.err
 
 
-def test_dev_null_still_reports_errors(tmp_path: Path, capfd) -> None:
+def test_dev_null_still_reports_errors(tmp_path: Path) -> None:
     bad = tmp_path / "bad.robray"
     bad.write_text("frame a { parent nowhere; }\n")
-    assert main([str(bad), "-o", "/dev/null"]) == 1
-    assert "nowhere" in capfd.readouterr().err
+    run = robrayc(bad, "-o", "/dev/null")
+    assert run.status == 1 and "nowhere" in run.err
 
 
 def test_documented_signed_axes(scene: Path) -> None:
@@ -79,7 +69,7 @@ def test_signed_axes_turn_meshes(tmp_path: Path) -> None:
 
     def c(*axes: str) -> str:
         out = tmp_path / "m.c"
-        assert main([str(src), "-o", str(out), *axes]) == 0
+        assert robrayc(src, "-o", out, *axes).status == 0
         return out.read_text()
 
     assert c("-U", "Y", "-F", "-Z") == c("-U", "Y", "-F-Z") != c()
@@ -89,20 +79,19 @@ def test_signed_axes_turn_meshes(tmp_path: Path) -> None:
     (["-U", "W"], "-U/-F: 'W' is not an axis"),
     (["-U", "Y", "-F", "-Y"], "are parallel"),
 ])
-def test_bad_axes_are_usage_errors(scene: Path, argv, message, capsys) -> None:
-    assert main([str(scene), "--list-frames", *argv]) == 2
-    assert message in capsys.readouterr().err
+def test_bad_axes_are_usage_errors(scene: Path, argv, message) -> None:
+    run = robrayc(scene, "--list-frames", *argv)
+    assert run.status == 2 and message in run.err
 
 
 @pytest.mark.parametrize("fmt", ["c", "svg", "json", "urdf", "pysimiam", "robray"])
-def test_unknown_var_is_an_error_everywhere(scene: Path, tmp_path: Path, fmt, capsys) -> None:
+def test_unknown_var_is_an_error_everywhere(scene: Path, tmp_path: Path, fmt) -> None:
     out = tmp_path / "out"
-    assert main([str(scene), "--format", fmt, "-o", str(out), "--var", "q_ram", "--val",
-                 "1"]) == 1
-    err = capsys.readouterr().err
-    assert "error: unknown configuration variable 'q_ram' (--var)" in err
-    assert "did you mean 'q_arm'?" in err
+    run = robrayc(scene, "--format", fmt, "-o", out, "--var", "shuolder", "--val", "1")
+    assert run.status == 1
+    assert "error: unknown configuration variable 'shuolder' (--var)" in run.err
+    assert "did you mean 'shoulder'?" in run.err
     assert not out.exists()
-    assert main([str(scene), "--format", fmt, "-o", str(out), "--var", "q_arm", "--val",
-                 "1"]) in (0, 1)  # a known one passes the check (pysimiam needs a robot)
-    assert "unknown configuration variable" not in capsys.readouterr().err
+    run = robrayc(scene, "--format", fmt, "-o", out, "--var", "shoulder", "--val", "1")
+    assert run.status in (0, 1)  # a known one passes the check (pysimiam needs a robot)
+    assert "unknown configuration variable" not in run.err
