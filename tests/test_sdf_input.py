@@ -10,8 +10,6 @@ the corpus robots (read back with the same link and joint names)."""
 from __future__ import annotations
 
 import random
-import subprocess
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -21,8 +19,16 @@ from robrayc import ir
 from robrayc.cli.main import main
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
-from robrayc.kinematics import fk, quat_to_matrix
-from tests.sdformat import compile_against_sdformat
+from robrayc.kinematics import fk
+from tests.sdformat import (
+    Reference,
+    compile_against_sdformat,
+    joint_motion,
+    matrix,
+    reference,
+    rotvec,
+    sdformat_fk,
+)
 from tests.urdf_robots import ROBOTS, robot_path, ros_env  # noqa: F401  (fixture)
 
 HERE = Path(__file__).parent / "sdf_input"
@@ -42,91 +48,31 @@ def model_path(monkeypatch):
     monkeypatch.setenv("GZ_SIM_RESOURCE_PATH", str(MODELS))
 
 
-def matrix(x, y, z, qw, qx, qy, qz) -> np.ndarray:
-    m = np.eye(4)
-    m[:3, :3] = np.array(quat_to_matrix((qx, qy, qz, qw)))
-    m[:3, 3] = (x, y, z)
-    return m
+def scene_motion(scene: ir.Scene, cfg):
+    """Joint motions at cfg with robrayc's variable names: the joint's, JOINT_axis2 for a
+    second axis, a ball's rotation vector (sdf_in's docstring)."""
+    def motion(name: str, kind: str, axes) -> np.ndarray:
+        names = {"fixed": ()}.get(kind, (name,))
+        if kind in ("universal", "revolute2"):
+            names = (name, f"{name}_axis2")
+        elif kind == "ball":
+            names = ir.joint_variables(scene.frame(name))
+        return joint_motion(kind, axes, [cfg[v] for v in names])
 
+    def root_motion(link: str) -> np.ndarray | None:
+        f = scene.frame(link)
+        if f.kind != "floating":
+            return None
+        x, y, z, *r = (cfg[v] for v in ir.joint_variables(f))
+        move = rotvec(r)
+        move[:3, 3] = (x, y, z)
+        return move
 
-@dataclass
-class Reference:
-    """What libsdformat resolves: world poses at rest, joints (type, parent, child, pose,
-    axes in the joint frame)."""
-
-    links: dict[str, np.ndarray] = field(default_factory=dict)
-    frames: dict[str, np.ndarray] = field(default_factory=dict)
-    joints: dict[str, tuple] = field(default_factory=dict)
-
-
-def reference(exe: Path, path: Path) -> Reference:
-    r = subprocess.run([str(exe), str(path)], capture_output=True, text=True)
-    assert r.returncode == 0, r.stderr[-3000:]
-    ref = Reference()
-    for line in r.stdout.splitlines():
-        kind, name, *rest = line.split()
-        if kind in ("link", "frame"):
-            getattr(ref, kind + "s")[name] = matrix(*map(float, rest))
-        else:
-            nums = [float(x) for x in rest[3:]]
-            axes = [np.array(nums[k:k + 3]) for k in range(7, len(nums), 3)]
-            ref.joints[name] = (rest[0], rest[1], rest[2], matrix(*nums[:7]), axes)
-    return ref
-
-
-def rotation(axis: np.ndarray, angle: float) -> np.ndarray:
-    a = axis / np.linalg.norm(axis)
-    k = np.array([[0, -a[2], a[1]], [a[2], 0, -a[0]], [-a[1], a[0], 0]])
-    m = np.eye(4)
-    m[:3, :3] = np.eye(3) + np.sin(angle) * k + (1 - np.cos(angle)) * k @ k
-    return m
-
-
-def rotvec(r) -> np.ndarray:
-    angle = float(np.linalg.norm(r))
-    return np.eye(4) if angle == 0 else rotation(np.asarray(r) / angle, angle)
-
-
-def joint_motion(scene: ir.Scene, name: str, kind: str, axes, cfg) -> np.ndarray:
-    """The motion a joint makes at configuration cfg, from libsdformat's axes; robrayc's
-    variable names: the joint's, and JOINT_axis2 for a second axis (sdf_in's docstring)."""
-    m = np.eye(4)
-    if kind in ("revolute", "continuous"):
-        m = rotation(axes[0], cfg[name])
-    elif kind == "prismatic":
-        m[:3, 3] = axes[0] / np.linalg.norm(axes[0]) * cfg[name]
-    elif kind in ("universal", "revolute2"):
-        m = rotation(axes[0], cfg[name]) @ rotation(axes[1], cfg[f"{name}_axis2"])
-    elif kind == "ball":
-        m = rotvec([cfg[v] for v in ir.joint_variables(scene.frame(name))])
-    return m
+    return motion, root_motion
 
 
 def reference_fk(ref: Reference, scene: ir.Scene, cfg) -> dict[str, np.ndarray]:
-    """Link poses at cfg, composed from libsdformat's rest poses and axes."""
-    by_child = {j[2]: (name, j) for name, j in ref.joints.items()}
-    out: dict[str, np.ndarray] = {}
-
-    def pose(link: str) -> np.ndarray:
-        if link not in out:
-            if link not in by_child:  # a root link: where it rests (or floats to)
-                out[link] = ref.links[link]
-                if scene.frame(link).kind == "floating":
-                    x, y, z, *r = (cfg[v] for v in ir.joint_variables(scene.frame(link)))
-                    move = rotvec(r)
-                    move[:3, 3] = (x, y, z)
-                    out[link] = ref.links[link] @ move
-                return out[link]
-            name, (kind, parent, _, joint, axes) = by_child[link]
-            above = np.eye(4) if parent == "world" else pose(parent) @ np.linalg.inv(
-                ref.links[parent])
-            out[link] = above @ joint @ joint_motion(scene, name, kind, axes, cfg) @ \
-                np.linalg.inv(joint) @ ref.links[link]
-        return out[link]
-
-    for link in ref.links:
-        pose(link)
-    return out
+    return sdformat_fk(ref, *scene_motion(scene, cfg))
 
 
 def link_frames(scene: ir.Scene) -> dict[str, str]:
