@@ -10,7 +10,7 @@ MuJoCo's (MJCF inputs) within 1e-9 at the rest pose and at seeded random configu
 Robots: example-robot-data's robots/*/urdf/*.urdf; rtb-data's URDFs, and its xacro files that
 the xacro library expands to a robot with links; every top-level .xml of each folder of the
 Menagerie copy that MuJoCo loads. Inputs and outputs run with --missing-mesh=drop (a package
-that does not ship a mesh it names changes no pose). Readers: benchmarks/zoo_readers.py.
+that does not ship a mesh it names changes no pose). Readers: benchmarks/_zoo_readers.py.
 
 Each (robot, direction) is one of: pass; refused (robrayc exits 1 with a located error; its
 first line is the reason); fail (robrayc wrote it, but the reader refuses it or a link is off:
@@ -38,7 +38,7 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from zoo_readers import (  # noqa: E402
+from _zoo_readers import (  # noqa: E402
     AminoFK,
     MujocoFK,
     PinocchioFK,
@@ -183,15 +183,16 @@ def link_frames(scene: ir.Scene) -> dict[str, str]:
     return {(f.link or f.name): f.name for f in scene.frames if f.link_role == "link"}
 
 
-def compare(reference: list[dict], poses: list[dict], names: dict[str, str],
+def compare(reference: list[dict], poses: list[dict], names: dict[str, str] | None,
             rest_only: bool) -> str | None:
     """The first link whose pose differs (a reason), else None. A reader names a link as the
-    input does, or after the robrayc frame at its origin (`names`: link -> frame)."""
+    input does (`names` None: URDF, SDF), or after the robrayc frame at its origin (`names`:
+    link -> frame; robrayc's own frames, MJCF bodies, amino frames)."""
     for k, (want, got) in enumerate(zip(reference, poses, strict=True)):
         if rest_only and k:
             break
         for link, pose in want.items():
-            name = link if link in got else names.get(link)
+            name = link if names is None else names.get(link)
             if name not in got:
                 return f"link '{link}' missing from the output"
             err = float(np.max(np.abs(got[name] - pose)))
@@ -290,7 +291,8 @@ class Run:
             poses = [reader.poses(self.values, c) for c in self.configs]
         except ReaderError as exc:
             return f"fail: {exc}"
-        problem = compare(self.reference, poses, self.names, bool(self.values.unmapped))
+        names = None if fmt in ("urdf", "sdf") else self.names
+        problem = compare(self.reference, poses, names, bool(self.values.unmapped))
         if problem is None and self.values.unmapped:
             return f"pass (rest pose only: joints {sorted(self.values.unmapped)[:3]} named " \
                    "after no input joint)"
