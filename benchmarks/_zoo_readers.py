@@ -163,8 +163,12 @@ class MujocoFK:
                 v = values.of(name or f"#{j}", cfg, 1)
             if v is None:
                 continue
-            if kind == mj.mjtJoint.mjJNT_FREE:
-                d.qpos[i:i + 7] = (*v[:3], *quat_wxyz(v[3:]))
+            if kind == mj.mjtJoint.mjJNT_FREE:  # its qpos is the body's pose: qpos0 moved
+                rest = matrix(*m.qpos0[i:i + 7])
+                w, x, y, z = quat_wxyz(v[3:])
+                moved = rest @ matrix(*v[:3], w, x, y, z)
+                d.qpos[i:i + 3] = moved[:3, 3]
+                mj.mju_mat2Quat(d.qpos[i + 3:i + 7], moved[:3, :3].flatten())
             elif kind == mj.mjtJoint.mjJNT_BALL:
                 d.qpos[i:i + 4] = quat_wxyz(v)
             else:

@@ -14,7 +14,9 @@ that does not ship a mesh it names changes no pose). Readers: benchmarks/_zoo_re
 
 Each (robot, direction) is one of: pass; refused (robrayc exits 1 with a located error; its
 first line is the reason); fail (robrayc wrote it, but the reader refuses it or a link is off:
-the reason says which); skip (the reference reader refuses the input itself). The table
+the reason says which); skip (the reference reader refuses the input itself). A ball or
+floating joint an output can only approximate (-Wball-joint, -Wfloating-joint: rpy joints, a
+fixed or free link) is made an error, so counted as refused. The table
 counts them per format and direction; every refusal and failure is listed with its reason.
 """
 
@@ -57,6 +59,9 @@ SUFFIX = {"urdf": ".urdf", "mjcf": ".mjcf", "sdf": ".sdf", "json": ".json",
           "robray": ".robray", "c": ".c"}
 TOLERANCE = 1e-9
 C_NAME = "zoo"
+# A ball or floating joint an output writes as its nearest thing (three rpy joints, a fixed or
+# free link) moves otherwise: counted as refused (the format pair's named limitation).
+STRICT = ("-Werror=ball-joint", "-Werror=floating-joint")
 
 
 class NotARobot(Exception):
@@ -281,8 +286,8 @@ class Run:
     def output(self, fmt: str, source: Path) -> str:
         out = self.tmp / f"robot{SUFFIX[fmt]}"
         extra = ["-n", C_NAME] if fmt == "c" else []
-        status, err = robrayc([str(self.robot.path), "--missing-mesh=drop", "-o", str(out),
-                               *extra])
+        status, err = robrayc([str(self.robot.path), "--missing-mesh=drop", *STRICT, "-o",
+                               str(out), *extra])
         if status != 0:
             return f"refused: {first_error(err)}"
         self.values.unmapped.clear()
