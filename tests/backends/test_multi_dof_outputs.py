@@ -20,7 +20,7 @@ from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from robrayc.kinematics import fk, rotvec_to_quat
 from tests.backends.test_sdf import sdf_check  # noqa: F401 (a fixture)
-from tests.backends.validator import compile_to
+from tests.backends.validator import check_run, compile_to, every_backend
 from tests.corpus import REPO
 
 SCENE = """
@@ -348,16 +348,6 @@ def test_standalone_c_fk_and_tables(scene: ir.Scene, tmp_path: Path) -> None:
             assert np.abs(poses[i] - want[f.name]).max() < 1e-12, f.name
 
 
-# --- the compiled checker refuses them -------------------------------------------------------
-
-
-def test_c_checker_refuses_with_a_located_error(source: Path, tmp_path: Path) -> None:
-    run = compile_to("c-checker", source, tmp_path)
-    assert run.returncode == 1
-    assert "mdof.robray:3:7: error: the compiled checker does not support floating joints" \
-        in run.stderr
-
-
 HAND_MJCF = """<mujoco>
   <compiler angle="degree"/>
   <worldbody>
@@ -400,3 +390,26 @@ def test_mjcf_free_and_ball_joints_read_as_mujoco_moves_them(tmp_path: Path) -> 
         got, want = fk(back, c), mujoco_poses(model, c)
         for name, pose in want.items():
             assert np.abs(got[name] - pose).max() < 1e-9, name
+
+
+# SimMeR: this scene is larger than SimMeR's mazes and robots (a located error, as for any
+# scene of its size)
+REFUSED = {"c-checker": "robot.robray:4:7: error: the compiled checker does not support "
+                        "floating joints ('base')", "simmer": "SimMeR"}
+
+
+@pytest.mark.parametrize("fmt", every_backend())
+def test_every_backend_at_a_configuration(fmt: str, tmp_path: Path) -> None:
+    """Every backend on the scene (its floating base a robot for the 2D formats) posed by
+    --var at values of a floating and a ball joint: read by its format's reader, or refused
+    with a located error where the format cannot take it."""
+    path = tmp_path / "robot.robray"
+    path.write_text("class robot {}\n" + SCENE.replace("type floating; translation [0.1",
+                                                       "type floating; isa robot; "
+                                                       "translation [0.1"))
+    run = compile_to(fmt, path, tmp_path, "--var", "base_x", "--val", "0.3", "--var", "w_ry",
+                     "--val", "0.5")
+    check_run(run)
+    assert (run.returncode == 1) == (fmt in REFUSED), run.stderr
+    if fmt in REFUSED:
+        assert REFUSED[fmt] in run.stderr
