@@ -151,3 +151,42 @@ def test_sampling_ranges() -> None:
     samples = sample_configs(scene, 100, 5)
     assert samples.shape == (100, len(scene.variables))
     assert np.all(samples[:, :3] == 0.0)
+
+
+def test_language_server_hover_names_the_variables() -> None:
+    from robrayc.lsp.analysis import frame_hover
+
+    text = frame_hover(mdof_scene(), "wrist")
+    assert "- ball joint, variables `wrist_rx`, `wrist_ry`, `wrist_rz`" in text
+
+
+def test_readers_refuse_to_tie_a_scalar_joint_to_one(tmp_path) -> None:
+    """A URDF joint mimicking a floating joint keeps its own variable (a warning); an MJCF
+    joint equality with a ball joint is an error, as MuJoCo's."""
+    from robrayc.diagnostics import CompileError, DiagnosticSink
+    from robrayc.frontend import load_scene
+
+    urdf = tmp_path / "m.urdf"
+    urdf.write_text(
+        '<robot name="m"><link name="a"/><link name="b"/><link name="c"/>\n'
+        '<joint name="f" type="floating"><parent link="a"/><child link="b"/></joint>\n'
+        '<joint name="r" type="revolute"><parent link="b"/><child link="c"/>'
+        '<axis xyz="0 0 1"/><limit lower="-1" upper="1" effort="1" velocity="1"/>'
+        '<mimic joint="f"/></joint></robot>\n')
+    sink = DiagnosticSink()
+    scene = load_scene([str(urdf)], sink=sink)
+    assert scene.variables == ("f_x", "f_y", "f_z", "f_rx", "f_ry", "f_rz", "r")
+    assert [d.message for d in sink.items] == [
+        "joint 'r' mimics floating joint 'f'; mimic ignored"]
+    mjcf = tmp_path / "m.xml"
+    mjcf.write_text(
+        '<mujoco><worldbody><body name="a"><joint name="h" type="hinge"/>'
+        '<geom size=".1"/></body><body name="c"><joint name="b" type="ball"/>'
+        '<geom size=".1"/></body></worldbody>\n'
+        '<equality><joint joint1="h" joint2="b"/></equality></mujoco>\n')
+    sink = DiagnosticSink()
+    with pytest.raises(CompileError):
+        load_scene([str(mjcf)], sink=sink)
+    errors = [d for d in sink.items if d.severity == "error"]
+    assert [(d.message, d.pos.line) for d in errors] == [
+        ("only hinge and slide joints are allowed in a joint equality", 2)]

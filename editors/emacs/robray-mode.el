@@ -72,7 +72,7 @@ from the file's directory."
   "Attributes of a geometry block or class.")
 
 (defconst robray-shapes '("box" "sphere" "cylinder" "cone" "grid"))
-(defconst robray-joint-types '("fixed" "revolute" "prismatic"))
+(defconst robray-joint-types '("fixed" "revolute" "prismatic" "ball" "floating"))
 (defconst robray-constants '("pi" "π" "deg"))
 
 (defconst robray--name-re "[A-Za-z_][A-Za-z0-9_]*\\(?:-[A-Za-z0-9_]+\\)*"

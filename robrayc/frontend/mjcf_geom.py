@@ -169,6 +169,10 @@ class GeomReader:
             if j1 is None or j2 is None or len(coef) != 5:
                 self.sink.error("joint equality names unknown joints", self.pos(child))
                 continue
+            if j1.is_multi_dof or j2.is_multi_dof:  # as MuJoCo
+                self.sink.error("only hinge and slide joints are allowed in a joint equality",
+                                self.pos(child))
+                continue
             if coef[1:] != (1.0, 0.0, 0.0, 0.0) or not math.isclose(
                     coef[0], j1.offset - j2.offset, abs_tol=1e-12):
                 self.ignore("joint equality other than equal values", child)

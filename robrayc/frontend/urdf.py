@@ -398,9 +398,9 @@ class _Loader(XmlSource, LinkLowering):
                 master = nxt
             if master is None:
                 continue
-            if master.kind == "fixed":
-                self.sink.warning(f"joint '{j.name}' mimics fixed joint '{master.name}'; "
-                                  "mimic ignored", mpos, name="urdf-mimic")
+            if master.kind in ("fixed", "floating"):  # a floating joint: six values
+                self.sink.warning(f"joint '{j.name}' mimics {master.kind} joint "
+                                  f"'{master.name}'; mimic ignored", mpos, name="urdf-mimic")
                 continue
             if m_total not in (1.0, -1.0):
                 self.sink.warning(f"joint '{j.name}': mimic multiplier {m_total!r} cannot be "

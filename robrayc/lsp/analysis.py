@@ -45,10 +45,12 @@ ATTRIBUTE_DOCS: dict[str, str] = {
     "translation": "[x, y, z] position in the parent frame",
     "quaternion": "[x, y, z, w] orientation (scalar last); wins over rpy",
     "rpy": "[roll, pitch, yaw] orientation, R = Rz(yaw)·Ry(pitch)·Rx(roll)",
-    "type": "joint type: fixed (default), revolute or prismatic",
+    "type": "joint type: fixed (default), revolute, prismatic, ball (variables VAR_rx, _ry, "
+            "_rz: a rotation vector) or floating (VAR_x, _y, _z, then VAR_rx, _ry, _rz)",
     "axis": "[x, y, z] joint axis (required for revolute and prismatic)",
     "offset": "joint offset added to the configuration value",
-    "variable": "configuration variable name (default: the frame name)",
+    "variable": "configuration variable name (default: the frame name; a ball or floating "
+                "joint's variables are named by suffixes of it)",
     "isa": "class name: inherit its attributes and tag the geometry (repeatable)",
     "limit_position": "[min, max] joint position limits (extension)",
     "limit_velocity": "max or [min, max] joint velocity limit (extension)",
@@ -276,7 +278,10 @@ def frame_hover(scene: ir.Scene | None, name: str) -> str | None:
     q, v = absolute_poses(scene)[name]
     roll, pitch, yaw = quat_to_rpy(q)
     lines = [f"**frame** `{name}`" + (f" (child of `{f.parent}`)" if f.parent else " (root)")]
-    if f.is_joint:
+    if f.is_multi_dof:
+        names = ", ".join(f"`{n}`" for n in ir.joint_variables(f))
+        lines.append(f"- {f.kind} joint, variables {names}")
+    elif f.is_joint:
         lines.append(f"- {f.kind} joint, variable `{f.variable}`, axis {_vec(f.axis or ())}")
     lines.append(f"- relative translation {_vec(f.translation)}, quaternion {_vec(f.quaternion)}")
     lines.append("- absolute pose (all joints at 0):")

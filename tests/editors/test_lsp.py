@@ -350,7 +350,8 @@ def test_completion_by_context(client, workspace):
     assert {"translation", "parent", "type", "axis", "limit_position", "geometry"} <= frame_attrs
     assert "radius" not in frame_attrs
     assert complete("shape cylinder", "shape c") == {"cylinder", "cone"}
-    assert complete("type revolute", "type ") == {"fixed", "revolute", "prismatic"}
+    assert complete("type revolute", "type ") == {"fixed", "revolute", "prismatic", "ball",
+                                                  "floating"}
     assert {"table", "arm-base", "shoulder"} <= complete("parent table", "parent ")
     assert complete("isa metal;\n            shape", "isa m") == {"metal"}
     assert {"lift", "table-height", "leg", "pi"} <= complete("radius leg", "radius ")

@@ -75,7 +75,7 @@ syn match robrayDefName contained '\<\h\w*\%(-\w\+\)*'
 syn match robrayIncludePath contained '"[^"]*"'
 syn match robrayPath contained '"[^"]*"'
 exe 'syn match robrayShape contained /' . s:Word(['box', 'sphere', 'cylinder', 'cone', 'grid']) . '/'
-exe 'syn match robrayJointType contained /' . s:Word(['fixed', 'revolute', 'prismatic']) . '/'
+exe 'syn match robrayJointType contained /' . s:Word(['fixed', 'revolute', 'prismatic', 'ball', 'floating']) . '/'
 
 " --- operators, strings, comments (last: they win wherever they start, e.g. over `/`) -------------------------------
 syn match robrayOperator '\*\*\|[-+*/^]'
