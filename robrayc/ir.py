@@ -188,9 +188,11 @@ class Frame:
     kind: JointKind = "fixed"
     translation: Vec3 = ZERO_V
     quaternion: Quat = IDENTITY_Q  # unit, x y z w
-    axis: Vec3 | None = None  # joints only
+    axis: Vec3 | None = None  # revolute and prismatic joints only
     offset: float = 0.0
-    variable: str | None = None  # joints only; the configuration variable name
+    # joints only; the configuration variable name (of a ball or floating joint, the base of
+    # its variables' names: joint_variables)
+    variable: str | None = None
     limits: Limits = NO_LIMITS
     inertial: Inertial | None = None
     geometries: tuple[Geometry, ...] = ()
