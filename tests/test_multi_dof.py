@@ -190,3 +190,17 @@ def test_readers_refuse_to_tie_a_scalar_joint_to_one(tmp_path) -> None:
     errors = [d for d in sink.items if d.severity == "error"]
     assert [(d.message, d.pos.line) for d in errors] == [
         ("only hinge and slide joints are allowed in a joint equality", 2)]
+
+
+def test_mjcf_free_joint_in_the_worldbody_is_an_error(tmp_path) -> None:
+    from robrayc.diagnostics import CompileError, DiagnosticSink
+    from robrayc.frontend import load_scene
+
+    path = tmp_path / "w.xml"
+    path.write_text('<mujoco><worldbody>\n<freejoint/><body name="b"><geom size=".1"/></body>'
+                    "</worldbody></mujoco>\n")
+    sink = DiagnosticSink()
+    with pytest.raises(CompileError):
+        load_scene([str(path)], sink=sink)
+    assert [(d.message, d.pos.line, d.pos.col) for d in sink.items] == [
+        ("a joint in the worldbody (MuJoCo refuses it)", 2, 1)]

@@ -322,7 +322,7 @@ class _Loader(XmlSource, GeomReader):
                 self.geom(child, parent, cls)
             elif tag == "site":
                 self.site(child, parent, cls)
-            elif tag == "joint" and parent is None:
+            elif tag in ("joint", "freejoint") and parent is None:
                 self.sink.error("a joint in the worldbody (MuJoCo refuses it)", self.pos(child))
             elif tag not in ("joint", "freejoint", "inertial"):
                 self.ignore(f"<{tag}> in a body", child)

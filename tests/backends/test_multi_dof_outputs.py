@@ -183,6 +183,23 @@ def test_urdf_through_pinocchio(source: Path, scene: ir.Scene, tmp_path: Path) -
             assert np.abs(got - want[name]).max() < 1e-9, name
 
 
+def test_urdf_through_yourdfpy(source: Path, scene: ir.Scene, tmp_path: Path) -> None:
+    """yourdfpy poses a floating joint at its origin (its FK leaves it out): the rest of the
+    robot at random configurations of its other joints."""
+    yourdfpy = pytest.importorskip("yourdfpy")
+    run = compile_to("urdf", source, tmp_path)
+    robot = yourdfpy.URDF.load(str(run.output), load_meshes=False)
+    for c in configs(scene.variables, 5, 10):
+        c.update({f"{v}_{a}": 0.0 for v in ("base", "drone") for a in ("x", "y", "z", "rx",
+                                                                        "ry", "rz")})
+        yaw, pitch, roll = _rv(c, "w").as_euler("ZYX")
+        robot.update_cfg({"elbow": c["elbow"], "wrist_yaw": yaw, "wrist_pitch": pitch,
+                          "wrist_roll": roll})
+        want = expected(c)
+        for name in FIXED:
+            assert np.abs(robot.get_transform(name) - want[name]).max() < 1e-9, name
+
+
 def test_urdf_floating_joint_reads_back(source: Path, scene: ir.Scene, tmp_path: Path):
     run = compile_to("urdf", source, tmp_path)
     back = load_scene([str(run.output)])
