@@ -4,6 +4,7 @@ import the CLI)."""
 
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
@@ -34,10 +35,12 @@ def read_config_file(path: str, sink: DiagnosticSink) -> dict[str, tuple[float, 
             continue
         try:
             value = float(m.group(2))
+            what = "a finite number"  # a NaN pose collides with nothing
         except ValueError:
+            value, what = math.nan, "a number"
+        if not math.isfinite(value):
             c = m.start(2) + 1
-            sink.error(f"'{m.group(2)}' is not a number", SourcePos(path, n, c, n,
-                                                                     m.end(2) + 1))
+            sink.error(f"'{m.group(2)}' is not {what}", SourcePos(path, n, c, n, m.end(2) + 1))
             continue
         out[m.group(1)] = (value, SourcePos(path, n, col, n, m.end(1) + 1))
     return out

@@ -456,12 +456,40 @@ def fk(scene: Scene, config: dict[str, float] | None = None) -> dict[str, np.nda
 
 # --- sampling -------------------------------------------------------------------------------
 
+# A revolute axis this close to unit length turns by its angle (amino scales the turn
+# otherwise, and the analyses that bound motion by lever arms do not follow that).
+UNIT_AXIS_TOLERANCE = 1e-9
+
+
+def periodic_variables(scene: Scene) -> tuple[bool, ...]:
+    """Per variable of scene.variables: whether it may be wrapped, i.e. every pose of the
+    scene repeats when it moves by a full turn (2 pi). True only when every joint it drives
+    is revolute about a unit axis (URDF mimic joints share a variable with multiplier +-1,
+    so they turn by the same angle): a prismatic joint on the same variable (robray lets
+    two joints share one, a URDF prismatic joint may mimic a continuous one) slides further
+    with every turn; ball and floating joints' variables are never periodic. The one rule
+    the cell tables, the allowed-collision proofs and the samplers wrap by."""
+    drives: dict[str, bool] = {}
+    for f in scene.frames:
+        if not f.is_joint:
+            continue
+        names = joint_variables(f)
+        turns = (f.kind == "revolute" and f.axis is not None
+                 and abs(math.sqrt(sum(a * a for a in f.axis)) - 1.0) <= UNIT_AXIS_TOLERANCE)
+        for name in names:
+            drives[name] = drives.get(name, True) and turns
+    return tuple(drives.get(v, False) for v in scene.variables)
+
 
 def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """(lo, hi) per variable: position limits, else [-pi, pi] (revolute) or [-1, 1]; a ball
-    or floating joint's rotation vector components [-pi, pi] (every rotation), a floating
-    joint's translation 0 (a rigid move of the whole robot changes no self-collision)."""
+    """(lo, hi) per variable: position limits, else [-pi, pi] (periodic: every angle) or
+    [-1, 1] (with an `unbounded-joint` warning); a ball or floating joint's rotation vector
+    components [-pi, pi] (every rotation), a floating joint's translation 0 (a rigid move of
+    the whole robot changes no self-collision). A periodic variable whose limits' width
+    overflows a double (+-1e308) is sampled on [-pi, pi], which loses nothing; any other
+    range must have a finite width (else lo + u (hi - lo) is inf or NaN, and every sample
+    with it): RangeError."""
     import numpy as np
 
     lo, hi = [], []
@@ -475,7 +503,7 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
             translations.update(names[:-3])
         elif f.is_joint:
             by_var.setdefault(f.variable, []).append(f)
-    for var in scene.variables:
+    for var, periodic in zip(scene.variables, periodic_variables(scene), strict=True):
         frames = by_var.get(var, [])
         if var in rotations or (var in translations and not frames):
             lo.append(-math.pi if var in rotations else 0.0)
@@ -484,18 +512,34 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
         limited = [f for f in frames if f.limits.position is not None]
         if limited:
             a, b = limited[0].limits.position  # type: ignore[misc]
-            lo.append(min(a, b))
-            hi.append(max(a, b))
-        elif any(f.kind == "revolute" for f in frames):
-            lo.append(-math.pi)
-            hi.append(math.pi)
-        else:
-            if sink is not None:
+            a, b = min(a, b), max(a, b)
+            if periodic and not math.isfinite(b - a):
+                a, b = -math.pi, math.pi
+            elif not math.isfinite(b - a):
+                raise RangeError(f"the limits [{a!r}, {b!r}] of variable '{var}' are too far "
+                                 "apart to sample (their width is not a finite number)",
+                                 limited[0].pos)
+        elif periodic:
+            a, b = -math.pi, math.pi
+        else:  # a slide (also on a turning joint's variable) has no natural range
+            turns = any(f.kind == "revolute" for f in frames)
+            a, b = (-math.pi, math.pi) if turns else (-1.0, 1.0)
+            if sink is not None and frames:
                 sink.warning(f"prismatic variable '{var}' has no position limits: sampled on "
-                             "[-1, 1]", frames[0].pos, name="unbounded-joint")
-            lo.append(-1.0)
-            hi.append(1.0)
+                             f"[{'-pi, pi' if turns else '-1, 1'}]", frames[0].pos,
+                             name="unbounded-joint")
+        lo.append(a)
+        hi.append(b)
     return np.array(lo, dtype=float), np.array(hi, dtype=float)
+
+
+class RangeError(ValueError):
+    """A variable's sampling range that cannot be sampled (its width overflows); pos: the
+    limits' frame."""
+
+    def __init__(self, message: str, pos) -> None:
+        super().__init__(message)
+        self.pos = pos
 
 
 class SampleStream:

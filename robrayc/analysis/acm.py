@@ -39,6 +39,11 @@ from robrayc.kinematics import rigid_groups, sample_ranges
 from robrayc.records import field, record
 
 REASONS = ("adjacent", "default", "always", "never")
+# The fewest random samples a run may ask for (0: none, no pair is called 'never' or
+# 'always' by sampling): a pair seen in none of n samples gets the rule-of-three bound 3/n
+# on its collision probability, an approximation that holds from about 30 samples on (and
+# below 10 % there); fewer would call pairs 'never' on a bound that says nothing.
+MIN_SAMPLES = 30
 
 
 @record(frozen=True)
@@ -165,8 +170,11 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
     from robrayc.analysis.acm_sampling import PROVE_MIN_SAMPLES, Plan, sample_pairs
     from robrayc.analysis.collision import CollisionChecker
 
+    if 0 < samples < MIN_SAMPLES:
+        raise ValueError(f"samples must be 0 or at least {MIN_SAMPLES} (got {samples}): the "
+                         "rule-of-three bound on a pair never seen colliding needs them")
     sink = sink or DiagnosticSink()
-    sample_ranges(scene, sink)  # warnings only
+    sample_ranges(scene, sink)  # warnings only; RangeError for limits too far apart
     full = CollisionChecker(scene, sink, use_allowed=False)
     all_pairs = [tuple(sorted(p)) for p in full.frame_pairs]
     in_scene = {(p.a, p.b) if p.a < p.b else (p.b, p.a) for p in scene.allowed}

@@ -327,13 +327,11 @@ def _triangle_proof(checker, fa: str, fb: str, q0: np.ndarray, lo: np.ndarray, h
 
 
 def one_turn(checker, lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The ranges a proof needs: a variable that turns only revolute joints about unit axes
-    repeats every pose after a full turn, so a range of more than a turn is cut to one."""
-    periodic = np.ones(len(lo), dtype=bool)
-    for (_, _, kind, axis, _, _), columns in zip(checker.fk.motions, checker.fk.columns,
-                                                 strict=True):
-        unit = abs(float(np.linalg.norm(axis)) - 1.0) <= 1e-9
-        periodic[columns] &= kind == "revolute" and unit  # a rotation vector is not periodic
+    """The ranges a proof needs: every pose repeats after a full turn of a periodic variable
+    (kinematics.periodic_variables), so a range of more than a turn is cut to one."""
+    from robrayc.kinematics import periodic_variables
+
+    periodic = np.array(periodic_variables(checker.scene), dtype=bool)
     lo = np.asarray(lo, dtype=float)
     return lo, np.where(periodic, np.minimum(hi, lo + 2 * np.pi), hi)
 

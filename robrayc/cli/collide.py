@@ -169,7 +169,9 @@ def _acm_parser() -> argparse.ArgumentParser:
     p.add_argument("--format", choices=("robray", "srdf", "json"),
                    help="output format (default: from -o's suffix, else robray)")
     p.add_argument("--samples", type=int, default=10000, metavar="N",
-                   help="random configurations to check (default 10000)")
+                   help="random configurations to check (default 10000; 0: none, else at "
+                   "least 30); a pair seen colliding in none of N is 'never' with "
+                   "probability below 3/N, a pair proven apart (bound 0) never collides")
     p.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="worker processes (default: one per CPU)")
@@ -196,8 +198,10 @@ def _acm(argv: list[str], sink: DiagnosticSink) -> int:
         return EXIT_OK
     if not args.files:
         raise UsageError("no input scene")
-    if args.samples < 0:
-        raise UsageError("--samples must be 0 or more")
+    if args.samples < 0 or (0 < args.samples < acm.MIN_SAMPLES and not args.check_srdf):
+        raise UsageError(f"--samples must be 0 (no sampling) or at least {acm.MIN_SAMPLES} "
+                         "(the rule-of-three bound on a pair never seen colliding is only "
+                         "meaningful from there on)")
     if args.jobs is not None and args.jobs < 1:
         raise UsageError("--jobs must be 1 or more")
     if not 0 < args.always <= 1:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib
+import math
 import os
 import signal
 import sys
@@ -104,6 +105,8 @@ def configuration(args: argparse.Namespace) -> dict[str, float]:
             config[name] = float(text)
         except ValueError:
             raise UsageError(f"--val {text!r} for --var {name} is not a number") from None
+        if not math.isfinite(config[name]):  # a NaN pose collides with nothing
+            raise UsageError(f"--val {text!r} for --var {name} is not a finite number")
     return config
 
 
@@ -387,6 +390,7 @@ def guarded(body, argv: list[str], prog: str) -> int:
     """Run ``body(argv, sink) -> status`` the way every robrayc command ends: diagnostics on
     stderr, usage errors exit 2, input errors 1, never a traceback (internal errors 3)."""
     from robrayc.diagnostics import CompileError, DiagnosticSink, SourceCache, SourcePos
+    from robrayc.kinematics import RangeError
 
     global _SOURCES
     if _SOURCES is None:
@@ -401,6 +405,9 @@ def guarded(body, argv: list[str], prog: str) -> int:
         sys.stderr.write(f"{prog}: error: {exc}\nsee '{prog} --help' for usage\n")
         return EXIT_USAGE
     except CompileError:
+        status = EXIT_ERROR
+    except RangeError as exc:  # limits no sampler can draw from (located at their frame)
+        sink.error(str(exc), exc.pos, "give the joint limits a finite width")
         status = EXIT_ERROR
     except KeyboardInterrupt:
         sys.stderr.write(f"{prog}: interrupted\n")

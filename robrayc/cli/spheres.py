@@ -25,6 +25,7 @@ from robrayc.cli.main import EXIT_ERROR, EXIT_OK, guarded, load_from_args
 from robrayc.diagnostics import DiagnosticSink
 
 FORMATS = {".urdf": "urdf", ".yml": "yaml", ".yaml": "yaml"}
+DEFAULT_COUNT = 200  # spheres in all, without --size or --count
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -40,7 +41,8 @@ def _parser() -> argparse.ArgumentParser:
     size.add_argument("--size", type=float, metavar="LENGTH",
                       help="sphere cell edge in scene units (smaller: more, tighter spheres)")
     size.add_argument("--count", type=int, metavar="N",
-                      help="at most N spheres in all (default 200)")
+                      help=f"at most N spheres in all (default {DEFAULT_COUNT}); an error "
+                      "when the coarsest cover needs more")
     add_load_arguments(p)
     return p
 
@@ -56,7 +58,7 @@ def link_spheres(scene, sink: DiagnosticSink, size: float | None, count: int | N
 
     checker = CollisionChecker(scene, sink, use_allowed=False)
     items = checker.solids.items
-    covers, used = cover_all(items, size=size, count=None if size else (count or 200))
+    covers, used = cover_all(items, size=size, count=None if size else (count or DEFAULT_COUNT))
     zero = np.zeros((1, len(scene.variables)))
     world = checker.fk.frame_poses(zero)[0]
     group_pose = checker.group_poses(zero)[0]
@@ -141,6 +143,11 @@ def _spheres(argv: list[str], sink: DiagnosticSink) -> int:
     scene = load_from_args(args, sink)
     sink.check()
     spheres, used, overshoot = link_spheres(scene, sink, args.size, args.count)
+    n = sum(len(v) for v in spheres.values())
+    if args.size is None and n > (args.count or DEFAULT_COUNT):
+        raise sink.fatal(f"--count {args.count or DEFAULT_COUNT}: the coarsest cover of this "
+                         f"geometry has {n} spheres (at least one a solid)",
+                         hint=f"give --count {n} or more")
     extra: list = []
     if fmt != "urdf":
         data = to_yaml(spheres).encode()
@@ -152,7 +159,6 @@ def _spheres(argv: list[str], sink: DiagnosticSink) -> int:
         # files only the replaced collision shapes used (cones) are not written
         extra = [f for f in extra if f.path.name.encode() in data]
         sink.check()
-    n = sum(len(v) for v in spheres.values())
     if not args.quiet:
         sys.stderr.write(f"{n} spheres on {len(spheres)} links (cell {used:.3g}), "
                          f"largest overshoot {overshoot:.3g}\n")

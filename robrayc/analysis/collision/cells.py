@@ -24,7 +24,12 @@ import sys
 import numpy as np
 
 from robrayc.analysis.collision.solids import BOX, SPHERE
-from robrayc.kinematics import lever_arms, sample_ranges
+from robrayc.kinematics import (
+    RangeError,
+    lever_arms,
+    periodic_variables,
+    sample_ranges,
+)
 from robrayc.records import record
 
 # Cells per variable, by the number of variables: one 4,096, two 256 x 256 (a UR5 shoulder
@@ -93,9 +98,11 @@ def node_speeds(checker, node_solid: np.ndarray, spheres: np.ndarray, lo: np.nda
     return (out * SPEED_ROUNDING).astype(np.float32)
 
 
-def _grid(lo: float, hi: float, revolute: bool, cells: int) -> tuple[float, float, int]:
-    """(start, cell step, wraps) of one variable's cells."""
-    if revolute and hi - lo >= 2 * math.pi - 1e-9:
+def _grid(lo: float, hi: float, periodic: bool, cells: int) -> tuple[float, float, int]:
+    """(start, cell step, wraps) of one variable's cells: the cells of a periodic variable
+    (kinematics.periodic_variables) whose range spans a turn cover one turn, and any value
+    wraps into them; any other variable's cover its range, and a value outside is in none."""
+    if periodic and hi - lo >= 2 * math.pi - 1e-9:
         return lo, 2 * math.pi / cells, 1
     return lo, (hi - lo) / cells, 0
 
@@ -191,7 +198,10 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
     from robrayc.analysis.collision.compiled import CompilerMissing, c_model, sphere_size
     from robrayc.kinematics import sample_configs
 
-    lo, hi = sample_ranges(checker.scene)
+    try:
+        lo, hi = sample_ranges(checker.scene)
+    except RangeError:  # limits too far apart to cut into cells: no tables
+        return []
     samples = sample_configs(checker.scene, SHARE_SAMPLES, seed=0)
     pairs = _near_pairs(checker, lo, hi, samples)
     # worth a table: often near (the trees opened) and then mostly apart (a pair that mostly
@@ -210,10 +220,8 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
     apart_of = {pairs[k][0]: x for k, x in enumerate(apart)}
     if not chosen:
         return []
-    revolute = np.zeros(checker.fk.n_variables, dtype=bool)
-    for _, _, kind, _, var, _ in checker.fk.motions:
-        revolute[var] |= kind == "revolute"
-    grids = [[_grid(float(lo[v]), float(hi[v]), bool(revolute[v]), n) for v in var]
+    periodic = periodic_variables(checker.scene)
+    grids = [[_grid(float(lo[v]), float(hi[v]), periodic[v], n) for v in var]
              for _, var, n in chosen]
     try:
         # first with the checker's own trees, then (for the pairs they leave well short of
@@ -312,8 +320,11 @@ def _cache_key(checker, model: dict) -> str:
     digest.update(compiled.kernel_source("checker_kernel.c").encode())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
-    lo, hi = sample_ranges(checker.scene)
-    digest.update(np.asarray(lo, float).tobytes() + np.asarray(hi, float).tobytes())
+    try:
+        lo, hi = sample_ranges(checker.scene)
+        digest.update(np.asarray(lo, float).tobytes() + np.asarray(hi, float).tobytes())
+    except RangeError:
+        digest.update(b"no ranges")
     t = model["trees"]
     for a in (t.nodes, t.kids, t.leaves, t.boxes, t.node_solid):
         digest.update(np.ascontiguousarray(a).tobytes())

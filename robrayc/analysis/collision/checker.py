@@ -281,6 +281,10 @@ class CollisionChecker:
         if q.ndim != 2 or q.shape[1] != len(self.variables):
             raise ValueError(f"configurations must be (N, {len(self.variables)}) "
                              f"(variables {', '.join(self.variables)}), got {q.shape}")
+        if not np.isfinite(q).all():  # NaN poses compare false everywhere: "no collision"
+            row, col = np.argwhere(~np.isfinite(q))[0].tolist()
+            raise ValueError(f"configuration value {q[row, col]!r} of variable "
+                             f"'{self.variables[col]}' (row {row}) is not a finite number")
         return q
 
     def config_vector(self, config: Config) -> np.ndarray:
@@ -294,7 +298,7 @@ class CollisionChecker:
                 if name not in index:
                     raise KeyError(f"unknown configuration variable '{name}'")
                 q[index[name]] = value
-            return q
+            return self._configs(q)[0]
         return self._configs(config)[0]
 
     def group_poses(self, q: np.ndarray) -> np.ndarray:

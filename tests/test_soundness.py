@@ -1,0 +1,196 @@
+"""Soundness on hostile input (issue 28): the smallest scene of each defect the adversarial
+search found, each test failing before its fix. Which variables may be wrapped is decided
+once (kinematics.periodic_variables); NaN and infinite configuration values, sampling ranges
+whose width overflows and too few samples are errors, never a "free" or a "never"."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robrayc import ir
+from robrayc.analysis import acm
+from robrayc.analysis.collision import CollisionChecker
+from robrayc.frontend import load_scene
+from robrayc.kinematics import RangeError, periodic_variables, sample_ranges
+from tests.backends.test_c_checker import needs_cc
+
+# Issue 28, defect 1: one variable turns the arm and slides the slider. At q = 1 the pole on
+# the arm (3 m out) stands inside the slider (a 1 m cylinder moved 1 m along x).
+SHARED = """
+frame base { }
+frame arm { parent base; type revolute; axis [0, 0, 1]; variable q; limit_position [-2*pi, 2*pi]; }
+frame pole { parent arm; translation [3, 0, 0]; geometry { shape cylinder; radius .5; height 1; } }
+frame slider { parent base; type prismatic; axis [1, 0, 0]; variable q;
+               translation [0.6209697, 2.5244130, 0];
+               geometry { shape cylinder; radius .5; height 1; } }
+"""
+
+# A prismatic joint mimicking a continuous one shares its variable (URDF mimic).
+MIMIC_URDF = """<robot name="m">
+  <link name="base"/>
+  <link name="arm"/>
+  <link name="slider"/>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="slide" type="prismatic"><parent link="base"/><child link="slider"/>
+    <axis xyz="1 0 0"/><limit lower="-10" upper="10" effort="1" velocity="1"/>
+    <mimic joint="turn"/></joint>
+</robot>
+"""
+
+
+def scene_from(tmp_path: Path, text: str, name: str = "scene.robray") -> ir.Scene:
+    path = tmp_path / name
+    path.write_text(text)
+    return load_scene([str(path)])
+
+
+def robrayc(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robrayc", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+# --- one rule for wrapping a variable -----------------------------------------------------
+
+
+def test_periodic_only_when_every_joint_turns(tmp_path: Path) -> None:
+    scene = scene_from(tmp_path, SHARED + """
+frame wrist { parent base; type revolute; axis [0, 1, 0]; variable w; }
+frame wrist2 { parent wrist; type revolute; axis [1, 0, 0]; variable w; }
+frame lift { parent base; type prismatic; axis [0, 0, 1]; variable z; }
+""")
+    assert scene.variables == ("q", "w", "z")
+    assert periodic_variables(scene) == (False, True, False)  # q also slides, z only does
+    mimic = scene_from(tmp_path, MIMIC_URDF, "m.urdf")
+    assert periodic_variables(mimic) == (False,)
+
+
+@pytest.mark.parametrize("backend", ["exact", pytest.param("compiled", marks=needs_cc)])
+def test_cells_never_wrap_a_variable_that_also_slides(tmp_path: Path, backend: str) -> None:
+    """The compiled checker's cell tables wrapped q (a revolute joint uses it) and answered
+    'free' at q = 1, where the pole is 1 m inside the slider."""
+    checker = CollisionChecker(scene_from(tmp_path, SHARED), backend=backend)
+    assert checker.backend == backend
+    assert checker.colliding_pairs({"q": 1.0}) == [("pole", "slider")]
+    # the exact checker's answers everywhere in the range and one turn past it
+    exact = CollisionChecker(checker.scene)
+    q = np.linspace(-2 * math.pi - 1, 2 * math.pi + 1, 400)[:, None]
+    assert checker.colliding_pairs_batch(q) == exact.colliding_pairs_batch(q)
+
+
+@needs_cc
+def test_collide_command_finds_the_shared_variable_collision(tmp_path: Path) -> None:
+    path = tmp_path / "shared.robray"
+    path.write_text(SHARED)
+    r = robrayc("collide", str(path), "--var", "q", "--val", "1.0", "--backend", "compiled")
+    assert r.returncode == 1 and r.stdout == "pole slider\n", r.stderr
+
+
+# --- configuration values and ranges ------------------------------------------------------
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e999"])
+def test_non_finite_configuration_values_are_errors(tmp_path: Path, value: str) -> None:
+    path = tmp_path / "shared.robray"
+    path.write_text(SHARED)
+    r = robrayc("collide", str(path), "--var", "q", f"--val={value}")
+    assert r.returncode == 2 and "is not a finite number" in r.stderr, r.stderr
+    config = tmp_path / "c.cfg"
+    config.write_text(f"# pose\nq = {value}\n")
+    r = robrayc("collide", str(path), "--config", str(config))
+    assert r.returncode == 2, r.stderr
+    assert f"{config}:2:5: error: '{value}' is not a finite number" in r.stderr
+
+
+@pytest.mark.parametrize("backend", ["exact", pytest.param("compiled", marks=needs_cc)])
+def test_api_refuses_non_finite_configurations(tmp_path: Path, backend: str) -> None:
+    checker = CollisionChecker(scene_from(tmp_path, SHARED), backend=backend)
+    for bad in (math.nan, math.inf):
+        with pytest.raises(ValueError, match="variable 'q'.* is not a finite number"):
+            checker.colliding_pairs({"q": bad})
+        with pytest.raises(ValueError, match="not a finite number"):
+            checker.colliding_pairs([bad])
+        with pytest.raises(ValueError, match=r"\(row 1\) is not a finite number"):
+            checker.colliding_pairs_batch(np.array([[0.0], [bad]]))
+        with pytest.raises(ValueError, match="not a finite number"):
+            checker.collision_counts(np.array([[bad]]))
+        with pytest.raises(ValueError, match="not a finite number"):
+            checker.in_collision(np.array([[bad]]))
+        with pytest.raises(ValueError, match="not a finite number"):
+            checker.distance({"q": bad})
+
+
+# A ball 1 m out on an arm meets a post at (-1, 0, 0) in about 13 % of the angles.
+WIDE = """
+frame arm { type revolute; axis [0, 0, 1]; limit_position [%s, %s];
+    frame ball { translation [1, 0, 0]; geometry { shape sphere; radius 0.3; } } }
+frame post { translation [-1, 0, 0]; geometry { shape box; dimension [0.2, 0.2, 0.2]; } }
+"""
+
+
+@pytest.mark.parametrize("limit", ["1e308", "1e999"])
+def test_limits_wider_than_a_double_sample_every_angle(tmp_path: Path, limit: str) -> None:
+    """Limits of +-1e308 made every sample inf - inf = NaN, and the pair 'never' collided."""
+    scene = scene_from(tmp_path, WIDE % ("-" + limit, limit))
+    lo, hi = sample_ranges(scene)
+    assert (lo.tolist(), hi.tolist()) == ([-math.pi], [math.pi])
+    result = acm.generate(scene, samples=400, seed=0, jobs=1, backend="exact", prove=False)
+    (pair,) = result.pairs
+    assert pair.reason is None and 0.05 < pair.collisions / pair.checked < 0.25
+
+
+def test_sliding_limits_wider_than_a_double_are_an_error(tmp_path: Path) -> None:
+    path = tmp_path / "slide.robray"
+    path.write_text(WIDE.replace("revolute; axis [0, 0, 1]", "prismatic; axis [1, 0, 0]")
+                    % ("-1e308", "1e308"))
+    with pytest.raises(RangeError, match="too far apart"):
+        sample_ranges(load_scene([str(path)]))
+    r = robrayc("allowed-collisions", str(path), "--samples", "100", "-j", "1")
+    assert r.returncode == 1 and r.stdout == "", r.stderr
+    assert f"{path}:2:7: error: the limits [-1e+308, 1e+308] of variable 'arm'" in r.stderr
+    assert "^~~" in r.stderr
+    # a check at one configuration needs no sampling: the compiled checker has no cells
+    r = robrayc("collide", str(path), "--var", "arm", "--val", "-2", "--backend", "auto")
+    assert r.returncode == 1 and r.stdout == "ball post\n", r.stderr
+
+
+def test_too_few_samples_are_an_error(tmp_path: Path) -> None:
+    """--samples 1 became 2 and called every pair 'never' (bound 1.5)."""
+    path = tmp_path / "wide.robray"
+    path.write_text(WIDE % ("-pi", "pi"))
+    for n in ("1", "29"):
+        r = robrayc("allowed-collisions", str(path), "--samples", n)
+        assert r.returncode == 2 and "--samples must be 0 (no sampling) or at least 30" \
+            in r.stderr, r.stderr
+    with pytest.raises(ValueError, match="at least 30"):
+        acm.generate(load_scene([str(path)]), samples=5)
+    r = robrayc("allowed-collisions", str(path), "--samples", "30", "-j", "1", "--format",
+                "json")
+    assert r.returncode == 0 and json.loads(r.stdout)["samples"] >= 30, r.stderr
+    r = robrayc("allowed-collisions", str(path), "--samples", "0", "--format", "json")
+    assert r.returncode == 0 and all(p["reason"] != "never"
+                                     for p in json.loads(r.stdout)["pairs"]), r.stdout
+
+
+def test_sphere_count_is_at_most_n_or_an_error(tmp_path: Path) -> None:
+    """--count 20 wrote more spheres than 20 while --help said 'at most N'."""
+    path = tmp_path / "two.robray"
+    path.write_text("""
+frame a { geometry { shape box; dimension [1, 0.1, 0.1]; } }
+frame b { translation [0, 2, 0]; geometry { shape cylinder; radius 0.1; height 1; } }
+frame c { translation [0, 4, 0]; geometry { shape sphere; radius 0.2; } }
+""")
+    r = robrayc("spheres", str(path), "--count", "2")
+    assert r.returncode == 1 and r.stdout == "", r.stderr
+    assert "--count 2: the coarsest cover of this geometry has" in r.stderr
+    for n in (3, 10, 40):
+        r = robrayc("spheres", str(path), "--count", str(n), "--format", "yaml")
+        assert r.returncode == 0, r.stderr
+        assert 3 <= r.stdout.count("radius") <= n
