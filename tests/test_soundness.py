@@ -17,9 +17,12 @@ import pytest
 from robrayc import ir
 from robrayc.analysis import acm
 from robrayc.analysis.collision import CollisionChecker
+from robrayc.analysis.collision.tolerance import CONTACT_TOL
 from robrayc.frontend import load_scene
 from robrayc.kinematics import RangeError, periodic_variables, sample_ranges
+from tests import test_collision as tc
 from tests.backends.test_c_checker import needs_cc
+from tests.test_collision import vector_paths  # noqa: F401 (a fixture)
 
 # Issue 28, defect 1: one variable turns the arm and slides the slider. At q = 1 the pole on
 # the arm (3 m out) stands inside the slider (a 1 m cylinder moved 1 m along x).
@@ -194,3 +197,26 @@ frame c { translation [0, 4, 0]; geometry { shape sphere; radius 0.2; } }
         r = robrayc("spheres", str(path), "--count", str(n), "--format", "yaml")
         assert r.returncode == 0, r.stderr
         assert 3 <= r.stdout.count("radius") <= n
+
+
+# --- one contact tolerance ----------------------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("vector_paths")
+@pytest.mark.parametrize("a,b", tc.PAIRS, ids=[f"{a}-{b}" for a, b in tc.PAIRS])
+def test_overlaps_of_1e8_to_1e6_collide_on_every_shape_pair(tmp_path: Path, a: str,
+                                                           b: str) -> None:
+    """FCL (libccd) called cylinders, cones, boxes and meshes overlapping by 1e-8 to 3e-7 m
+    free (96 of 624 cases), and distance() said > 0 for pairs colliding_pairs called
+    colliding: now the stated tolerance, CONTACT_TOL = 1e-9, holds on every path."""
+    assert CONTACT_TOL == 1e-9
+    contact = tc.VARIANTS[a][2] + tc.VARIANTS[b][3]
+    for rot_a, rot_b in ((0.3, -1.1), (1.2, 0.4)):
+        checker = CollisionChecker(tc._pair_scene(tmp_path, a, b, rot_a, rot_b))
+        for depth in (1e-8, 1e-7, 3e-7, 1e-6):
+            config = {"slide": contact - depth}
+            assert checker.colliding_pairs(config) == [("a", "b")], (rot_a, depth)
+            (d,) = checker.distance(config)
+            assert d.distance <= 0.0, (rot_a, depth, d)
+        apart = {"slide": contact + 1e-6}
+        assert checker.colliding_pairs(apart) == [] and checker.distance(apart)[0].distance >= 0

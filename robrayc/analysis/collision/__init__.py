@@ -41,11 +41,17 @@ How one check runs:
    one to FCL (cylinders, cones, meshes) or to the exact GJK (frusta): the only Python loop
    over pairs, and only over the undecided ones.
 
-Contact: solids collide when they overlap by more than CONTACT_TOL (1e-9, scene units), so
-touching is not colliding. That keeps designed contacts (links meeting end to end, a finger
-base resting on a palm, a box on a table) from flickering with rounding, and agrees with FCL's
-GJK-based tests; FCL's own sphere/box routines (and so amino) count exact contact as colliding.
-For frusta the GJK treats an overlap below about 1e-7 of the solids' size as touching.
+Contact: solids collide when they overlap by more than CONTACT_TOL (1e-9, scene units;
+``tolerance.py``, shared with the C kernel), so touching is not colliding. That keeps designed
+contacts (links meeting end to end, a finger base resting on a palm, a box on a table) from
+flickering with rounding; FCL's own sphere/box routines (and so amino) count exact contact as
+colliding. FCL's GJK/MPR (libccd, python-fcl's solver; its tolerance is not exposed) misses
+overlaps up to about a micrometre between cylinders, cones, boxes and meshes, so a pair FCL
+calls apart is believed only when a separating axis shows it apart by more than
+``narrow.NEAR`` (1e-5); the others get the exact GJK on support functions, which calls a pair
+apart only with a separating plane in hand, or along an axis that leaves an overlap of at most
+CONTACT_TOL. A mesh (a surface) touching a solid within CONTACT_TOL may be reported colliding.
+``distance()`` is on the side of 0 the collision test says (<= 0 colliding, >= 0 not).
 
 Modules: ``solids`` (the solids and their constants), ``closed_form`` (vectorised closed forms
 and the SAT), ``gjk`` (the scalar GJK), ``narrow`` (the pair tester), ``broadphase`` (broad

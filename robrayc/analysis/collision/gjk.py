@@ -183,7 +183,9 @@ def gjk(support_a, support_b, d0, *, boolean: bool, max_iter: int = 200):
     """GJK on the Minkowski difference A - B. Returns (colliding, distance, touching):
     colliding when a simplex encloses the origin; touching (not colliding) when the solids come
     within CONTACT_TOL without that. With ``boolean`` it stops at the first separating plane
-    (distance then 0.0). 'Separated' is only returned with a separating plane in hand."""
+    (distance then 0.0). 'Separated' is only returned with a separating plane in hand: a
+    boolean run that stalls without one answers touching (undecided: the caller decides by
+    separating axes, narrow.PairTester.exact_convex)."""
     pa, pb = support_a(d0), support_b((-d0[0], -d0[1], -d0[2]))
     W = [_sub(pa, pb)]
     idx: tuple = (0,)
@@ -215,7 +217,8 @@ def gjk(support_a, support_b, d0, *, boolean: bool, max_iter: int = 200):
     else:  # out of iterations (not seen in practice): decide by the distance bound in hand
         if _norm2(v) <= (1e-9 * scale) ** 2:
             return False, 0.0, True
-    if boolean:
-        return False, 0.0, False
+    if boolean:  # stalled without a separating plane: the origin may be a hair inside
+        # (a cone's rim 1e-8 into a cylinder stalls at |v| = 7e-9): not for GJK to say
+        return False, 0.0, True
     return False, math.sqrt(_norm2(v)), False
 

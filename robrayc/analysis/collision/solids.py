@@ -9,16 +9,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from robrayc import ir
+from robrayc.analysis.collision.tolerance import CONTACT_TOL  # noqa: F401 (re-exported)
 from robrayc.records import record
 
 SPHERE, BOX, CYLINDER, CONE, FRUSTUM, MESH = range(6)
 KIND_NAMES = ("sphere", "box", "cylinder", "cone", "frustum", "mesh")
 ROUND = (CYLINDER, CONE, FRUSTUM)
 
-# Solids collide when they overlap by more than this (scene units): touching is not colliding,
-# so designed contacts (links meeting end to end, a finger base on a palm, a box on a table) do
-# not flicker with rounding. FCL's GJK-based tests agree (they report no contact for touching).
-CONTACT_TOL = 1e-9
 
 @record(frozen=True)
 class Solid:
