@@ -214,6 +214,7 @@ def test_what_robrayc_cannot_read_is_a_located_error(case, tmp_path, capsys):
         load(src)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("robot", [r for r in ROBOTS if r.key in ("ur5", "pr2", "baxter",
                                                                   "tutorial05", "fetch")],
                          ids=lambda r: r.key)
