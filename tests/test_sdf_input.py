@@ -261,10 +261,29 @@ def test_xml_attacks_are_refused(tmp_path, capsys):
         assert f"{src}:1:1: error: SDF declares XML entities" in err and "CANARY" not in err
 
 
-def test_scoped_names_are_refused_by_the_sdf_writer(tmp_path, model_path, capsys):
-    """libsdformat refuses '::' in a name (SDFormat 1.8+): a located error, no file."""
-    out = tmp_path / "w.sdf"
-    assert main([str(HERE / "scene.world"), "-q", "-o", str(out)]) == 1
+@pytest.mark.parametrize("name", ["features.sdf", "scene.world"])
+def test_nested_models_and_worlds_survive_sdf_out(name, tmp_path, sdf_poses, model_path):
+    """SDF -> robrayc -> SDF: scoped names (a world's models, nested models) come back as
+    nested models with the same names, every link where libsdformat put it; joints keep
+    their names unless robrayc's frames differ from SDF's (a joint away from its child
+    link, a universal joint: JOINT_joint, JOINT_axis2)."""
+    out = tmp_path / "again.sdf"
+    assert main([str(HERE / name), f"--package-path=tool={PACKAGES['tool']}", "-q",
+                 "-Wno-floating-joint", "-o", str(out)]) == 0
+    before, after = reference(sdf_poses, HERE / name), reference(sdf_poses, out)
+    assert set(before.links) <= set(after.links)
+    for link, pose in before.links.items():
+        np.testing.assert_allclose(after.links[link], pose, atol=1e-12, err_msg=link)
+    kept = {n: j[:3] for n, j in before.joints.items()
+            if n not in ("pitch", "cardan", "twist")}
+    assert kept.items() <= {n: j[:3] for n, j in after.joints.items()}.items()
+
+
+def test_a_name_no_nested_model_can_hold_is_an_sdf_error(tmp_path, capsys):
+    src = tmp_path / "h.robray"
+    src.write_text('frame "arm::" { geometry { shape box; dimension [1, 1, 1]; } }\n')
+    out = tmp_path / "h.sdf"
+    assert main([str(src), "-o", str(out)]) == 1
     err = capsys.readouterr().err
-    assert "scene.world:9:13: error: SDF cannot hold the name 'ground::plane' (and " in err
+    assert f"{src}:1:7: error: SDF cannot hold the name 'arm::'" in err
     assert not out.exists()

@@ -22,8 +22,10 @@
   `<cast_shadows>false`; collision geometry is `<collision>`.
 - Inertia: `<inertial>` with mass and the full tensor where the scene has one (a link without
   one takes SDF's defaults in simulators).
-- A link or joint name holding '::' (nested models' scopes, as an SDF world read back gives)
-  is an error: robrayc writes one flat model.
+- Links and joints named SCOPE::NAME (an SDF world or nested model read back) go into nested
+  models named after their scopes (SDFormat's own naming), so names survive SDF -> robrayc ->
+  SDF; a name no nested model can hold (an empty scope, a joint between scopes whose name
+  holds '::') is an error.
 - SDFormat 1.9 cannot express (a located warning, once per kind with a count): grids, allowed
   collision pairs, shared configuration variables, acceleration limits, asymmetric
   velocity/effort limits, isa tags, geometry that is neither visual nor collision.
@@ -36,7 +38,7 @@ from pathlib import Path
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_option, model_outputs
-from robrayc.diagnostics import SourcePos
+from robrayc.diagnostics import NOWHERE, SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
 
@@ -108,8 +110,6 @@ class _Writer:
             if name != name.strip():  # libsdformat strips the text of <parent>, <child>
                 self.ctx.sink.error(f"SDF cannot hold the link name '{name}': leading or "
                                     "trailing white space is lost in <parent>/<child>", f.pos)
-        self.check_scoped([(plan.names[f.name], f) for f in scene.frames]
-                          + [(joints[f.name], f) for f in plan.links])
         self.ctx.sink.check()  # names libsdformat refuses: no model
         for f in plan.links:
             parent = plan.names[f.parent] if f.parent is not None and scene.has_frame(
@@ -126,18 +126,38 @@ class _Writer:
             if f.is_joint and f.variable in seen:
                 self.lose("shared configuration variables", f.pos)
             seen.add(f.variable or "")
+        self.nest(model, plan)
 
-    def check_scoped(self, names: list[tuple[str, ir.Frame]]) -> None:
-        """SDFormat 1.8+ reserves '::' for nested models' scopes (libsdformat refuses such a
-        name): an error at the first such name (a scene read from an SDF world or nested
-        model has them), with a count of the others."""
-        scoped = [(name, f) for name, f in names if "::" in name]
-        if scoped:
-            name, f = scoped[0]
-            more = f" (and {len(scoped) - 1} more)" if len(scoped) > 1 else ""
-            self.ctx.sink.error(f"SDF cannot hold the name '{name}'{more}: '::' separates the "
-                                "scopes of nested models, and robrayc writes one flat model",
-                                f.pos, "rename the frames, or write URDF or MJCF")
+    def nest(self, model, plan) -> None:
+        """Links and joints named SCOPE::NAME (an SDF world or nested model read back) into
+        nested models, as SDFormat scopes names: a link's pose relative to a link outside its
+        model becomes its rest pose in the model frame (the nested models sit there); a joint
+        goes to the deepest model holding both its links whose scope its name starts with.
+        A name no model can hold ('::' left over) is an error."""
+        from robrayc.kinematics import absolute_poses
+
+        scopes = _Scopes(model)
+        rest: dict[str, tuple] = {}
+        for el in list(model):
+            name = el.get("name")
+            if el.tag == "link" and "::" in name:
+                if not rest:
+                    poses = absolute_poses(self.scene)
+                    rest = {plan.names[f.name]: poses[f.name] for f in plan.links}
+                scopes.move_link(el, rest.get(name))
+            elif el.tag == "joint":
+                scopes.move_joint(el)
+        bad = scopes.unplaced
+        if bad:
+            frames = {plan.names[f.name]: f for f in self.scene.frames}
+            frames.update({f.name: f for f in self.scene.frames})
+            first = frames.get(bad[0], frames.get(bad[0].removesuffix("_joint")))
+            more = f" (and {len(bad) - 1} more)" if len(bad) > 1 else ""
+            self.ctx.sink.error(f"SDF cannot hold the name '{bad[0]}'{more}: '::' separates "
+                                "the scopes of nested models, and no model holds it",
+                                first.pos if first is not None else NOWHERE,
+                                "rename the frames, or write URDF or MJCF")
+            self.ctx.sink.check()
 
     def pose(self, parent, q: ir.Quat, v: ir.Vec3, relative_to: str | None = None) -> None:
         from lxml import etree
@@ -340,6 +360,74 @@ class _Writer:
         etree.SubElement(mesh, "uri").text = uri
         if scale != (1.0, 1.0, 1.0):
             etree.SubElement(mesh, "scale").text = _v(scale)
+
+
+class _Scopes:
+    """The nested <model> elements of one model, made as names need them."""
+
+    def __init__(self, model) -> None:
+        self.models = {"": model}
+        self.unplaced: list[str] = []
+
+    def model(self, prefix: str):
+        """The nested model of scope PREFIX ('a::b::'), made on first use."""
+        from lxml import etree
+
+        if prefix not in self.models:
+            outer, _, name = prefix[:-2].rpartition("::")
+            parent = self.model(outer + "::" if outer else "")
+            self.models[prefix] = etree.SubElement(parent, "model", name=name)
+        return self.models[prefix]
+
+    def move_link(self, el, rest) -> None:
+        name = el.get("name")
+        prefix = _prefix(name)
+        if prefix is None:
+            self.unplaced.append(name)
+            return
+        el.set("name", name[len(prefix):])
+        for part in el:
+            if part.tag in ("visual", "collision") and part.get("name", "").startswith(prefix):
+                part.set("name", part.get("name")[len(prefix):])
+        pose = el.find("pose")
+        outside = pose is not None and not pose.get("relative_to", "").startswith(prefix)
+        if outside and rest is not None:  # in the model frame, where the nested model sits
+            del pose.attrib["relative_to"]
+            pose.text = _v((*rest[1], *rest[0]))
+        elif pose is not None:
+            pose.set("relative_to", pose.get("relative_to")[len(prefix):])
+        self.model(prefix).append(el)
+
+    def move_joint(self, el) -> None:
+        name = el.get("name")
+        ends = [el.find(tag) for tag in ("parent", "child")]
+        scopes = [_scopes(e.text) for e in ends if e.text != "world"]
+        common = [p for p in scopes[0] if all(p in s for s in scopes[1:])]
+        fitting = [p for p in common if name.startswith(p) and "::" not in name[len(p):]]
+        if not fitting:
+            if "::" in name:
+                self.unplaced.append(name)
+            return
+        prefix = fitting[-1]
+        if not prefix:
+            return
+        el.set("name", name[len(prefix):])
+        for e in ends:
+            if e.text != "world":
+                e.text = e.text[len(prefix):]
+        self.model(prefix).append(el)
+
+
+def _prefix(name: str) -> str | None:
+    """'a::b::c' -> 'a::b::'; None when a part is empty."""
+    parts = name.split("::")
+    return None if "" in parts else "::".join(parts[:-1]) + "::"
+
+
+def _scopes(name: str) -> list[str]:
+    """The scopes a name can be seen from, outermost first: 'a::b::c' -> '', 'a::', 'a::b::'."""
+    parts = name.split("::")[:-1]
+    return [""] + ["::".join(parts[:k]) + "::" for k in range(1, len(parts) + 1)]
 
 
 _SHAPES = {
