@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import os
 import re
+from bisect import bisect_left
+from functools import lru_cache
 from pathlib import Path
 
 from robrayc import ir
@@ -22,6 +24,7 @@ from robrayc.diagnostics import CompileError, Diagnostic, DiagnosticSink, Source
 from robrayc.frontend import LoadContext, LoadOptions, load_with_context
 from robrayc.frontend.fold import BUILTINS
 from robrayc.frontend.parse import decode, tokens
+from robrayc.frontend.parse import lex as lex_text
 from robrayc.frontend.robray import resolve_include as _resolve
 from robrayc.frontend.robray_attrs import (
     ALIASES,
@@ -218,20 +221,31 @@ def resolve_include(name: str, includer: Path, options: LoadOptions) -> Path | N
 _STATEMENT_KEYWORD = re.compile(r"\b(?:frame|object|class|def)\s*$")
 
 
+@lru_cache(maxsize=4)
+def _file_tokens(text: str) -> tuple[list[int], list[str], list[int], Lines]:
+    """The starts, types and ends of a text's tokens and its lines, made once for all its
+    statements (the outline asks for every definition's span)."""
+    lexed = lex_text(text)
+    starts = [end - len(word) for word, end in zip(lexed.texts, lexed.ends, strict=True)]
+    return starts, [lexed.kind[word] for word in lexed.texts], lexed.ends, lexed.lines
+
+
 def statement_span(fi: FileSymbols, d: Definition) -> SourcePos:
     """A definition's whole statement: the keyword before its name (when only blanks separate
     them) to its closing `}` (or a def's `;`), found with the front end's own tokens."""
     text = fi.text
     keyword = _STATEMENT_KEYWORD.search(text, max(0, d.start - 64), d.start)
     start = keyword.start() if keyword else d.start
-    depth, end, lines = 0, None, Lines(text)
-    for tok in tokens(text, d.start):
-        if tok.type == "LBRACE":
+    starts, types, ends, lines = _file_tokens(text)
+    depth, end = 0, None
+    for k in range(bisect_left(starts, d.start), len(types)):
+        kind = types[k]
+        if kind == "LBRACE":
             depth += 1
-        elif tok.type == "RBRACE":
+        elif kind == "RBRACE":
             depth -= 1
-        end = tok.end_pos
-        if (depth == 0 and tok.type in ("RBRACE", "SEMICOLON")) or depth < 0:
+        end = ends[k]
+        if (depth == 0 and kind in ("RBRACE", "SEMICOLON")) or depth < 0:
             break
     line, col = lines.position(start)
     end_line, end_col = lines.position(end if end is not None else d.start)
