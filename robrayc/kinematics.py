@@ -21,10 +21,21 @@ from typing import TYPE_CHECKING
 from robrayc.ir import Frame, Quat, Scene, Vec3, joint_variables
 from robrayc.records import record
 
-# the rotation-vector converters (ball and floating joints' variables) are kinematics' own
-from robrayc.rotvec import quat_matrices, rotvec_matrices
-from robrayc.rotvec import quat_to_rotvec as quat_to_rotvec
-from robrayc.rotvec import rotvec_to_quat as rotvec_to_quat
+# rotations.py holds the rotation math; its functions are kinematics' too (re-exported)
+from robrayc.rotations import axis_angle_quat as axis_angle_quat
+from robrayc.rotations import matrix_to_quat as matrix_to_quat
+from robrayc.rotations import qconj as qconj
+from robrayc.rotations import qmul as qmul
+from robrayc.rotations import qnorm as qnorm
+from robrayc.rotations import qnormalize as qnormalize
+from robrayc.rotations import qrotate as qrotate
+from robrayc.rotations import quat_matrices, rotvec_matrices
+from robrayc.rotations import quat_to_matrix as quat_to_matrix
+from robrayc.rotations import quat_to_rotvec as quat_to_rotvec
+from robrayc.rotations import quat_to_rpy as quat_to_rpy
+from robrayc.rotations import rotvec_to_quat as rotvec_to_quat
+from robrayc.rotations import rpy_to_quat as rpy_to_quat
+from robrayc.rotations import unit_quaternion as unit_quaternion
 
 if TYPE_CHECKING:
     import numpy as np
@@ -33,99 +44,6 @@ if TYPE_CHECKING:
 
 Pose = tuple[Quat, Vec3]
 IDENTITY: Pose = ((0.0, 0.0, 0.0, 1.0), (0.0, 0.0, 0.0))
-
-
-def qmul(a: Quat, b: Quat) -> Quat:
-    ax, ay, az, aw = a
-    bx, by, bz, bw = b
-    return (
-        aw * bx + ax * bw + ay * bz - az * by,
-        aw * by - ax * bz + ay * bw + az * bx,
-        aw * bz + ax * by - ay * bx + az * bw,
-        aw * bw - ax * bx - ay * by - az * bz,
-    )
-
-
-def qconj(q: Quat) -> Quat:
-    return (-q[0], -q[1], -q[2], q[3])
-
-
-def qrotate(q: Quat, v: Vec3) -> Vec3:
-    """Rotate v by unit quaternion q."""
-    x, y, z, w = q
-    # t = 2 * cross(q.xyz, v); v' = v + w t + cross(q.xyz, t)
-    tx = 2.0 * (y * v[2] - z * v[1])
-    ty = 2.0 * (z * v[0] - x * v[2])
-    tz = 2.0 * (x * v[1] - y * v[0])
-    return (
-        v[0] + w * tx + (y * tz - z * ty),
-        v[1] + w * ty + (z * tx - x * tz),
-        v[2] + w * tz + (x * ty - y * tx),
-    )
-
-
-_EPSILON = 2.0 ** -52  # sys.float_info.epsilon
-
-
-def qnorm(q: Quat) -> float:
-    return math.sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3])
-
-
-def unit_quaternion(q: Quat) -> Quat | None:
-    """The rotation a written quaternion means: kept as written when unit to rounding (so
-    writers can spell any unit quaternion exactly), else divided by its norm; None if zero."""
-    n = qnorm(q)
-    if n == 0:
-        return None
-    if abs(n - 1.0) <= 4 * _EPSILON:
-        return q
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def qnormalize(q: Quat) -> Quat:
-    n = qnorm(q)
-    return (q[0] / n, q[1] / n, q[2] / n, q[3] / n)
-
-
-def rpy_to_quat(roll: float, pitch: float, yaw: float) -> Quat:
-    """R = Rz(yaw) Ry(pitch) Rx(roll), as URDF and amino."""
-    cr, sr = math.cos(roll / 2), math.sin(roll / 2)
-    cp, sp = math.cos(pitch / 2), math.sin(pitch / 2)
-    cy, sy = math.cos(yaw / 2), math.sin(yaw / 2)
-    return (
-        sr * cp * cy - cr * sp * sy,
-        cr * sp * cy + sr * cp * sy,
-        cr * cp * sy - sr * sp * cy,
-        cr * cp * cy + sr * sp * sy,
-    )
-
-
-def quat_to_rpy(q: Quat) -> Vec3:
-    """(roll, pitch, yaw) with rpy_to_quat(...) the rotation q to within rounding (~1e-15
-    rad), gimbal lock included: pitch by atan2 (asin loses half the digits near +-pi/2), yaw
-    from the first column, then roll from what is left once yaw and pitch are undone, so
-    that roll makes up for a yaw that is ill-defined near the lock."""
-    x, y, z, w = q
-    r00, r10 = 1.0 - 2.0 * (y * y + z * z), 2.0 * (x * y + w * z)
-    pitch = math.atan2(2.0 * (w * y - z * x), math.hypot(r00, r10))
-    yaw = math.atan2(r10, r00) if (r00 or r10) else 0.0
-    # q_x = (q_z q_y)^-1 q: a rotation about x up to rounding
-    sy, cy = math.sin(yaw / 2), math.cos(yaw / 2)
-    sp, cp = math.sin(pitch / 2), math.cos(pitch / 2)
-    zy = (-sy * sp, cy * sp, sy * cp, cy * cp)  # q_z(yaw) q_y(pitch)
-    qx = qmul(qconj(zy), q)
-    roll = 2.0 * math.atan2(qx[0], qx[3])
-    if roll > math.pi:
-        roll -= 2.0 * math.pi
-    elif roll < -math.pi:
-        roll += 2.0 * math.pi
-    return (roll + 0.0, pitch + 0.0, yaw + 0.0)
-
-
-def axis_angle_quat(axis: Vec3, angle: float) -> Quat:
-    """amino's aa_tf_axang2quat2: the axis is used as given (unit expected)."""
-    s = math.sin(angle / 2)
-    return (s * axis[0], s * axis[1], s * axis[2], math.cos(angle / 2))
 
 
 def compose(a: Pose, b: Pose) -> Pose:
@@ -140,36 +58,6 @@ def inverse(p: Pose) -> Pose:
     qi = qconj(p[0])
     v = qrotate(qi, p[1])
     return qi, (-v[0], -v[1], -v[2])
-
-
-def quat_to_matrix(q: Quat) -> tuple[Vec3, Vec3, Vec3]:
-    """Row-major 3x3 rotation matrix."""
-    x, y, z, w = q
-    return (
-        (1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)),
-        (2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)),
-        (2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)),
-    )
-
-
-def matrix_to_quat(m) -> Quat:
-    """Unit quaternion (x,y,z,w, w >= 0) from a row-major rotation matrix."""
-    tr = m[0][0] + m[1][1] + m[2][2]
-    if tr > 0:
-        s = math.sqrt(tr + 1.0) * 2
-        q = ((m[2][1] - m[1][2]) / s, (m[0][2] - m[2][0]) / s, (m[1][0] - m[0][1]) / s, 0.25 * s)
-    elif m[0][0] > m[1][1] and m[0][0] > m[2][2]:
-        s = math.sqrt(1.0 + m[0][0] - m[1][1] - m[2][2]) * 2
-        q = (0.25 * s, (m[0][1] + m[1][0]) / s, (m[0][2] + m[2][0]) / s, (m[2][1] - m[1][2]) / s)
-    elif m[1][1] > m[2][2]:
-        s = math.sqrt(1.0 + m[1][1] - m[0][0] - m[2][2]) * 2
-        q = ((m[0][1] + m[1][0]) / s, 0.25 * s, (m[1][2] + m[2][1]) / s, (m[0][2] - m[2][0]) / s)
-    else:
-        s = math.sqrt(1.0 + m[2][2] - m[0][0] - m[1][1]) * 2
-        q = ((m[0][2] + m[2][0]) / s, (m[1][2] + m[2][1]) / s, 0.25 * s, (m[1][0] - m[0][1]) / s)
-    if q[3] < 0:
-        q = (-q[0], -q[1], -q[2], -q[3])
-    return qnormalize(q)
 
 
 def moves(frame: Frame) -> bool:
