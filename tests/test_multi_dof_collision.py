@@ -50,7 +50,7 @@ def test_exact_checker_follows_a_ball(tmp_path: Path) -> None:
     assert np.allclose(down, [0, 0, 1])
     hit = _collide(str(path), "--var", "s_ry", "--val", repr(-np.pi / 2), "--backend", "auto")
     assert hit.returncode == 1 and "obstacle" in hit.stdout and "tip" in hit.stdout
-    assert "note: exact checker used: the scene has ball or floating joints ('shoulder')" in \
+    assert "exact checker used: the scene has ball or floating joints ('shoulder')" in \
         hit.stderr
     for var in ("s_rx", "s_rz"):
         assert _collide(str(path), "--var", var, "--val", repr(-np.pi / 2)).returncode == 0
