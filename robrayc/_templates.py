@@ -394,13 +394,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v22 = ctx['n_celltables_decl']
     _v23 = ctx['n_cellbytes_decl']
     _v24 = ctx['any_const_hit']
-    _v25 = ctx['contact_tol']
-    _v26 = ctx['eps_sat']
-    _v27 = (1 if ctx['certify'] else 0)
-    _v28 = (1 if ctx['fk_turns'] else 0)
-    _v29 = ctx['name']
-    _v30 = ctx['name']
-    _v31 = ctx['name']
+    _v25 = ctx['group_reach']
+    _v26 = ctx['solid_reach']
+    _v27 = ctx['margin_rate']
+    _v28 = ctx['contact_tol']
+    _v29 = ctx['eps_sat']
+    _v30 = (1 if ctx['certify'] else 0)
+    _v31 = (1 if ctx['fk_turns'] else 0)
     _v32 = ctx['name']
     _v33 = ctx['name']
     _v34 = ctx['name']
@@ -408,156 +408,162 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v36 = ctx['name']
     _v37 = ctx['name']
     _v38 = ctx['name']
-    _v39 = ctx['kernel_header']
+    _v39 = ctx['name']
     _v40 = ctx['name']
+    _v41 = ctx['name']
+    _v42 = ctx['kernel_header']
+    _v43 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v22!s}\n'
       f'#define NCELLBYTES_DECL {_v23!s}\n'
       f'#define ANY_CONST_HIT {_v24!s}\n'
-      f'#define CONTACT_TOL {_v25!s}\n'
-      f'#define EPS_SAT {_v26!s}\n'
-      f'#define CHECKER_CERTIFY {_v27!s}\n'
-      f'#define CHECKER_FK_TURNS {_v28!s}\n'
+      f'#define GROUP_REACH {_v25!s}\n'
+      f'#define SOLID_REACH {_v26!s}\n'
+      f'#define MARGIN_RATE {_v27!s}\n'
+      f'#define CONTACT_TOL {_v28!s}\n'
+      f'#define EPS_SAT {_v29!s}\n'
+      f'#define CHECKER_CERTIFY {_v30!s}\n'
+      f'#define CHECKER_FK_TURNS {_v31!s}\n'
       '\n'
-      f'#define checker_pair_names {_v29!s}_pair_names\n'
-      f'#define checker_check {_v30!s}_check\n'
-      f'#define checker_check8 {_v31!s}_check8\n'
-      f'#define checker_colliding_pairs {_v32!s}_colliding_pairs\n'
-      f'#define checker_solid_states {_v33!s}_solid_states\n'
-      f'#define checker_group_poses {_v34!s}_group_poses\n'
-      f'#define checker_bind {_v35!s}_bind\n'
-      f'#define checker_cells {_v36!s}_cells\n'
-      f'#define checker_tbind {_v37!s}_tbind\n'
-      f'#define checker_tprove {_v38!s}_tprove\n'
+      f'#define checker_pair_names {_v32!s}_pair_names\n'
+      f'#define checker_check {_v33!s}_check\n'
+      f'#define checker_check8 {_v34!s}_check8\n'
+      f'#define checker_colliding_pairs {_v35!s}_colliding_pairs\n'
+      f'#define checker_solid_states {_v36!s}_solid_states\n'
+      f'#define checker_group_poses {_v37!s}_group_poses\n'
+      f'#define checker_bind {_v38!s}_bind\n'
+      f'#define checker_cells {_v39!s}_cells\n'
+      f'#define checker_tbind {_v40!s}_tbind\n'
+      f'#define checker_tprove {_v41!s}_tprove\n'
       '\n'
-      f'{_v39!s}\n'
-      f'/* --- the tables of "{_v40!s}'
+      f'{_v42!s}\n'
+      f'/* --- the tables of "{_v43!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:49
-    for (l_a_43, l_b_44,) in ctx['pair_names']:
-        w(f'    {{ {l_a_43!s}, {l_b_44!s} }},\n')
-    # c_checker.c.j2:50
+    # c_checker.c.j2:52
+    for (l_a_46, l_b_47,) in ctx['pair_names']:
+        w(f'    {{ {l_a_46!s}, {l_b_47!s} }},\n')
+    # c_checker.c.j2:53
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:51
-    _v45 = ctx['const_hit']
+    # c_checker.c.j2:54
+    _v48 = ctx['const_hit']
     w('};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v45!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v48!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:57
-    for l_s_48 in ctx['solids']:
-        w(f'    {{ {l_s_48!s} }},\n')
-    # c_checker.c.j2:58
+    # c_checker.c.j2:60
+    for l_s_51 in ctx['solids']:
+        w(f'    {{ {l_s_51!s} }},\n')
+    # c_checker.c.j2:61
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:59
+    # c_checker.c.j2:62
     w('};\n')
-    # c_checker.c.j2:60
+    # c_checker.c.j2:63
     if (not ctx['certify']):
-        # c_checker.c.j2:61
+        # c_checker.c.j2:64
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:63
-        for l_s_51 in ctx['boxes']:
-            w(f'    {{ {l_s_51!s} }},\n')
-        # c_checker.c.j2:64
+        # c_checker.c.j2:66
+        for l_s_54 in ctx['boxes']:
+            w(f'    {{ {l_s_54!s} }},\n')
+        # c_checker.c.j2:67
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:65
+        # c_checker.c.j2:68
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:68
-        for l_s_54 in ctx['nodes']:
-            w(f'    {{ {l_s_54!s} }},\n')
-        # c_checker.c.j2:69
+        # c_checker.c.j2:71
+        for l_s_57 in ctx['nodes']:
+            w(f'    {{ {l_s_57!s} }},\n')
+        # c_checker.c.j2:72
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:70
+        # c_checker.c.j2:73
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:73
-        for l_k_57 in ctx['kids']:
-            w(f'    {{ {l_k_57!s} }},\n')
-        # c_checker.c.j2:74
+        # c_checker.c.j2:76
+        for l_k_60 in ctx['kids']:
+            w(f'    {{ {l_k_60!s} }},\n')
+        # c_checker.c.j2:77
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:75
+        # c_checker.c.j2:78
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:78
-        for l_s_60 in ctx['leaves']:
-            w(f'    {{ {l_s_60!s} }},\n')
-        # c_checker.c.j2:79
+        # c_checker.c.j2:81
+        for l_s_63 in ctx['leaves']:
+            w(f'    {{ {l_s_63!s} }},\n')
+        # c_checker.c.j2:82
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:80
+        # c_checker.c.j2:83
         w('};\n')
-    # c_checker.c.j2:82
+    # c_checker.c.j2:85
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:84
-    for l_p_63 in ctx['pairs']:
-        w(f'    {{ {l_p_63!s} }},\n')
-    # c_checker.c.j2:85
+    # c_checker.c.j2:87
+    for l_p_66 in ctx['pairs']:
+        w(f'    {{ {l_p_66!s} }},\n')
+    # c_checker.c.j2:88
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:86
+    # c_checker.c.j2:89
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:89
-    for l_f_66 in ctx['fixblocks']:
-        w(f'    {{ {l_f_66!s} }},\n')
-    # c_checker.c.j2:90
+    # c_checker.c.j2:92
+    for l_f_69 in ctx['fixblocks']:
+        w(f'    {{ {l_f_69!s} }},\n')
+    # c_checker.c.j2:93
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:91
-    _v67 = ctx['movp']
-    _v68 = ctx['mova']
-    _v69 = ctx['movb']
-    _v70 = ctx['movr2']
-    _v71 = ctx['celltab']
+    # c_checker.c.j2:94
+    _v70 = ctx['movp']
+    _v71 = ctx['mova']
+    _v72 = ctx['movb']
+    _v73 = ctx['movr2']
+    _v74 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v67!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v68!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v69!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v70!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v70!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v71!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v72!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v73!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v71!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v74!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:100
-    for l_c_74 in ctx['celltables']:
-        w(f'    {{ {l_c_74!s} }},\n')
-    # c_checker.c.j2:101
+    # c_checker.c.j2:103
+    for l_c_77 in ctx['celltables']:
+        w(f'    {{ {l_c_77!s} }},\n')
+    # c_checker.c.j2:104
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:102
+    # c_checker.c.j2:105
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:104
-    for l_row_77 in ctx['cellbytes']:
-        w(f'    {l_row_77!s},\n')
-    # c_checker.c.j2:105
+    # c_checker.c.j2:107
+    for l_row_80 in ctx['cellbytes']:
+        w(f'    {l_row_80!s},\n')
+    # c_checker.c.j2:108
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:106
-    _v78 = ctx['kernel']
-    _v79 = ctx['name']
-    _v80 = ctx['fk_code']
-    _v81 = ctx['triangle_code']
+    # c_checker.c.j2:109
+    _v81 = ctx['kernel']
+    _v82 = ctx['name']
+    _v83 = ctx['fk_code']
+    _v84 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v78!s}\n'
-      f'/* --- the kinematics of "{_v79!s}'
+      f'{_v81!s}\n'
+      f'/* --- the kinematics of "{_v82!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -571,9 +577,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v80!s}\n'
+      f'{_v83!s}\n'
       '}\n'
-      f'{_v81!s}\n')
+      f'{_v84!s}\n')
     return "".join(out)
 
 
@@ -588,25 +594,27 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v5 = ctx['upper']
     _v6 = ctx['upper']
     _v7 = ctx['upper']
-    _v8 = ctx['guard']
+    _v8 = ctx['upper']
     _v9 = ctx['guard']
-    _v10 = ctx['upper']
+    _v10 = ctx['guard']
     _v11 = ctx['upper']
     _v12 = ctx['upper']
     _v13 = ctx['upper']
-    _v14 = ctx['n_config']
+    _v14 = ctx['upper']
     _v15 = ctx['upper']
-    _v16 = ctx['n_pairs']
+    _v16 = ctx['n_config']
     _v17 = ctx['upper']
-    _v18 = ctx['n_solid_pairs']
-    _v19 = ctx['name']
-    _v20 = ctx['name']
-    _v21 = ctx['n_pairs_decl']
+    _v18 = ctx['n_pairs']
+    _v19 = ctx['upper']
+    _v20 = ctx['n_solid_pairs']
+    _v21 = ctx['name']
     _v22 = ctx['name']
-    _v23 = ctx['name']
+    _v23 = ctx['n_pairs_decl']
     _v24 = ctx['name']
     _v25 = ctx['name']
     _v26 = ctx['name']
+    _v27 = ctx['name']
+    _v28 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -631,49 +639,56 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' a planner may treat\n'
       " * it as colliding (as sphere-only checkers do), and robrayc's compiled "
       'checker resolves it\n'
-      ' * with the exact checker.\n'
+      f' * with the exact checker. {_v8!s}'
+      '_INVALID (3): no answer, a configuration value is NaN\n'
+      ' * or infinite (or the poses are past 1e18): never FREE.\n'
       ' */\n'
-      f'#ifndef {_v8!s}\n'
-      f'#define {_v9!s}\n'
+      f'#ifndef {_v9!s}\n'
+      f'#define {_v10!s}\n'
       '\n'
       '#ifdef __cplusplus\n'
       'extern "C" {\n'
       '#endif\n'
       '\n'
-      f'#define {_v10!s}_FREE 0\n'
-      f'#define {_v11!s}_COLLIDES 1\n'
-      f'#define {_v12!s}_MAYBE 2\n'
+      f'#define {_v11!s}_FREE 0\n'
+      f'#define {_v12!s}_COLLIDES 1\n'
+      f'#define {_v13!s}_MAYBE 2\n'
+      f'#define {_v14!s}_INVALID 3\n'
       '\n'
       '/* configuration variables; checked frame pairs; solid pairs tested per '
       'configuration */\n'
-      f'#define {_v13!s}_N_CONFIG {_v14!s}\n'
-      f'#define {_v15!s}_N_PAIRS {_v16!s}\n'
-      f'#define {_v17!s}_N_SOLID_PAIRS {_v18!s}\n'
+      f'#define {_v15!s}_N_CONFIG {_v16!s}\n'
+      f'#define {_v17!s}_N_PAIRS {_v18!s}\n'
+      f'#define {_v19!s}_N_SOLID_PAIRS {_v20!s}\n'
       '\n'
-      f'/* frame names of each checked pair, in {_v19!s}'
+      f'/* frame names of each checked pair, in {_v21!s}'
       '_colliding_pairs order */\n'
-      f'extern const char *const {_v20!s}_pair_names[{_v21!s}][2];\n'
+      f'extern const char *const {_v22!s}_pair_names[{_v23!s}][2];\n'
       '\n'
-      '/* One configuration: FREE, COLLIDES or MAYBE (stops at the first certai'
-      'n collision). */\n'
-      f'int {_v22!s}_check(const double *q);\n'
+      '/* One configuration: FREE, COLLIDES, MAYBE (stops at the first certain '
+      'collision) or\n'
+      ' * INVALID. */\n'
+      f'int {_v24!s}_check(const double *q);\n'
       '\n'
       '/* Eight configurations (q: 8 x N_CONFIG doubles, row after row): out[k]'
       ' as for _check. */\n'
-      f'void {_v23!s}_check8(const double *q, int *out);\n'
+      f'void {_v25!s}_check8(const double *q, int *out);\n'
       '\n'
       '/* Every checked frame pair: out[p] is FREE, COLLIDES or MAYBE (N_PAIRS '
       'ints); returns how many\n'
-      ' * are not FREE. */\n'
-      f'int {_v24!s}_colliding_pairs(const double *q, int *out);\n'
+      ' * are not FREE (an INVALID configuration: every pair MAYBE, or COLLIDES'
+      ' when it collides at\n'
+      ' * every configuration). */\n'
+      f'int {_v26!s}_colliding_pairs(const double *q, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), the state of each solid pair '
       'tested per\n'
       ' * configuration (states: n x N_SOLID_PAIRS bytes, FREE, COLLIDES or MAY'
-      'BE); pairs with\n'
-      ' * active[p] == 0 are skipped (FREE); active may be NULL (every pair). *'
-      '/\n'
-      f'void {_v25!s}'
+      'BE; every pair MAYBE\n'
+      ' * for an INVALID configuration); pairs with active[p] == 0 are skipped '
+      '(FREE); active may be\n'
+      ' * NULL (every pair). */\n'
+      f'void {_v27!s}'
       '_solid_states(const double *q, long n, const unsigned char *active,\n'
       '                          unsigned char *states);\n'
       '\n'
@@ -681,7 +696,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v26!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v28!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1179,8 +1194,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x36b48582, render_c_checker_c_j2),
-    'c_checker.h.j2': (0xd857ffb3, render_c_checker_h_j2),
+    'c_checker.c.j2': (0xda824d06, render_c_checker_c_j2),
+    'c_checker.h.j2': (0xf0230b54, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

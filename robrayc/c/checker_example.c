@@ -29,6 +29,9 @@
 #define NCELLTABLES_DECL 1
 #define NCELLBYTES_DECL 1
 #define ANY_CONST_HIT 0
+#define GROUP_REACH 2.0
+#define SOLID_REACH 1.52
+#define MARGIN_RATE 4e-06
 #define CONTACT_TOL 1e-09
 #define EPS_SAT 1e-12
 

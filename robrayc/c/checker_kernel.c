@@ -194,7 +194,10 @@ static int near1(const float *a, const float *b, float r)
 }
 
 /* 1 unless one of the 15 axes separates box A (centre 0, axes the identity, half ha) from box
- * B (centre t, rotation r row-major: its axes are the columns, half hb), in A's frame */
+ * B (centre t, rotation r row-major: its axes are the columns, half hb), in A's frame. The
+ * 1e-6 added to |r_ij| covers the float32 rounding of r (a product of two or three rotations
+ * rounded to float: <= ~4 roundings, 2.4e-7 an entry) and keeps the cross axes of nearly
+ * parallel edges from separating boxes that touch */
 static int sat1(const float *ha, const float *t, const float *r, const float *hb)
 {
     static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
@@ -361,7 +364,7 @@ static int certified(const double *q, int t)
         double x = (q[c->var[d]] - c->lo[d]) * c->inv[d];
         long i;
         if (c->n[d] == 1) continue;
-        if (!(fabs(x) < 1e9)) return 0;  /* also NaN */
+        if (!(fabs(x) < 1e9)) return 0;  /* no cell (and no overflow of long); also NaN */
         i = (long)floor(x);
         if (c->wrap[d]) {
             i %= c->n[d];
@@ -377,16 +380,17 @@ static int certified(const double *q, int t)
 
 /* a configuration's group poses, solid centres (as solid_centres) and the world boxes of its
  * solids, made when first asked for */
-struct boxcache { double (*g)[12]; float (*centre)[NS_DECL];
+struct boxcache { double (*g)[12]; float (*centre)[NS_DECL], slack;
                   float box[NS_DECL][12]; unsigned char have[NS_DECL]; };
 
 /* a cache for group poses g and solid centres */
 static void start_cache(struct boxcache *c, double g[][12],
-                        float centre[3][NS_DECL])
+                        float centre[3][NS_DECL], float slack)
 {
     int s;
     c->g = g;
     c->centre = centre;
+    c->slack = slack;
     for (s = 0; s < NS; s++) c->have[s] = 0;
 }
 
@@ -417,7 +421,7 @@ static int sphere_misses_box(struct boxcache *c, int a, int b)
 {
     float (*centre)[NS_DECL] = c->centre;
     const float *w = world_box(c, a), *h = BOX[a] + 12;
-    float d[3], d2 = 0.0f, r = SOLID[b].bound[3];
+    float d[3], d2 = 0.0f, r = SOLID[b].bound[3] + c->slack;
     int j;
     for (j = 0; j < 3; j++) d[j] = centre[j][b] - w[9 + j];
     for (j = 0; j < 3; j++) {
@@ -442,6 +446,42 @@ static int pair_state(const double *q, struct boxcache *c, int p, int a, int b, 
     return r;
 }
 
+/* --- precision ------------------------------------------------------------------------------
+ *
+ * The kernel's float32 tests are sound for coordinates of magnitude at most X: the tables'
+ * radii and boxes carry a margin of MARGIN_RATE * X (robrayc.analysis.collision.compiled
+ * derives MARGIN_RATE = 4e-6, about 67 float32 roundings of X; the tests' rounding adds up to
+ * about 40), X being GROUP_REACH + SOLID_REACH as generated: every group origin within GROUP_REACH
+ * of the world origin (each coordinate), every solid within SOLID_REACH of its group origin.
+ * Tests in a pair's relative frame (the trees, the exact closed forms in double) stay within
+ * X wherever they could go wrong: a pair can only touch when its group origins lie within
+ * 2 SOLID_REACH of each other, whatever the world coordinates. The world-frame tests (the
+ * bounding spheres, the boxes of pairs of meshes) are not: far from the origin (a mobile base
+ * in map coordinates, a long rail) their float32 centres lose what the margin holds. So a
+ * configuration whose group origins reach past GROUP_REACH grows those tests' radii by a
+ * slack of MARGIN_RATE times the largest coordinate then possible: sound at any distance
+ * (and slower far away, where more pairs go on to the exact tests). */
+
+/* the slack of the world-frame tests at configuration q (group poses g), as above: 0 while
+ * every group origin lies within GROUP_REACH; -1 (no answer: INVALID) when a value of q is NaN
+ * or infinite, or the poses reach past 1e18 (float32 squares of such distances overflow) */
+static float world_slack(const double *q, double g[][12])
+{
+    double m = 0.0;
+    int k;
+    for (k = 0; k < NQ; k++)
+        if (!(fabs(q[k]) <= DBL_MAX)) return -1.0f;
+    for (k = 1; k < NG; k++) {
+        double t = fabs(g[k][9]), u = fabs(g[k][10]), v = fabs(g[k][11]);
+        if (u > t) t = u;
+        if (v > t) t = v;
+        if (!(t <= m)) m = t;  /* NaN too */
+    }
+    if (m <= GROUP_REACH) return 0.0f;
+    if (!(m <= 1e18)) return -1.0f;
+    return (float)(MARGIN_RATE * (m + SOLID_REACH));
+}
+
 /* every solid's bounding-sphere centre in the world at group poses g: its x, y and z in
  * centre[0], [1], [2] (one coordinate of all solids together, as near8 gathers them) */
 /* cppcheck-suppress constParameter ; C99 converts double (*)[12] to const only with a cast */
@@ -461,10 +501,10 @@ static void solid_centres(double g[][12], float centre[3][NS_DECL])
     }
 }
 
-/* lanes of 8 solid pairs (solids sa[l], sb[l], squared reach r2[l]) whose bounding spheres
- * overlap (centres as solid_centres) */
+/* lanes of 8 solid pairs (solids sa[l], sb[l], squared reach r2[l]) whose bounding spheres,
+ * each reach grown by slack, overlap (centres as solid_centres; a lane of r2 -1 never does) */
 static unsigned near8(float centre[3][NS_DECL], const int *sa, const int *sb,
-                      const float *r2)
+                      const float *r2, float slack)
 {
 #if defined(__AVX2__)
     __m256i a = _mm256_loadu_si256((const __m256i *)sa);
@@ -477,35 +517,56 @@ static unsigned near8(float centre[3][NS_DECL], const int *sa, const int *sb,
                               _mm256_i32gather_ps(centre[2], b, 4));
     __m256 d2 = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(dx, dx), _mm256_mul_ps(dy, dy)),
                               _mm256_mul_ps(dz, dz));
-    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d2, _mm256_loadu_ps(r2), _CMP_LE_OQ));
+    __m256 reach2 = _mm256_loadu_ps(r2);
+    if (slack > 0.0f) {  /* sqrt(-1) is NaN: a padding lane stays apart */
+        __m256 reach = _mm256_add_ps(_mm256_sqrt_ps(reach2), _mm256_set1_ps(slack));
+        reach2 = _mm256_mul_ps(reach, reach);
+    }
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(d2, reach2, _CMP_LE_OQ));
 #else
     unsigned m = 0u;
     int l;
     for (l = 0; l < 8; l++) {
         float dx = centre[0][sa[l]] - centre[0][sb[l]], dy = centre[1][sa[l]] - centre[1][sb[l]],
-              dz = centre[2][sa[l]] - centre[2][sb[l]];
-        m |= (unsigned)(dx * dx + dy * dy + dz * dz <= r2[l]) << l;
+              dz = centre[2][sa[l]] - centre[2][sb[l]], reach2 = r2[l];
+        if (slack > 0.0f && reach2 >= 0.0f) {
+            float reach = sqrtf(reach2) + slack;
+            reach2 = reach * reach;
+        }
+        m |= (unsigned)(dx * dx + dy * dy + dz * dz <= reach2) << l;
     }
     return m;
 #endif
 }
 
-/* One configuration: FREE, COLLIDES or MAYBE. Without states, stops at the first certain
- * collision; with states (NP bytes, zeroed by the caller), writes the state of every solid
- * pair (pairs with active[p] == 0 skipped; active may be NULL). */
+/* no answer for configuration q: MAYBE for every (active) solid pair in states */
+static int invalid(const unsigned char *active, unsigned char *states)
+{
+    if (states) {
+        int p;
+        for (p = 0; p < NP; p++) states[p] = (unsigned char)(active && !active[p] ? 0 : 2);
+    }
+    return CHECKER_INVALID;
+}
+
+/* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_slack). Without states,
+ * stops at the first certain collision; with states (NP bytes, zeroed by the caller), writes
+ * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL). */
 static int check1(const double *q, const unsigned char *active, unsigned char *states)
 {
     double g[NG][12];
-    float centre[3][NS_DECL];
+    float centre[3][NS_DECL], slack;
     struct boxcache cache;
     int k, l, hit = 0, maybe = 0;
     fk(q, g);
+    slack = world_slack(q, g);
+    if (slack < 0.0f) return invalid(active, states);
     solid_centres(g, centre);
-    start_cache(&cache, g, centre);
+    start_cache(&cache, g, centre, slack);
     for (k = 0; k < NFB && !(hit && !states); k++) {
         const struct fixblock *f = &FIXB[k];
         const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
-        unsigned m = near_block(f, c, SOLID[f->solid].bound[3]);
+        unsigned m = near_block(f, c, SOLID[f->solid].bound[3] + slack);
         for (l = 0; m && l < 8; l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;
@@ -517,7 +578,7 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
         }
     }
     for (k = 0; k < NMP && !(hit && !states); k += 8) {
-        unsigned m = near8(centre, MOVA + k, MOVB + k, MOVR2 + k);
+        unsigned m = near8(centre, MOVA + k, MOVB + k, MOVR2 + k, slack);
         for (l = 0; m && !(hit && !states); l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;
@@ -567,14 +628,19 @@ static void active_states(const double *q, long n, const unsigned char *active,
         const double *qc = q + c * NQ;
         unsigned char *out = states + c * NP;
         double g[NG][12];
-        float centre[3][NS_DECL];
+        float centre[3][NS_DECL], slack;
         struct boxcache boxes;
         for (i = 0; i < NP; i++) out[i] = 0;
         fk(qc, g);
+        slack = world_slack(qc, g);
+        if (slack < 0.0f) {
+            (void)invalid(active, out);
+            continue;
+        }
         solid_centres(g, centre);
-        start_cache(&boxes, g, centre);
+        start_cache(&boxes, g, centre, slack);
         for (i = 0; i < m; i += 8) {
-            unsigned near = near8(centre, sa + i, sb + i, reach2 + i);
+            unsigned near = near8(centre, sa + i, sb + i, reach2 + i, slack);
             int l;
             for (l = 0; near; l++, near >>= 1)
                 if (near & 1u)
@@ -609,7 +675,10 @@ int checker_colliding_pairs(const double *q, int *out)
     unsigned char states[NP_DECL] = { 0 };
     int p, count = 0;
     for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p];
-    (void)check1(q, 0, states);
+    if (check1(q, 0, states) == CHECKER_INVALID) {
+        for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p] ? 1 : 2;
+        return NPAIRS;
+    }
     for (p = 0; p < NP; p++)
         if (states[p] == 1 || (states[p] == 2 && out[PAIR[p][2]] == 0))
             out[PAIR[p][2]] = states[p];
@@ -638,7 +707,9 @@ static float move(const struct cellgrid *c, int n)
 static int swept(struct cellgrid *c, int a, int b, int na, int nb, const float *pb,
                  const float *t)
 {
-    float grow = move(c, na) + move(c, nb);
+    /* a cell's relative translation reaches past the margin's X by at most the growth, whose
+     * float32 rounding a relative MARGIN_RATE more covers as the margin covers X's */
+    float grow = (move(c, na) + move(c, nb)) * (float)(1.0 + MARGIN_RATE);
     int k;
     if (--c->budget < 0) return 1;
     if (!near1(pb, NODE[na], NODE[na][3] + NODE[nb][3] + grow)) return 0;

@@ -18,6 +18,11 @@
  *   NODES_DECL, LEAVES_DECL    sphere-tree nodes and leaf boxes (static trees only)
  *   NCELLTABLES_DECL, NCELLBYTES_DECL    certified-cell tables and their bytes
  *   ANY_CONST_HIT   1 when a frame pair collides at every configuration
+ *   GROUP_REACH     how far every group's origin may be from the world origin (each coordinate)
+ *   SOLID_REACH     and every solid from its group's origin, for the float32 tests' margin
+ *                   MARGIN_RATE * (GROUP_REACH + SOLID_REACH) to hold; beyond, the kernel
+ *                   grows its world-frame tests (checker_kernel.c, "precision")
+ *   MARGIN_RATE     that margin per unit of coordinate (robrayc.analysis.collision.compiled)
  *   CONTACT_TOL     the exact checker's contact tolerance (robrayc.analysis.collision.solids):
  *                   a sphere or box pair COLLIDES when its solids overlap by more than it
  *   EPS_SAT         added to |R_ij| in the double box-box separating-axis test, as the exact
@@ -40,6 +45,7 @@
 #ifndef ROBRAYC_CHECKER_KERNEL_H
 #define ROBRAYC_CHECKER_KERNEL_H
 
+#include <float.h>
 #include <math.h>
 
 #if defined(__AVX2__)
@@ -50,6 +56,8 @@
 #define CHECKER_FREE 0
 #define CHECKER_COLLIDES 1
 #define CHECKER_MAYBE 2
+/* no answer: a configuration value is NaN or infinite, or the poses are past 1e18 */
+#define CHECKER_INVALID 3
 
 /* a solid: its rigid group, its exact kind (0 sphere, 1 box, -1 none: tested through its
  * sphere tree), fixed_box (1: a box in the world), the root of its sphere tree, its bounding

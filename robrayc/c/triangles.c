@@ -269,6 +269,8 @@ static int tprove(struct tproof *c, double *q, double *lo, double *hi, int depth
     long n = 0, m, max = (c->room - c->used) / 2;
     for (d = 0; d < c->dims; d++) {
         q[c->var[d]] = 0.5 * (lo[d] + hi[d]);
+        /* the half width, and 1e-9 (1 + |q|) more: the midpoint and the halves' ends are
+         * rounded to double (relative 1.1e-16), so the box covers lo..hi with room to spare */
         c->h[d] = 0.5 * (hi[d] - lo[d]) + 1e-9 * (1.0 + fabs(q[c->var[d]]));
     }
     fk(q, g);

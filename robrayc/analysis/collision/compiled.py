@@ -34,7 +34,20 @@ if TYPE_CHECKING:
 
 # Target sphere cell edge, as a fraction of the scene's largest solid: ~the size VAMP's fits use.
 DEFAULT_SPHERE_FRACTION = 0.08
-# Radii grow by this x the scene's reach to absorb float32 rounding of poses and centres.
+# Radii and box half extents grow by _MARGIN x X to absorb float32 rounding, X the largest
+# coordinate the kernel's float tests see (c_model's reach: group origins within GROUP_REACH,
+# solids within SOLID_REACH of them; past it the kernel grows its world-frame tests, see
+# "precision" in robrayc/c/checker_kernel.c). With u = 2^-24 (float32's unit roundoff): a
+# centre stored as float is off by <= sqrt(3) u X (its radius is not grown for it); a
+# transform rounded from double (`relative`) by u per rotation entry and 2 u X per coordinate
+# of its translation (a pair that can touch has its group origins within 2X); `apply` (three
+# products and three sums) adds <= 4 u (3X + 2X) per coordinate, so a moved centre is off by
+# <= sqrt(3) (20 + 3 + 2) u X ~ 43 u X; the comparison after it (a squared distance or a
+# box's, against a squared radius) by <= ~7 u X. The longest chain (`tree_solid`, `tree_tree`:
+# a node moved into the other's frame, then compared) loses <= ~55 u X, below 4e-6 X = 67 u X
+# (and a tree against a tree has two grown radii). The separating-axis tests' own 1e-6 on
+# |R_ij| (checker_kernel.c, `sat1`) covers the rotations' rounding (<= ~4 u = 2.4e-7 an entry).
+# tests/test_far_coordinates.py checks the kernel against python-fcl at 1e3..1e7.
 _MARGIN = 4e-6
 # -fno-math-errno lets sin and cos of one angle be one call (the checker never reads errno);
 # neither flag changes a result
@@ -92,10 +105,13 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
     s = checker.solids
     size = sphere_size(checker, size)
     motions = checker.motions
-    reach = 1.0 + sum(float(np.abs(m[1][:3, 3]).sum()) for m in motions) + max(
-        (float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
-         enumerate(s.items)), default=0.0)
-    margin = _MARGIN * reach
+    # every group origin within group_reach of the world origin while the joints are
+    # revolute (a prismatic joint's first unit of travel too); every solid within
+    # solid_reach of its group's origin
+    group_reach = 1.0 + sum(float(np.abs(m[1][:3, 3]).sum()) for m in motions)
+    solid_reach = max((float(np.abs(item.placement[:3, 3]).sum() + s.brad[k]) for k, item in
+                       enumerate(s.items)), default=0.0)
+    margin = _MARGIN * (group_reach + solid_reach)
     solids, bounds, table = _solid_tables(checker, margin, size, trees)
     names = checker.frame_pairs
     const = checker._const_hit.astype(int).tolist()
@@ -118,7 +134,8 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "pair_names": [(c_string(a), c_string(b)) for a, b in names],
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
-        "margin": f"{margin:.3g}",
+        "margin": f"{margin:.3g}", "group_reach": repr(group_reach),
+        "solid_reach": repr(solid_reach), "margin_rate": repr(_MARGIN),
         **empty_tables(len(checker._pi)),
     }
 
