@@ -23,7 +23,7 @@
  *                   MARGIN_RATE * (GROUP_REACH + SOLID_REACH) to hold; beyond, the kernel
  *                   grows its world-frame tests (checker_kernel.c, "precision")
  *   MARGIN_RATE     that margin per unit of coordinate (robrayc.analysis.collision.compiled)
- *   CONTACT_TOL     the exact checker's contact tolerance (robrayc.analysis.collision.solids):
+ *   CONTACT_TOL     the one contact tolerance (robrayc.analysis.collision.tolerance):
  *                   a sphere or box pair COLLIDES when its solids overlap by more than it
  *   EPS_SAT         added to |R_ij| in the double box-box separating-axis test, as the exact
  *                   checker's (closed_form._EPS_SAT): the cross axis of nearly parallel edges

@@ -19,14 +19,8 @@ import numpy as np
 
 from robrayc.analysis.collision.cells import empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
-from robrayc.analysis.collision.solids import (
-    BOX,
-    CONE,
-    CONTACT_TOL,
-    CYLINDER,
-    FRUSTUM,
-    SPHERE,
-)
+from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE
+from robrayc.analysis.collision.tolerance import CONTACT_TOL
 from robrayc.records import record
 
 if TYPE_CHECKING:
