@@ -1,5 +1,5 @@
-"""Binary STL writing, for backends that must write a mesh file beside their output (a cone in
-URDF/SDF/MJCF, a COLLADA mesh MuJoCo cannot read)."""
+"""Binary STL (and OBJ) writing, for backends that must write a mesh file beside their output
+(a cone in URDF/SDF/MJCF, a COLLADA mesh MuJoCo cannot read, a mesh too big for an STL)."""
 
 from __future__ import annotations
 
@@ -20,6 +20,17 @@ def triangles_stl(triangles, header: bytes = b"robrayc") -> bytes:
     rec["n"] = n
     rec["v"] = t
     return header[:80].ljust(80, b" ") + len(t).to_bytes(4, "little") + rec.tobytes()
+
+
+def obj_text(vertices, faces) -> bytes:
+    """Wavefront OBJ of a (v, 3) vertex and (f, 3) face array, every double written exactly."""
+    import numpy as np
+
+    v = np.asarray(vertices, dtype=np.float64).reshape(-1, 3)
+    f = np.asarray(faces, dtype=np.int64).reshape(-1, 3) + 1
+    lines = [f"v {x!r} {y!r} {z!r}" for x, y, z in v.tolist()]
+    lines += [f"f {a} {b} {c}" for a, b, c in f.tolist()]
+    return ("\n".join(lines) + "\n").encode("ascii")
 
 
 def cone_stl(height: float, r0: float, r1: float, segments: int = CONE_SEGMENTS) -> bytes:

@@ -10,16 +10,30 @@
   kinematics.rotvec_to_quat); a floating frame a `<freejoint>` when it is a child of the
   worldbody (qpos: the body's world position and quaternion), elsewhere (MuJoCo allows free
   joints only there) slide joints VAR_x, VAR_y, VAR_z and a ball joint VAR_r, the same motion.
-- Position limits are the joint `range`; effort limits `actuatorfrcrange`. Frames sharing a
-  configuration variable are tied by `<equality><joint>` to the first one.
+- Position limits are the joint `range`; effort limits `actuatorfrcrange`. MuJoCo refuses an
+  empty range (lower >= upper): such a position range leaves the joint unlimited (it stays a
+  joint, so every configuration variable can still be set by name), such an effort range (a
+  URDF `effort="0"`) is left out, each with a warning. Frames sharing a configuration
+  variable are tied by `<equality><joint>` to the one named after the variable (a URDF
+  mimic joint's leader, wherever it comes in the file), else the first.
 - Geoms: box, sphere, cylinder (centred by MuJoCo: shifted by half its height, amino's start
   at the frame), a cone with equal radii is a cylinder; other cones and every mesh become
-  binary STL files written beside the MJCF (STEM-mesh-N.stl: MuJoCo reads no COLLADA; axes,
-  units and per-axis scale applied), referenced as mesh assets, the geometry's scale as the
-  asset's scale. Colour and alpha are the geom's rgba. Visual-only geoms are group 1 without
-  contacts, collision-only geoms group 3, geoms that are both group 0.
-- Inertia: `<inertial>` with the mass and `fullinertia` where the scene has one; masses come
-  only from there (`inertiafromgeom="false"`); bodies without one get MuJoCo's lower bounds
+  files written beside the MJCF (STEM-mesh-N.stl, binary; STEM-mesh-N.obj past the 200,000
+  faces MuJoCo reads from an STL; MuJoCo reads no COLLADA; axes, units and per-axis scale
+  applied), referenced as mesh assets, the geometry's scale as the asset's scale. A binary STL
+  that MuJoCo reads as it is (Z up, Y forward, 1 to 200,000 faces) is referenced where it
+  lies; an ASCII STL is converted. Colour and alpha are the geom's rgba. Visual-only geoms
+  are group 1 without contacts, collision-only geoms group 3, geoms that are both group 0.
+- Inertia: `<inertial>` with the mass and `fullinertia` where the scene has one. A tensor
+  MuJoCo refuses (a negative principal moment, or A + B < C) is written balanced, as MuJoCo's
+  balanceinertia would (`diaginertia`, each moment the mean of the three), with a warning. One
+  on the edge of those rules within rounding (MuJoCo checks them without slack on its own
+  eigen-decomposition): with a moment near 0 and products of inertia, as its principal
+  moments (`quat`, `diaginertia`; negative rounding cut to 0); diagonal, the largest moment cut
+  to the sum of the other two; with A + B within rounding of C, as it is with
+  `balanceinertia="true"` in `<compiler>` (MuJoCo balances it only if its own rounding finds
+  A + B < C). Masses come only from there
+  (`inertiafromgeom="false"`); bodies without one get MuJoCo's lower bounds
   (`boundmass`, `boundinertia`), which MuJoCo needs for moving bodies.
 - Allowed collision pairs are `<contact><exclude>` between the two bodies.
 - MJCF cannot express (a located warning, once per kind with a count): grids, velocity and
@@ -43,6 +57,7 @@ HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
 
 BOUND_MASS = 1e-9  # MuJoCo's boundmass/boundinertia for bodies the scene gives no inertia
 BOUND_INERTIA = 1e-15
+STL_FACE_LIMIT = 200_000  # MuJoCo's STL decoder refuses more faces (it reads OBJ of any size)
 
 
 add_arguments, Options = model_option("mjcf", "MJCF")
@@ -56,12 +71,12 @@ class _Writer:
         out = ctx.output
         self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
         self.stem = out.stem if out is not None else "model"
+        self.edge_inertia = False  # a tensor MuJoCo's rounding may find A + B < C
         self.lost: dict[str, list] = {}  # what -> [count, first position]
         self.assets: dict[tuple, str] = {}  # (kind, key, scales) -> mesh asset name
         self.generated: dict[tuple, str] = {}  # (kind, key) -> STL file written
         self.files: list[OutputFile] = []
         self.asset_el = None
-        self.unbalanced = False  # an inertia breaks the triangle inequality MuJoCo demands
 
     def lose(self, what: str, pos: SourcePos) -> None:
         entry = self.lost.setdefault(what, [0, pos])
@@ -89,7 +104,7 @@ class _Writer:
                     etree.SubElement(contact, "exclude", body1=pair.a, body2=pair.b)
         if not len(self.asset_el):
             root.remove(self.asset_el)
-        if self.unbalanced:
+        if self.edge_inertia:
             compiler.set("balanceinertia", "true")
         for what, (n, pos) in self.lost.items():
             self.sink.warning(f"MJCF cannot express {what} ({n}x); left out", pos,
@@ -108,10 +123,8 @@ class _Writer:
         if f.tags:
             self.lose("frame isa tags", f.pos)
         if f.inertial is not None:
-            i = f.inertial.inertia
             etree.SubElement(el, "inertial", pos="0 0 0", mass=_f(f.inertial.mass),
-                             fullinertia=_v((i[0], i[4], i[8], i[3], i[6], i[7])))
-            self.check_inertia(f)
+                             **self.inertia(f))
         if f.is_joint:
             self.joint(el, f)
         elif not f.limits.is_empty():
@@ -120,13 +133,21 @@ class _Writer:
             self.geom(el, f, g)
         return el
 
-    def check_inertia(self, f: ir.Frame) -> None:
-        """MuJoCo refuses unphysical tensors; its balanceinertia repairs them: say so."""
-        from robrayc.inertia import is_physical, warning_text
+    def inertia(self, f: ir.Frame) -> dict[str, str]:
+        """The inertia attributes of the frame's tensor, in a form MuJoCo accepts."""
+        from robrayc.inertia import balanced, is_physical, warning_text
 
+        i = f.inertial.inertia
         if not is_physical(f.inertial):
-            self.unbalanced = True
             self.sink.warning(warning_text(f, "MuJoCo"), f.pos, name="format-loss")
+            b = balanced(f.inertial)
+            return {"diaginertia": _v(max(m, 0.0) for m in (b[0], b[4], b[8]))}
+        edge = edge_form(f.inertial)
+        if isinstance(edge, tuple):
+            (x, y, z, w), moments = edge
+            return {"quat": _v((w, x, y, z)), "diaginertia": _v(moments)}
+        self.edge_inertia = self.edge_inertia or edge is True
+        return {"fullinertia": _v((i[0], i[4], i[8], i[3], i[6], i[7]))}
 
     def multi_dof_joint(self, body, f: ir.Frame) -> None:
         """A ball joint; a floating one as a free joint on a child of the worldbody (MuJoCo
@@ -157,12 +178,16 @@ class _Writer:
         if f.offset:
             j.set("ref", _f(-f.offset))
         lim = f.limits
-        if lim.position is not None:
+        if lim.position is not None and lim.position[0] < lim.position[1]:
             j.set("limited", "true")
             j.set("range", _v(lim.position))
-        if lim.effort is not None:
+        elif lim.position is not None:
+            self.lose("position ranges with lower >= upper (joints written unlimited)", f.pos)
+        if lim.effort is not None and lim.effort[0] < lim.effort[1]:
             j.set("actuatorfrclimited", "true")
             j.set("actuatorfrcrange", _v(lim.effort))
+        elif lim.effort is not None:
+            self.lose("effort ranges with lower >= upper (such as effort 0)", f.pos)
         if lim.velocity is not None:
             self.lose("velocity limits", f.pos)
         if lim.acceleration is not None:
@@ -171,12 +196,12 @@ class _Writer:
     def equalities(self, root) -> None:
         from lxml import etree
 
-        first: dict[str, ir.Frame] = {}
+        leads = lead_frames(self.scene)
         eq = None
         for f in self.scene.frames:
             if not f.is_joint or f.variable is None:
                 continue
-            lead = first.setdefault(f.variable, f)
+            lead = self.scene.frame(leads[f.variable])
             if lead is f:
                 continue
             if f.is_multi_dof or lead.is_multi_dof:  # MuJoCo ties scalar joints only
@@ -234,7 +259,8 @@ class _Writer:
         from robrayc.stl import cone_stl
 
         key = ("cone", s.height, s.start_radius, s.end_radius)
-        name = self.asset(key, g, lambda: cone_stl(s.height, s.start_radius, s.end_radius))
+        name = self.asset(key, g, lambda: (".stl", cone_stl(s.height, s.start_radius,
+                                                            s.end_radius)))
         return None if name is None else {"type": "mesh", "mesh": name}
 
     def _mesh(self, s: ir.Mesh, g: ir.Geometry) -> dict[str, str] | None:
@@ -243,13 +269,22 @@ class _Writer:
             name = self.asset(key, g, None, s.path, s.scale3)
         else:
             key = ("mesh", os.path.realpath(s.path), s.scale3, s.up, s.forward, s.collada_up)
-            name = self.asset(key, g, lambda: self.mesh_stl(s, g))
+            name = self.asset(key, g, lambda: self.mesh_file(s, g))
         return None if name is None else {"type": "mesh", "mesh": name}
 
     @staticmethod
     def readable(s: ir.Mesh) -> bool:
-        """An STL file that needs no axis change: MuJoCo reads it directly."""
-        return s.path.lower().endswith(".stl") and (s.up, s.forward) == ("Z", "Y")
+        """A binary STL file that needs no axis change and has no more faces than MuJoCo
+        reads: MuJoCo reads it directly."""
+        if not s.path.lower().endswith(".stl") or (s.up, s.forward) != ("Z", "Y"):
+            return False
+        try:
+            with open(s.path, "rb") as stream:
+                count = int.from_bytes(stream.read(84)[80:84].ljust(4, b"\0"), "little")
+                size = os.fstat(stream.fileno()).st_size
+        except OSError:
+            return False
+        return 1 <= count <= STL_FACE_LIMIT and size == 84 + 50 * count
 
     def _grid(self, s: ir.Grid, g: ir.Geometry) -> None:
         self.lose("grid geometry", g.pos)
@@ -275,8 +310,10 @@ class _Writer:
         else:
             file = self.generated.get(key)
             if file is None:
-                file = self.generated[key] = f"{self.stem}-mesh-{len(self.generated) + 1}.stl"
-                self.files.append(OutputFile(self.out_dir / file, make()))
+                suffix, data = make()
+                file = self.generated[key] = (f"{self.stem}-mesh-{len(self.generated) + 1}"
+                                              f"{suffix}")
+                self.files.append(OutputFile(self.out_dir / file, data))
         name = self.assets[full] = f"mesh-{len(self.assets) + 1}"
         el = etree.SubElement(self.asset_el, "mesh", name=name, file=file)
         scale = tuple(g.scale * c for c in scale3)
@@ -284,24 +321,74 @@ class _Writer:
             el.set("scale", _v(scale))
         return name
 
-    def mesh_stl(self, s: ir.Mesh, g: ir.Geometry) -> bytes:
+    def mesh_file(self, s: ir.Mesh, g: ir.Geometry) -> tuple[str, bytes]:
+        """(suffix, bytes) of the mesh for MuJoCo: binary STL, or OBJ past the faces MuJoCo
+        reads from an STL."""
         from robrayc.meshes import load_mesh
-        from robrayc.stl import triangles_stl
+        from robrayc.stl import obj_text, triangles_stl
 
         data = load_mesh(s, self.sink, g.pos)
-        return triangles_stl(data.vertices[data.faces], b"robrayc " + Path(s.path).name.encode(
-            "utf-8", "replace"))
+        if len(data.faces) > STL_FACE_LIMIT:
+            return ".obj", obj_text(data.vertices, data.faces)
+        return ".stl", triangles_stl(data.vertices[data.faces], b"robrayc " + Path(
+            s.path).name.encode("utf-8", "replace"))
+
+
+def lead_frames(scene: ir.Scene) -> dict[str, str]:
+    """variable -> the frame whose joint is named after it: the joint frame of that name (a
+    URDF mimic joint's leader, even when a follower comes first), else the first it moves."""
+    leads: dict[str, str] = {}
+    for f in scene.frames:
+        if f.is_joint and f.variable is not None:
+            if f.name == f.variable:
+                leads[f.variable] = f.name
+            else:
+                leads.setdefault(f.variable, f.name)
+    return leads
+
+
+EDGE = 1e-9  # relative distance to MuJoCo's inertia rules within which rounding may decide
+
+
+def edge_form(inertial: ir.Inertial) -> tuple[ir.Quat, ir.Vec3] | bool | None:
+    """How a physical tensor on the edge of MuJoCo's rules (which it checks without slack on
+    its own eigen-decomposition) is written so that MuJoCo loads it: (principal axes, moments)
+    made to satisfy the rules exactly for a diagonal tensor or one with a moment near 0;
+    True for A + B within rounding of C (written as it is, MuJoCo balancing it only if its own
+    rounding breaks the rule); None for a tensor clear of the edge."""
+    import numpy as np
+
+    from robrayc.kinematics import matrix_to_quat
+
+    m = np.asarray(inertial.inertia, dtype=np.float64).reshape(3, 3)
+    diagonal = not np.any(m - np.diag(np.diag(m)))
+    if diagonal:  # MuJoCo reads the moments as they are, in this order
+        moments, axes = np.diag(m).copy(), np.eye(3)
+    else:
+        moments, axes = np.linalg.eigh(m)
+        if np.linalg.det(axes) < 0:
+            axes[:, 2] = -axes[:, 2]
+    low, high = float(moments.min()), float(moments.max())
+    slack = EDGE * max(abs(high), 1e-300)
+    near_zero = low <= slack and not diagonal
+    if not near_zero and 2 * high - float(moments.sum()) < -slack:  # C < A + B by a margin
+        return None
+    if not near_zero and not diagonal:
+        return True
+    moments = np.maximum(moments, 0.0)
+    top = int(np.argmax(moments))
+    first, second = (float(moments[k]) for k in range(3) if k != top)
+    moments[top] = min(float(moments[top]), first + second)
+    if diagonal and np.array_equal(moments, np.diag(m)):
+        return None
+    return matrix_to_quat(axes.tolist()), tuple(float(x) for x in moments)
 
 
 def joint_names(scene: ir.Scene) -> dict[str, str]:
-    """frame -> MJCF joint name: the configuration variable for the first frame moved by it
-    (MJCF input reads a joint's name as its variable), other frames their own name where free.
-    """
+    """frame -> MJCF joint name: the configuration variable for its lead frame (MJCF input
+    reads a joint's name as its variable), other frames their own name where free."""
     out: dict[str, str] = {}
-    leads = {}
-    for f in scene.frames:
-        if f.is_joint and f.variable is not None:
-            leads.setdefault(f.variable, f.name)
+    leads = lead_frames(scene)
     taken = set(leads)
     for f in scene.frames:
         if not f.is_joint:
