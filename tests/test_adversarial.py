@@ -52,9 +52,6 @@ def test_random_scenes_far_from_the_origin_exact(random_run: adv.Findings) -> No
 
 @needs_cc
 @pytest.mark.slow
-@pytest.mark.xfail(strict=True, reason="issue 28 defect 2: the compiled kernel's float32 world "
-                   "coordinates miss collisions 1e5..1e7 m from the origin (being fixed in "
-                   "the C kernel)")
 def test_random_scenes_far_from_the_origin_compiled(random_run: adv.Findings) -> None:
     assert random_run.probes.get(("compiled", "far"), 0) > 50
     assert random_run.unsound_in("compiled", ("far",)) == []
