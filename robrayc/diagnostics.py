@@ -66,6 +66,8 @@ WARNINGS: dict[str, str] = {
                   "joints, or fixed at its rest pose)",
     "floating-joint": "a floating joint written as what the output format has (fixed at its "
                       "rest pose, or the model's pose)",
+    "mjcf-lost": "MJCF geoms robrayc has no shape for (planes, ellipsoids, height fields, "
+                 "...): dropped, counted",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

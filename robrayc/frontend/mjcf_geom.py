@@ -9,7 +9,7 @@ from robrayc import ir
 from robrayc.frontend.common import PendingFrame
 from robrayc.frontend.frames import stable_unit_quaternion
 from robrayc.frontend.xmlsource import local
-from robrayc.kinematics import axis_angle_quat, qrotate
+from robrayc.kinematics import axis_angle_quat, compose, qrotate
 from robrayc.records import replace
 
 GREY = (0.5, 0.5, 0.5, 1.0)  # MuJoCo's default geom rgba
@@ -18,7 +18,7 @@ GREY = (0.5, 0.5, 0.5, 1.0)  # MuJoCo's default geom rgba
 class GeomReader:
     """Mixed into mjcf_in._Loader (which provides attrs, placement, numbers, pos, ...)."""
 
-    def geom(self, el, parent: str | None, cls: str) -> None:
+    def geom(self, el, parent: str | None, cls: str, offset=None) -> None:
         self.check_attrs(el, "geom")
         attrs = self.attrs(el, cls)
         kind = attrs.get("type", "sphere")
@@ -29,6 +29,8 @@ class GeomReader:
         if "fromto" in attrs:
             q, v, half = self.fromto(el, attrs["fromto"])
             size = (size[0], half, *size[2:]) if kind != "box" else (size[0], size[1], half)
+        if offset is not None:  # in a <frame>
+            q, v = compose(offset, (q, v))
         shapes = self.shapes(el, kind, size, attrs)
         if not shapes:
             return
@@ -81,11 +83,16 @@ class GeomReader:
         if kind == "mesh":
             return self.mesh(el, attrs)
         if kind not in ("sphere", "box", "cylinder", "capsule"):
-            self.ignore(f"{kind} geom (no robrayc shape)", el)
+            self.lost.setdefault(f"{kind}", [0, self.pos(el)])[0] += 1
         return []
 
     def mesh(self, el, attrs) -> list[tuple[ir.Shape, float]]:
         name = attrs.get("mesh")
+        if name in self.inline_meshes:
+            self.sink.error(f"mesh asset '{name}' lists its vertices in the MJCF; robrayc reads "
+                            "mesh files only", self.pos(el, "mesh"),
+                            "write the vertices to an OBJ or STL file and give its file")
+            return []
         if name not in self.meshes:
             self.sink.error(f"unknown mesh asset '{name}'", self.pos(el, "mesh"))
             return []
@@ -122,10 +129,10 @@ class GeomReader:
             self.ignore("material without rgba (textures)", el)
         return GREY
 
-    def site(self, el, parent: str | None, cls: str) -> None:
+    def site(self, el, parent: str | None, cls: str, offset=None) -> None:
         self.check_attrs(el, "site")
         attrs = self.attrs(el, cls)
-        q, v = self.placement(el, attrs)
+        q, v = self.placement(el, attrs, offset)
         name = self.unique(attrs.get("name"), f"{parent or 'world'}-site")
         self.add(ir.Frame(name=name, parent=parent, translation=v, quaternion=q,
                           pos=self.pos(el)))
@@ -133,14 +140,22 @@ class GeomReader:
     def inertial(self, el, body: str):
         """(inertial on the body, or None and (q, v, inertial) for a BODY-inertial frame)."""
         self.check_attrs(el, "inertial")
-        attrs = dict(el.attrib)
+        attrs = given(el)
         q, v = self.placement(el, attrs)
-        mass = self.number(el, "mass", 0.0, required=True)
+        if "mass" not in attrs:
+            self.sink.error("<inertial> needs a 'mass' attribute", self.pos(el))
+        mass = (self.numbers(el, "mass", text=attrs.get("mass", "0")) or (0.0,))[0]
         if "fullinertia" in attrs:
-            i = self.numbers(el, "fullinertia") or (0.0,) * 6
+            i = self.numbers(el, "fullinertia", text=attrs["fullinertia"]) or (0.0,) * 6
+            if len(i) != 6:
+                self.sink.error("fullinertia needs 6 numbers", self.pos(el, "fullinertia"))
+                i = (0.0,) * 6
             tensor = (i[0], i[3], i[4], i[3], i[1], i[5], i[4], i[5], i[2])
         else:
             d = self.numbers(el, "diaginertia", text=attrs.get("diaginertia", "0 0 0"))
+            if d is not None and len(d) != 3:
+                self.sink.error("diaginertia needs 3 numbers", self.pos(el, "diaginertia"))
+                d = None
             d = d or (0.0, 0.0, 0.0)
             tensor = (d[0], 0.0, 0.0, 0.0, d[1], 0.0, 0.0, 0.0, d[2])
         inertial = ir.Inertial(mass, tuple(c + 0.0 for c in tensor))
@@ -183,6 +198,16 @@ class GeomReader:
         for pending in self.partial.frames:
             if pending.frame.name == frame:
                 pending.frame = replace(pending.frame, variable=variable)
+
+
+KEYWORDS = {"type", "class", "childclass", "limited", "actuatorfrclimited", "angle",
+            "autolimits", "eulerseq"}  # an empty keyword is an error in MuJoCo
+
+
+def given(el) -> dict[str, str]:
+    """The element's attributes, an empty value as not given (MuJoCo reads rgba="" or pos=""
+    as absent)."""
+    return {k: v for k, v in el.attrib.items() if v.strip() or k in KEYWORDS}
 
 
 def _placed(q: ir.Quat, v: ir.Vec3, z: float) -> tuple[ir.Quat, ir.Vec3]:

@@ -34,12 +34,24 @@ from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
-from robrayc.frontend.mjcf_geom import GeomReader, minimal_rotation
+from robrayc.frontend.mjcf_geom import GeomReader, given, minimal_rotation
 from robrayc.frontend.xmlsource import XmlSource, local
 from robrayc.kinematics import axis_angle_quat, compose, matrix_to_quat, qmul
 from robrayc.records import field, record
 
 MAX_INCLUDE_DEPTH = 32
+
+Pose = tuple[ir.Quat, ir.Vec3]
+
+# elements that make bodies, joints or geoms robrayc does not read: errors, with a hint
+BODY_MAKERS = {
+    "replicate": "write the copies out, or compile the model with MuJoCo and save it "
+                 "(mj_saveLastXML) to read that",
+    "composite": "compile the model with MuJoCo and save it (mj_saveLastXML) to read that",
+    "flexcomp": "robrayc has no deformable bodies; remove it to read the rest",
+    "attach": "include the other model's file, or compile the model with MuJoCo and save it "
+              "(mj_saveLastXML) to read that",
+}
 
 # attributes read here; others on these elements are reported once each
 READ = {
@@ -54,6 +66,7 @@ READ = {
                  "diaginertia", "fullinertia"},
     "mesh": {"name", "file", "scale", "class"},
     "material": {"name", "rgba", "class"},
+    "frame": {"name", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "childclass"},
     "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom",
                  "boundmass", "boundinertia", "balanceinertia"},
 }
@@ -90,6 +103,8 @@ class _Loader(XmlSource, GeomReader):
         self.reported: set[str] = set()
         self.counter = 0
         self.included: dict[object, tuple[str, list[str]]] = {}  # element -> its file
+        self.inline_meshes: set[str] = set()
+        self.lost: dict[str, list] = {}  # geom type robrayc has no shape for -> [count, pos]
 
     def pos(self, el, attr: str | None = None) -> SourcePos:
         """Positions of included elements are in their own file."""
@@ -106,36 +121,50 @@ class _Loader(XmlSource, GeomReader):
             self.file, self.lines = saved
 
     def expand_includes(self, el, depth: int = 0, chain: tuple[str, ...] = ()) -> None:
-        """Replace each <include file> by the children of that file's <mujoco> root."""
-        from robrayc.frontend.xmlsafe import parse_xml
-
+        """Replace each <include file> by the children of that file's <mujoco> root, at any
+        depth (an included file's includes too), each path relative to the main file's
+        directory (as MuJoCo resolves them)."""
         for child in list(el):
             if not isinstance(child.tag, str):
                 continue
-            if local(child.tag) != "include":
+            if local(child.tag) == "include":
+                self.include(el, child, depth, chain)
+            else:
                 self.expand_includes(child, depth, chain)
-                continue
-            at = self.pos(child, "file")
-            path = self.dir / (child.get("file") or "")
-            if str(path) in chain or depth >= MAX_INCLUDE_DEPTH:
-                self.sink.error(f"include cycle or nesting too deep at '{path}'", at)
-                el.remove(child)
-                continue
-            data = self.ctx.read_source(path, at)
-            root = None if data is None else parse_xml(data, str(path), self.sink, "MJCF")
-            if root is not None and local(root.tag) != "mujoco":
-                self.sink.error(f"included file '{path}' has root <{local(root.tag)}>, "
-                                "not <mujoco>", at)
-                root = None
-            index = el.index(child)
-            el.remove(child)
-            if root is None:
-                continue
-            text = data.decode("utf-8", "replace")
-            self.ctx.sources.add(str(path), text)
-            for k, part in enumerate(list(root)):
-                self.included[part] = (str(path), text.split("\n"))
-                el.insert(index + k, part)
+
+    def include(self, el, child, depth: int, chain: tuple[str, ...]) -> None:
+        from robrayc.frontend.xmlsafe import parse_xml
+
+        at = self.pos(child, "file")
+        path = self.dir / (child.get("file") or "")
+        index = el.index(child)
+        el.remove(child)
+        if str(path) in chain:
+            cycle = " -> ".join(Path(c).name for c in (*chain[chain.index(str(path)):], path))
+            self.sink.error(f"include cycle: {cycle}", at, "a file cannot include itself, "
+                            "directly or through the files it includes")
+            return
+        if depth >= MAX_INCLUDE_DEPTH:
+            self.sink.error(f"includes nested deeper than {MAX_INCLUDE_DEPTH} at '{path}'", at)
+            return
+        data = self.ctx.read_source(path, at)
+        root = None if data is None else parse_xml(data, str(path), self.sink, "MJCF")
+        if root is not None and local(root.tag) != "mujoco":
+            self.sink.error(f"included file '{path}' has root <{local(root.tag)}>, "
+                            "not <mujoco>", at)
+            root = None
+        if root is None:
+            return
+        text = data.decode("utf-8", "replace")
+        self.ctx.sources.add(str(path), text)
+        parts = [part for part in root if isinstance(part.tag, str)]
+        for k, part in enumerate(parts):
+            self.included[part] = (str(path), text.split("\n"))
+            el.insert(index + k, part)
+        for part in parts:
+            if local(part.tag) == "include":
+                self.include(el, part, depth + 1, chain + (str(path),))
+            else:
                 self.expand_includes(part, depth + 1, chain + (str(path),))
 
     # --- reporting --------------------------------------------------------------------------
@@ -161,11 +190,11 @@ class _Loader(XmlSource, GeomReader):
         for el in sections:
             if local(el.tag) == "compiler":
                 self.compiler(el)
-        for el in sections:
-            tag = local(el.tag)
-            if tag == "default":
+        for el in sections:  # every class first: MuJoCo allows a class used before its block
+            if local(el.tag) == "default":
                 self.defaults(el, self.classes["main"], "main")
-            elif tag == "asset":
+        for el in sections:
+            if local(el.tag) == "asset":
                 self.assets(el)
         for el in sections:
             tag = local(el.tag)
@@ -181,7 +210,18 @@ class _Loader(XmlSource, GeomReader):
         for el in sections:
             if local(el.tag) == "equality":
                 self.equality(el)
+        self.report_lost()
         return self.partial
+
+    def report_lost(self) -> None:
+        """One warning counting the geoms dropped (not a -Wformat-loss among harmless ones)."""
+        if not self.lost:
+            return
+        total = sum(n for n, _ in self.lost.values())
+        kinds = ", ".join(f"{n} {kind}" for kind, (n, _) in self.lost.items())
+        first = min((pos for _, pos in self.lost.values()), key=lambda p: (p.file, p.line))
+        self.sink.warning(f"{total} MJCF geom{'s' if total > 1 else ''} dropped ({kinds}): "
+                          "robrayc has no shape for them", first, name="mjcf-lost")
 
     def compiler(self, el) -> None:
         self.check_attrs(el, "compiler")
@@ -212,7 +252,7 @@ class _Loader(XmlSource, GeomReader):
                     continue
                 self.defaults(child, own, cls)
             else:
-                own.attrs.setdefault(tag, {}).update(child.attrib)
+                own.attrs.setdefault(tag, {}).update(given(child))
 
     def attrs(self, el, cls: str) -> dict[str, str]:
         """The element's attributes over its class defaults (class, else the childclass)."""
@@ -222,7 +262,7 @@ class _Loader(XmlSource, GeomReader):
             self.sink.error(f"unknown default class '{name}'", self.pos(el, "class"))
             defaults = self.classes["main"]
         out = dict(defaults.attrs.get(local(el.tag), {}))
-        out.update(el.attrib)
+        out.update(given(el))
         return out
 
     def assets(self, el) -> None:
@@ -232,8 +272,8 @@ class _Loader(XmlSource, GeomReader):
             if tag == "mesh":
                 self.check_attrs(child, "mesh")
                 file = attrs.get("file")
-                if file is None:
-                    self.ignore("<mesh> without a file (vertex lists)", child)
+                if file is None:  # vertices listed inline: an error where a geom uses it
+                    self.inline_meshes.add(attrs.get("name", ""))
                     continue
                 name = attrs.get("name") or Path(file).stem
                 scale = self.numbers(child, "scale", text=attrs.get("scale", "1 1 1"))
@@ -295,12 +335,14 @@ class _Loader(XmlSource, GeomReader):
             return minimal_rotation(tuple(z))
         return stable_unit_quaternion(matrix_to_quat(m.tolist()))
 
-    def placement(self, el, attrs: dict[str, str]) -> tuple[ir.Quat, ir.Vec3]:
+    def placement(self, el, attrs: dict[str, str], offset: Pose | None = None) -> Pose:
+        """The element's pose (after the pose `offset` of the <frame> it is in)."""
         v = self.numbers(el, "pos", text=attrs.get("pos", "0 0 0")) or ir.ZERO_V
         if len(v) != 3:
             self.sink.error("pos needs 3 numbers", self.pos(el, "pos"))
             v = ir.ZERO_V
-        return self.orientation(el, attrs), tuple(v)
+        pose = self.orientation(el, attrs), tuple(v)
+        return pose if offset is None else compose(offset, pose)
 
     # --- bodies -----------------------------------------------------------------------------
     def unique(self, name: str | None, fallback: str) -> str:
@@ -312,26 +354,36 @@ class _Loader(XmlSource, GeomReader):
     def add(self, frame: ir.Frame) -> None:
         self.partial.frames.append(PendingFrame(frame))
 
-    def children(self, el, parent: str | None, cls: str) -> None:
-        """The bodies, geoms, sites of a body (or the worldbody) under frame `parent`."""
+    def children(self, el, parent: str | None, cls: str, offset: Pose | None = None) -> None:
+        """The bodies, geoms, sites of a body (or the worldbody, or a <frame> of either, whose
+        pose `offset` is applied to its children) under frame `parent`."""
         for child in el:
             tag = local(child.tag)
             if tag == "body":
-                self.body(child, parent, cls)
+                self.body(child, parent, cls, offset)
             elif tag == "geom":
-                self.geom(child, parent, cls)
+                self.geom(child, parent, cls, offset)
             elif tag == "site":
-                self.site(child, parent, cls)
+                self.site(child, parent, cls, offset)
+            elif tag == "frame":  # MuJoCo 3: a pose (and childclass) for its children
+                self.check_attrs(child, "frame")
+                pose = self.placement(child, given(child))
+                self.children(child, parent, child.get("childclass", cls),
+                              pose if offset is None else compose(offset, pose))
+            elif tag in BODY_MAKERS:
+                self.sink.error(f"MJCF <{tag}> is not read by robrayc: the bodies, joints and "
+                                "geoms it makes would be lost", self.pos(child),
+                                BODY_MAKERS[tag])
             elif tag in ("joint", "freejoint") and parent is None:
                 self.sink.error("a joint in the worldbody (MuJoCo refuses it)", self.pos(child))
             elif tag not in ("joint", "freejoint", "inertial"):
                 self.ignore(f"<{tag}> in a body", child)
 
-    def body(self, el, parent: str | None, cls: str) -> None:
+    def body(self, el, parent: str | None, cls: str, offset: Pose | None = None) -> None:
         self.check_attrs(el, "body")
-        attrs = dict(el.attrib)
+        attrs = given(el)
         name = self.unique(attrs.get("name"), "body")
-        q, v = self.placement(el, attrs)
+        q, v = self.placement(el, attrs, offset)
         inner = el.get("childclass", cls)
         joints = [j for j in el if local(j.tag) in ("joint", "freejoint")]
         parent, q, v, name_used = self.joint_chain(joints, parent, q, v, name, inner)

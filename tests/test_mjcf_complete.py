@@ -1,0 +1,149 @@
+"""MJCF input reads what MuJoCo reads, or says what it loses: classes used before their
+<default>, includes at any depth (relative to the main file, as MuJoCo), include cycles,
+<frame>, empty attributes, and elements whose bodies, joints or geoms robrayc would drop (each
+a small file that failed before; poses checked against real MuJoCo)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robrayc.diagnostics import CompileError, DiagnosticSink
+from robrayc.frontend import LoadOptions, load_scene
+from robrayc.kinematics import fk
+
+mujoco = pytest.importorskip("mujoco")
+
+
+def write(tmp_path: Path, files: dict[str, str]) -> Path:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    return tmp_path / next(iter(files))
+
+
+def same_bodies_as_mujoco(path: Path) -> None:
+    """Every MuJoCo body is a frame of the scene at MuJoCo's pose (zero configuration)."""
+    scene = load_scene([str(path)])
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    ours = fk(scene, dict.fromkeys(scene.variables, 0.0))
+    assert model.nbody > 1
+    for b in range(1, model.nbody):
+        m = np.eye(4)
+        m[:3, :3] = data.xmat[b].reshape(3, 3)
+        m[:3, 3] = data.xpos[b]
+        np.testing.assert_allclose(ours[model.body(b).name], m, atol=1e-12)
+    assert model.ngeom == sum(len(f.geometries) for f in scene.frames)
+
+
+def run(path: Path, *extra: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "robrayc", str(path), "--list-frames",
+                           *extra], capture_output=True, text=True)
+
+
+def test_class_used_before_its_default_block(tmp_path):
+    path = write(tmp_path, {"m.xml": """<mujoco>
+  <asset><material name="red" class="paint"/></asset>
+  <worldbody><body name="b" childclass="arm"><joint name="j"/><geom size=".1"/></body>
+  </worldbody>
+  <default><default class="arm"><joint axis="1 0 0"/><geom type="box" size=".1 .2 .3"/>
+    </default><default class="paint"><material rgba="1 0 0 1"/></default></default>
+</mujoco>"""})
+    scene = load_scene([str(path)])
+    assert scene.frame("b").axis == (1.0, 0.0, 0.0)
+    same_bodies_as_mujoco(path)
+
+
+INCLUDES = {
+    "scene.xml": '<mujoco><include file="robots/robot.xml"/>'
+                 '<worldbody><geom name="floor" type="plane" size="1 1 .1"/></worldbody>'
+                 "</mujoco>",
+    # MuJoCo resolves nested includes from the main file's directory, not the includer's
+    "robots/robot.xml": '<mujoco><include file="parts/arm.xml"/></mujoco>',
+    "parts/arm.xml": '<mujoco><worldbody><body name="arm" pos="0 0 1"><joint name="j"/>'
+                     '<geom size=".1"/><body name="hand" pos=".5 0 0"><geom size=".05"/>'
+                     "</body></body></worldbody></mujoco>",
+}
+
+
+def test_nested_includes_at_any_depth(tmp_path):
+    path = write(tmp_path, INCLUDES)
+    r = run(path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["arm", "hand"]
+    assert "1 MJCF geom dropped (1 plane)" in r.stderr and "[-Wmjcf-lost]" in r.stderr
+    assert run(path, "-Werror").returncode == 1
+    model = mujoco.MjModel.from_xml_path(str(path))
+    assert model.nbody == 3
+    scene = load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    np.testing.assert_array_equal(fk(scene, {"j": 0.0})["hand"][:3, 3], data.body("hand").xpos)
+
+
+def test_include_cycle_is_a_located_error(tmp_path):
+    path = write(tmp_path, {"a.xml": '<mujoco>\n  <include file="b.xml"/>\n</mujoco>\n',
+                            "b.xml": '<mujoco>\n <include file="a.xml"/>\n</mujoco>\n'})
+    r = run(path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{tmp_path / 'b.xml'}:2:11: error: include cycle: a.xml -> b.xml -> a.xml" \
+        in r.stderr
+
+
+def test_frame_places_its_children(tmp_path):
+    path = write(tmp_path, {"m.xml": """<mujoco><compiler angle="radian"/>
+  <default><default class="c"><geom type="box" size=".1 .1 .1"/></default></default>
+  <worldbody>
+    <frame pos="0 0 1" euler="0 0 1.5707963267948966" childclass="c">
+      <frame pos="1 0 0" quat="0 1 0 0"><body name="a"><geom/></body></frame>
+      <geom pos="0 1 0"/><site name="s" pos="0 0 1"/>
+      <body name="b" pos="0 2 0"><joint name="j"/><geom fromto="0 0 0 1 0 0" type="cylinder"
+        size=".1"/><frame pos="0 0 3"><body name="c"/></frame></body>
+    </frame>
+  </worldbody></mujoco>"""})
+    same_bodies_as_mujoco(path)
+    scene = load_scene([str(path)])
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    mujoco.mj_kinematics(model, data)
+    np.testing.assert_allclose(fk(scene, {"j": 0.0})["s"][:3, 3], data.site("s").xpos,
+                               atol=1e-12)
+
+
+def test_empty_attributes_are_absent_as_for_mujoco(tmp_path):
+    path = write(tmp_path, {"m.xml": """<mujoco><worldbody>
+  <body name="b" pos=""><joint name="j" axis="" range=""/>
+    <geom size=".1" rgba="" pos="" quat="" material=""/></body>
+  </worldbody></mujoco>"""})
+    scene = load_scene([str(path)])
+    geom = scene.frame("b").geometries[0]
+    model = mujoco.MjModel.from_xml_path(str(path))
+    assert (*geom.color, geom.alpha) == tuple(float(c) for c in model.geom_rgba[0])
+    assert scene.frame("b").axis == tuple(model.jnt_axis[0])
+    same_bodies_as_mujoco(path)
+
+
+@pytest.mark.parametrize("element", [
+    '<replicate count="3" offset=".1 0 0"><body name="r"/></replicate>',
+    '<attach model="other" body="b" prefix="o-"/>',
+])
+def test_elements_that_make_bodies_are_errors(tmp_path, element):
+    path = write(tmp_path, {"m.xml": f"<mujoco><worldbody>\n  {element}\n</worldbody></mujoco>"})
+    r = run(path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert f"{path}:2:3: error: MJCF <{element[1:10].split()[0]}> is not read" in r.stderr
+
+
+def test_inline_mesh_is_an_error_that_says_so(tmp_path):
+    path = write(tmp_path, {"m.xml": """<mujoco><asset>
+  <mesh name="tet" vertex="0 0 0 1 0 0 0 1 0 0 0 1"/></asset>
+  <worldbody><geom type="mesh" mesh="tet"/></worldbody></mujoco>"""})
+    with pytest.raises(CompileError):
+        load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
+    assert "lists its vertices in the MJCF" in run(path).stderr
