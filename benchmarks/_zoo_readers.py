@@ -212,7 +212,14 @@ class SdformatFK:
             return np.eye(4) if v is None else joint_motion(kind, axes, v)
 
         def root_motion(link: str):
-            return None
+            """A link without a joint: the input's floating frame of that name moves it."""
+            f = values.frame(link)
+            if f is None or f.kind != "floating":
+                return None
+            v = [cfg[x] for x in ir.joint_variables(f)]
+            move = rotvec(v[3:])
+            move[:3, 3] = v[:3]
+            return move
 
         return sdformat_fk(self.ref, motion, root_motion)
 

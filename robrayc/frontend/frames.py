@@ -63,15 +63,21 @@ def checked_quaternion(q: ir.Quat, error: Report, warning: Report) -> ir.Quat | 
 
 
 def checked_axis(axis: ir.Vec3, what: str, error: Report, warning: Report, *,
-                 normalise: bool) -> ir.Vec3 | None:
+                 normalise: bool, exact: bool = False) -> ir.Vec3 | None:
     """A joint axis: zero is an error (None); with `normalise` (revolute joints, whose axis
     amino turns into a quaternion as given, and every URDF joint) a non-unit axis is divided
-    by its length. `what` names the joint in messages ("revolute frame 'a'")."""
+    by its length. A length within UNIT_TOLERANCE of 1 is kept as written (as amino and the
+    original compiler read it), unless `exact`: formats whose readers make every axis unit
+    (libsdformat, MuJoCo, Pinocchio: 0.573576 0 0.819152, 2.9e-7 short of unit, moved a
+    shadow hand's links 1e-6 m off MuJoCo's) divide it too, silently. `what` names
+    the joint in messages ("revolute frame 'a'")."""
     n = math.sqrt(sum(c * c for c in axis))
     if n == 0:
         error(f"axis of {what} is zero", None)
         return None
     if normalise and abs(n - 1) > UNIT_TOLERANCE:
         warning(f"axis of {what} has length {n!r}; normalised", None)
+        return (axis[0] / n + 0.0, axis[1] / n + 0.0, axis[2] / n + 0.0)
+    if exact and n != 1.0:
         return (axis[0] / n + 0.0, axis[1] / n + 0.0, axis[2] / n + 0.0)
     return axis

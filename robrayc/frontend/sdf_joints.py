@@ -3,8 +3,6 @@ links, joints and `<frame>`s (the rules are in sdf_in's docstring)."""
 
 from __future__ import annotations
 
-import math
-
 from robrayc import ir
 from robrayc.frontend.frames import checked_axis
 from robrayc.frontend.sdf_parts import child, is_identity
@@ -178,15 +176,10 @@ def _axis(ld, j, tag: str) -> ir.Vec3:
         if key is not None and key != j.key:
             xyz = qrotate(ld.relative(key, j.key)[0], xyz)
     at = ld.pos(xyz_el if xyz_el is not None else j.el)
-    axis = checked_axis(tuple(xyz), f"joint '{j.key}'",
+    return checked_axis(tuple(xyz), f"joint '{j.key}'",
                         lambda m, h=None: ld.sink.error(m, at, h),
                         lambda m, h=None: ld.sink.warning(m, at, h, name="unnormalized"),
-                        normalise=True) or (0.0, 0.0, 1.0)
-    # libsdformat makes every axis unit, also one a rounding away (which checked_axis keeps
-    # as written for amino's sake): 0.417025 0.895055 -0.15801, of length 1 + 2.3e-7, would
-    # otherwise turn every angle 2.3e-7 of itself too far
-    n = math.sqrt(sum(c * c for c in axis))
-    return axis if n == 1.0 else (axis[0] / n + 0.0, axis[1] / n + 0.0, axis[2] / n + 0.0)
+                        normalise=True, exact=True) or (0.0, 0.0, 1.0)
 
 
 def _limits(ld, j, tag: str, kind: str) -> ir.Limits:
