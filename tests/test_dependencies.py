@@ -75,3 +75,38 @@ def test_required_dependencies_are_used() -> None:
         name = _name(requirement)
         assert name in imported or name in INDIRECT, f"{name} is required but never imported"
     assert "yourdfpy" not in {_name(r) for r in _pyproject()["project"]["dependencies"]}
+
+
+def _installed_closure() -> dict[str, int]:
+    """Every distribution a default install brings (the required ones and what they require,
+    extras and markers not applying left out) -> its installed bytes, from the packages'
+    own RECORD files in this environment."""
+    from importlib.metadata import PackageNotFoundError, distribution
+
+    from packaging.requirements import Requirement
+
+    todo = [_name(r) for r in _pyproject()["project"]["dependencies"]]
+    sizes: dict[str, int] = {}
+    while todo:
+        name = todo.pop()
+        if name in sizes:
+            continue
+        try:
+            dist = distribution(name)
+        except PackageNotFoundError:
+            pytest.skip(f"{name} is not installed here: the install cannot be measured")
+        sizes[name] = sum(f.size or 0 for f in dist.files or ())
+        for text in dist.requires or ():
+            req = Requirement(text)
+            if req.marker is None or req.marker.evaluate({"extra": ""}):
+                todo.append(req.name.lower())
+    return sizes
+
+
+def test_default_install_stays_under_200_mb() -> None:
+    """Issue 32: `pip install robrayc` was 317 MB, 143 of them scipy's for one kd-tree."""
+    sizes = _installed_closure()
+    assert "scipy" not in sizes
+    total = sum(sizes.values()) / 1e6
+    assert total <= 200, f"{total:.0f} MB: " + ", ".join(
+        f"{k} {v / 1e6:.0f}" for k, v in sorted(sizes.items(), key=lambda kv: -kv[1]))

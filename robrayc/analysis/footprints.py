@@ -358,18 +358,51 @@ def _cut(a, b, plane):
 
 
 def _section(verts, faces, plane: float) -> list:
-    """Polygons of a mesh's cross-section at z = plane (even-odd nesting, via trimesh)."""
-    import trimesh
+    """Polygons of a mesh's cross-section at z = plane, even-odd nested: each triangle crossing
+    the plane gives a segment (its corners exactly on the plane count as above it), segments
+    joined into closed rings at their shared ends (snapped to a grid far below the section's
+    size), the rings' insides combined by exclusive or (open chains, of open meshes, have no
+    inside). numpy and shapely only (trimesh's paths need scipy and networkx)."""
+    import numpy as np
+    import shapely
 
-    tm = trimesh.Trimesh(vertices=verts, faces=faces, process=False)
-    try:
-        lines = trimesh.intersections.mesh_plane(tm, [0.0, 0.0, 1.0], [0.0, 0.0, plane])
-        if len(lines) == 0:
-            return []
-        path = trimesh.load_path(lines[:, :, :2])
-        return [p for p in path.polygons_full if p is not None and p.area > 0]
-    except Exception:  # open or degenerate meshes have no closed section: triangles suffice
+    tri = np.asarray(verts, dtype=np.float64)[np.asarray(faces)]
+    above = tri[:, :, 2] >= plane
+    cut = above.any(axis=1) & ~above.all(axis=1)
+    tri, above = tri[cut], above[cut]
+    if not len(tri):
         return []
+    # the lone corner (on its side of the plane) and the edges from it to the other two
+    lone = np.where(above.sum(axis=1) == 1, above.argmax(axis=1), (~above).argmax(axis=1))
+    rows = np.arange(len(tri))
+    a = tri[rows, lone]
+    ends = [_plane_point(a, tri[rows, (lone + k) % 3], plane) for k in (1, 2)]
+    segments = np.stack(ends, axis=1)
+    size = float(np.ptp(segments.reshape(-1, 2), axis=0).max())
+    # STL's float32 corners: ends meant to meet may differ in the last bits
+    lines = shapely.set_precision(shapely.multilinestrings(segments), size * 1e-7)
+    merged = shapely.line_merge(lines)
+    rings = [np.asarray(g.coords) for g in getattr(merged, "geoms", [merged])
+             if g.geom_type == "LineString" and len(g.coords) >= 4]
+    area = None
+    for ring in rings:
+        if np.abs(ring[0] - ring[-1]).max() > size * 1e-6:
+            continue  # an open chain (an open mesh): no inside
+        inside = shapely.make_valid(shapely.Polygon(ring))
+        area = inside if area is None else shapely.symmetric_difference(area, inside)
+    parts = [] if area is None else getattr(area, "geoms", [area])
+    return [p for p in parts if p.geom_type == "Polygon" and p.area > 0]
+
+
+def _plane_point(a, b, plane: float):
+    """Where edges a-b (rows) cross z = plane, as (x, y): computed from the lower end, so that
+    the two triangles sharing an edge give the very same point."""
+    import numpy as np
+
+    lower = (a[:, 2] < b[:, 2])[:, None]
+    a, b = np.where(lower, a, b), np.where(lower, b, a)
+    s = ((plane - a[:, 2]) / (b[:, 2] - a[:, 2]))[:, None]
+    return a[:, :2] + s * (b[:, :2] - a[:, :2])
 
 
 # --- 3D solids (for the writers that keep 3D objects: CajunBot) ----------------------------------

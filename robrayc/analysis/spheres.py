@@ -25,6 +25,7 @@ import math
 import numpy as np
 
 from robrayc import ir
+from robrayc.analysis.collision.broadphase import radius_pairs
 from robrayc.analysis.collision.closed_form import box_distance, round_distance
 from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, MESH, SPHERE, Solid
 from robrayc.records import record
@@ -205,11 +206,24 @@ def _overshoot_primitive(kind: int, par: np.ndarray, centres, radii) -> float:
 
 
 def _overshoot_mesh(sub: np.ndarray, centres, radii) -> float:
-    from scipy.spatial import cKDTree
-
     surface = np.concatenate([sub.reshape(-1, 3), sub.mean(axis=1)])
-    dist, _ = cKDTree(surface).query(_probe_points(centres, radii))
-    return float(dist.max())
+    reach = 2 * float(np.max(radii)) if len(radii) else 1.0
+    return float(_nearest_distances(surface, _probe_points(centres, radii), reach).max())
+
+
+def _nearest_distances(points: np.ndarray, queries: np.ndarray, reach: float) -> np.ndarray:
+    """Each query's distance to the nearest of `points`: searched within `reach`, doubled for
+    the queries that found none (a sphere's probes are within twice its radius of a vertex)."""
+    best = np.full(len(queries), np.inf)
+    todo = np.arange(len(queries))
+    reach = max(reach, 1e-12)
+    while len(todo) and len(points):
+        i, j = radius_pairs(queries[todo], points, reach)
+        d = np.sqrt(((queries[todo][i] - points[j]) ** 2).sum(axis=1))
+        np.minimum.at(best, todo[i], d)
+        todo = todo[~np.isfinite(best[todo])]
+        reach *= 2
+    return best
 
 
 def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:
@@ -272,14 +286,16 @@ def cover_all(solids: list[Solid], *, size: float | None = None, count: int | No
 
 def contains(cover_: SphereCover, points: np.ndarray, slack: float = 0.0) -> np.ndarray:
     """Which points lie in the union of the spheres (within ``slack``)."""
-    from scipy.spatial import cKDTree
-
     inside = np.zeros(len(points), dtype=bool)
-    if not len(points):
+    if not len(points) or not len(cover_):
         return inside
-    tree = cKDTree(points)
-    for hits in tree.query_ball_point(cover_.centres, cover_.radii + slack):
-        inside[hits] = True
+    reach = cover_.radii + slack
+    band = np.floor(np.log2(np.maximum(reach, 1e-300)))  # spheres of like size searched together
+    for b in np.unique(band):
+        k = np.flatnonzero(band == b)
+        i, j = radius_pairs(cover_.centres[k], points, float(reach[k].max()))
+        d2 = ((cover_.centres[k][i] - points[j]) ** 2).sum(axis=1)
+        inside[j[d2 <= reach[k][i] ** 2]] = True
     return inside
 
 

@@ -26,10 +26,10 @@ How one check runs:
    checked once, when the checker is built.
 2. Broad phase. Up to ``DENSE_MAX_PAIRS`` moving solid pairs (robots): every pair's bounding
    spheres at once, vectorised over pairs and configurations. More (big scenes): per
-   configuration, bounding spheres through scipy's kd-tree (:func:`sphere_pairs`, the fastest
-   measured); :func:`grid_pairs` (uniform grid) and :func:`sweep_pairs` (sweep and prune) over
-   world AABBs are numpy alternatives, and ``benchmarks/collision.py`` measures all three
-   against FCL's dynamic AABB tree.
+   configuration, bounding spheres whose centres are near on a hashed grid (:func:`sphere_pairs`
+   over :func:`radius_pairs`, numpy only, the fastest measured); :func:`grid_pairs` (uniform
+   grid) and :func:`sweep_pairs` (sweep and prune) over world AABBs are the alternatives, and
+   ``benchmarks/collision.py`` measures all three against FCL's dynamic AABB tree.
 3. Narrow phase, vectorised over candidate pairs. Closed-form exact tests where they exist:
    sphere-sphere, sphere-box, sphere against a cylinder/cone/frustum (a 2-D distance in the
    meridian plane), box-box (the 15-axis separating-axis theorem). When many other pairs are
@@ -64,6 +64,7 @@ from robrayc.analysis.collision.broadphase import (
     PoseChecker,
     candidates,
     grid_pairs,
+    radius_pairs,
     sphere_pairs,
     sweep_pairs,
     world_aabbs,
@@ -105,6 +106,6 @@ __all__ = [
     "KIND_NAMES", "MESH", "ROUND", "SPHERE", "CollisionChecker", "Config", "PairDistance",
     "PairTester", "PoseChecker", "Solid", "Solids", "box_distance", "candidates",
     "collision_frames_of", "gjk", "grid_pairs", "round_distance", "sat_separated",
-    "segment_closest", "segment_distance2", "solid_from_shape", "sphere_pairs", "sweep_pairs",
-    "world_aabbs",
+    "radius_pairs", "segment_closest", "segment_distance2", "solid_from_shape", "sphere_pairs",
+    "sweep_pairs", "world_aabbs",
 ]

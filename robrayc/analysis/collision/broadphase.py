@@ -1,5 +1,6 @@
-"""Broad phases over world bounding volumes: kd-tree of bounding spheres (default), uniform
-grid and sweep and prune over AABBs; and PoseChecker, the scene-free core over given poses."""
+"""Broad phases over world bounding volumes: bounding spheres on a hashed grid (default, named
+"kd" for the kd-tree it replaced), uniform grid and sweep and prune over AABBs; and
+PoseChecker, the scene-free core over given poses. numpy only."""
 
 from __future__ import annotations
 
@@ -90,12 +91,66 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(i_out), np.concatenate(j_out)
 
 
-def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j), i < j, whose bounding spheres (centres c, radii r) meet, by scipy's kd-tree
-    (in C): the default broad phase. Spheres over 4x the median radius are tested against
-    all, so that one huge solid does not make every pair a candidate."""
-    from scipy.spatial import cKDTree
+# Neighbour offsets of a grid cell (its own included), in the order the keys are built.
+_OFFSETS = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)],
+                    dtype=np.int64)
 
+
+def radius_pairs(a: np.ndarray, b: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j) with |a[i] - b[j]| <= r: points hashed on a grid of cells at least r wide
+    and sorted by cell, each point of `a` matched against the 27 cells around its own (numpy
+    only; what a kd-tree's radius query gives). A point that is not finite pairs with all."""
+    a, b = np.asarray(a, float).reshape(-1, 3), np.asarray(b, float).reshape(-1, 3)
+    empty = (np.empty(0, np.int64), np.empty(0, np.int64))
+    if not len(a) or not len(b):
+        return empty
+    fa, fb = np.isfinite(a).all(axis=1), np.isfinite(b).all(axis=1)
+    out_i, out_j = [], []
+    for k in np.flatnonzero(~fa):  # unknown places: conservatively near everything
+        out_i.append(np.full(len(b), k))
+        out_j.append(np.arange(len(b)))
+    for k in np.flatnonzero(~fb):
+        out_i.append(np.flatnonzero(fa))
+        out_j.append(np.full(int(fa.sum()), k))
+    ia, ib = np.flatnonzero(fa), np.flatnonzero(fb)
+    if len(ia) and len(ib):
+        i, j = _grid_radius_pairs(a[ia], b[ib], r)
+        out_i.append(ia[i])
+        out_j.append(ib[j])
+    if not out_i:
+        return empty
+    return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+
+
+def _grid_radius_pairs(a: np.ndarray, b: np.ndarray, r: float
+                       ) -> tuple[np.ndarray, np.ndarray]:
+    lo = np.minimum(a.min(axis=0), b.min(axis=0))
+    spread = float((np.maximum(a.max(axis=0), b.max(axis=0)) - lo).max())
+    # at least r wide (a neighbour is in an adjacent cell), at most 2^20 cells a side (keys fit)
+    cell = max(float(r), spread / 2.0 ** 20, 1e-300)
+    dims = np.floor(spread / cell) + 3
+    ka = np.floor((a - lo) / cell).astype(np.int64) + 1
+    kb = np.floor((b - lo) / cell).astype(np.int64) + 1
+    d1, d2 = int(dims), int(dims)
+    keys_b = (kb[:, 0] * d1 + kb[:, 1]) * d2 + kb[:, 2]
+    order = np.argsort(keys_b, kind="stable")
+    sorted_keys = keys_b[order]
+    cells = ka[:, None, :] + _OFFSETS[None]  # (na, 27, 3)
+    wanted = ((cells[..., 0] * d1 + cells[..., 1]) * d2 + cells[..., 2]).ravel()
+    first = np.searchsorted(sorted_keys, wanted, side="left")
+    count = np.searchsorted(sorted_keys, wanted, side="right") - first
+    i = np.repeat(np.arange(len(wanted)) // len(_OFFSETS), count)
+    j = order[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
+    d = a[i] - b[j]
+    keep = (d * d).sum(axis=1) <= r * r
+    return i[keep], j[keep]
+
+
+def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j), i < j, whose bounding spheres (centres c, radii r) meet: centres within the
+    largest reach found by :func:`radius_pairs` (a numpy grid), then each pair's own reach:
+    the default broad phase. Spheres over 4x the median radius are tested against all, so
+    that one huge solid does not make every pair a candidate."""
     n = len(c)
     if n < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64)
@@ -105,15 +160,15 @@ def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     i_out, j_out = [], []
     if len(small) > 1:
         reach = 2 * float(r[small].max()) + CONTACT_TOL
-        p = cKDTree(c[small]).query_pairs(reach, output_type="ndarray")
-        a, b = small[p[:, 0]], small[p[:, 1]]
+        p, q = radius_pairs(c[small], c[small], reach)
+        a, b = small[p[p < q]], small[q[p < q]]
         d = c[a] - c[b]
-        keep = (d * d).sum(axis=1) <= (r[a] + r[b] + CONTACT_TOL) ** 2
+        keep = ~((d * d).sum(axis=1) > (r[a] + r[b] + CONTACT_TOL) ** 2)  # NaN: kept
         i_out.append(np.minimum(a[keep], b[keep]))
         j_out.append(np.maximum(a[keep], b[keep]))
     for g in np.flatnonzero(big):
         d = c - c[g]
-        others = np.flatnonzero((d * d).sum(axis=1) <= (r + r[g] + CONTACT_TOL) ** 2)
+        others = np.flatnonzero(~((d * d).sum(axis=1) > (r + r[g] + CONTACT_TOL) ** 2))
         others = others[(others != g) & (~big[others] | (others > g))]
         i_out.append(np.minimum(others, g))
         j_out.append(np.maximum(others, g))
