@@ -207,13 +207,15 @@ def _overshoot_primitive(kind: int, par: np.ndarray, centres, radii) -> float:
 
 def _overshoot_mesh(sub: np.ndarray, centres, radii) -> float:
     surface = np.concatenate([sub.reshape(-1, 3), sub.mean(axis=1)])
-    reach = 2 * float(np.max(radii)) if len(radii) else 1.0
+    # start at the points' own spacing: most probes find a point there, few need more rounds
+    edges = np.sqrt(((sub - np.roll(sub, 1, axis=1)) ** 2).sum(axis=2))
+    reach = float(np.median(edges)) if edges.size else 1.0
     return float(_nearest_distances(surface, _probe_points(centres, radii), reach).max())
 
 
 def _nearest_distances(points: np.ndarray, queries: np.ndarray, reach: float) -> np.ndarray:
     """Each query's distance to the nearest of `points`: searched within `reach`, doubled for
-    the queries that found none (a sphere's probes are within twice its radius of a vertex)."""
+    the queries that found none."""
     best = np.full(len(queries), np.inf)
     todo = np.arange(len(queries))
     reach = max(reach, 1e-12)

@@ -91,65 +91,99 @@ def grid_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(i_out), np.concatenate(j_out)
 
 
-# Neighbour offsets of a grid cell (its own included), in the order the keys are built.
-_OFFSETS = np.array([(x, y, z) for x in (-1, 0, 1) for y in (-1, 0, 1) for z in (-1, 0, 1)],
-                    dtype=np.int64)
+# Neighbour columns of a grid cell (x, y offsets): the three cells z-1, z, z+1 of a column
+# have consecutive keys, so one range each.
+_COLUMNS = np.array([(x, y) for x in (-1, 0, 1) for y in (-1, 0, 1)], dtype=np.int64)
 
 
-def radius_pairs(a: np.ndarray, b: np.ndarray, r: float) -> tuple[np.ndarray, np.ndarray]:
-    """All (i, j) with |a[i] - b[j]| <= r: points hashed on a grid of cells at least r wide
-    and sorted by cell, each point of `a` matched against the 27 cells around its own (numpy
-    only; what a kd-tree's radius query gives). A point that is not finite pairs with all."""
-    a, b = np.asarray(a, float).reshape(-1, 3), np.asarray(b, float).reshape(-1, 3)
+def radius_pairs(a: np.ndarray, b: np.ndarray | None, r: float,
+                 reach: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """All (i, j) with |a[i] - b[j]| <= r (b None: pairs i < j within a): points hashed on a
+    grid of cells at least r wide and sorted by cell, each point of `a` matched against the
+    cells around its own (numpy only; what a kd-tree's radius query gives). With `reach`
+    (b None only), pairs within reach[i] + reach[j] (<= r). A point that is not finite pairs
+    with all."""
+    same = b is None
+    a = np.asarray(a, float).reshape(-1, 3)
+    b = a if same else np.asarray(b, float).reshape(-1, 3)
     empty = (np.empty(0, np.int64), np.empty(0, np.int64))
     if not len(a) or not len(b):
         return empty
     fa, fb = np.isfinite(a).all(axis=1), np.isfinite(b).all(axis=1)
     out_i, out_j = [], []
     for k in np.flatnonzero(~fa):  # unknown places: conservatively near everything
-        out_i.append(np.full(len(b), k))
-        out_j.append(np.arange(len(b)))
-    for k in np.flatnonzero(~fb):
+        others = np.arange(len(b))
+        others = others[others != k] if same else others
+        out_i.append(np.full(len(others), k))
+        out_j.append(others)
+    for k in ([] if same else np.flatnonzero(~fb)):
         out_i.append(np.flatnonzero(fa))
         out_j.append(np.full(int(fa.sum()), k))
     ia, ib = np.flatnonzero(fa), np.flatnonzero(fb)
     if len(ia) and len(ib):
-        i, j = _grid_radius_pairs(a[ia], b[ib], r)
+        i, j = _grid_radius_pairs(a[ia], None if same else b[ib], r,
+                                  None if reach is None else reach[ia])
         out_i.append(ia[i])
         out_j.append(ib[j])
     if not out_i:
         return empty
-    return np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+    i, j = np.concatenate(out_i).astype(np.int64), np.concatenate(out_j).astype(np.int64)
+    if same:
+        i, j = np.minimum(i, j), np.maximum(i, j)
+        if not fa.all():  # a pair of two points not finite was listed twice
+            keys = np.unique(i * len(a) + j)
+            i, j = np.divmod(keys, len(a))
+    return i, j
 
 
-def _grid_radius_pairs(a: np.ndarray, b: np.ndarray, r: float
-                       ) -> tuple[np.ndarray, np.ndarray]:
-    lo = np.minimum(a.min(axis=0), b.min(axis=0))
-    spread = float((np.maximum(a.max(axis=0), b.max(axis=0)) - lo).max())
+def _grid_radius_pairs(a: np.ndarray, b: np.ndarray | None, r: float,
+                       reach: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+    both = a if b is None else np.concatenate([a, b])
+    lo = both.min(axis=0)
+    spread = float((both.max(axis=0) - lo).max())
     # at least r wide (a neighbour is in an adjacent cell), at most 2^20 cells a side (keys fit)
     cell = max(float(r), spread / 2.0 ** 20, 1e-300)
-    dims = np.floor(spread / cell) + 3
-    ka = np.floor((a - lo) / cell).astype(np.int64) + 1
-    kb = np.floor((b - lo) / cell).astype(np.int64) + 1
-    d1, d2 = int(dims), int(dims)
-    keys_b = (kb[:, 0] * d1 + kb[:, 1]) * d2 + kb[:, 2]
-    order = np.argsort(keys_b, kind="stable")
-    sorted_keys = keys_b[order]
-    cells = ka[:, None, :] + _OFFSETS[None]  # (na, 27, 3)
-    wanted = ((cells[..., 0] * d1 + cells[..., 1]) * d2 + cells[..., 2]).ravel()
-    first = np.searchsorted(sorted_keys, wanted, side="left")
-    count = np.searchsorted(sorted_keys, wanted, side="right") - first
-    i = np.repeat(np.arange(len(wanted)) // len(_OFFSETS), count)
-    j = order[np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))]
-    d = a[i] - b[j]
-    keep = (d * d).sum(axis=1) <= r * r
-    return i[keep], j[keep]
+    side = int(np.floor(spread / cell)) + 3
+
+    def sorted_keys(p: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        k = np.floor((p - lo) / cell).astype(np.int64) + 1
+        keys = (k[:, 0] * side + k[:, 1]) * side + k[:, 2]
+        order = np.argsort(keys)
+        return keys[order], order
+
+    ka, oa = sorted_keys(a)
+    kb, ob = (ka, oa) if b is None else sorted_keys(b)
+    delta = (_COLUMNS[:, 0] * side + _COLUMNS[:, 1]) * side
+    src = np.arange(len(ka))
+    firsts, counts = [], []
+    if b is None:  # each pair once: later points of the own cell and of the cell above it,
+        end = np.searchsorted(kb, ka + 1, side="right")  # then the columns after its own
+        firsts.append(src + 1)
+        counts.append(end - src - 1)
+        delta = delta[delta > 0]
+    for step in delta.tolist():
+        first = np.searchsorted(kb, ka + (step - 1), side="left")
+        firsts.append(first)
+        counts.append(np.searchsorted(kb, ka + (step + 1), side="right") - first)
+    first, count = np.concatenate(firsts), np.concatenate(counts)
+    i = np.repeat(np.tile(src, len(firsts)), count)
+    j = np.repeat(first - np.cumsum(count) + count, count) + np.arange(int(count.sum()))
+    pa, pb = a[oa], (a if b is None else b)[ob]
+    gap = np.zeros(len(i))
+    for c in range(3):  # one axis at a time: gathers of contiguous columns
+        axis_a, axis_b = np.ascontiguousarray(pa[:, c]), np.ascontiguousarray(pb[:, c])
+        gap += (axis_a[i] - axis_b[j]) ** 2
+    if reach is None:
+        keep = gap <= r * r
+    else:
+        own = reach[oa]
+        keep = gap <= (own[i] + own[j]) ** 2
+    return oa[i[keep]], ob[j[keep]]
 
 
 def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(i, j), i < j, whose bounding spheres (centres c, radii r) meet: centres within the
-    largest reach found by :func:`radius_pairs` (a numpy grid), then each pair's own reach:
-    the default broad phase. Spheres over 4x the median radius are tested against all, so
+    """(i, j), i < j, whose bounding spheres (centres c, radii r) meet (within CONTACT_TOL, or
+    a little more), by :func:`radius_pairs` (a numpy grid): the default broad phase. Spheres over 4x the median radius are tested against all, so
     that one huge solid does not make every pair a candidate."""
     n = len(c)
     if n < 2:
@@ -159,13 +193,10 @@ def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     small = np.flatnonzero(~big)
     i_out, j_out = [], []
     if len(small) > 1:
-        reach = 2 * float(r[small].max()) + CONTACT_TOL
-        p, q = radius_pairs(c[small], c[small], reach)
-        a, b = small[p[p < q]], small[q[p < q]]
-        d = c[a] - c[b]
-        keep = ~((d * d).sum(axis=1) > (r[a] + r[b] + CONTACT_TOL) ** 2)  # NaN: kept
-        i_out.append(np.minimum(a[keep], b[keep]))
-        j_out.append(np.maximum(a[keep], b[keep]))
+        grown = r[small] + CONTACT_TOL  # a pair's reach: a little over r_a + r_b + CONTACT_TOL
+        p, q = radius_pairs(c[small], None, 2 * float(grown.max()), grown)
+        i_out.append(small[p])
+        j_out.append(small[q])
     for g in np.flatnonzero(big):
         d = c - c[g]
         others = np.flatnonzero(~((d * d).sum(axis=1) > (r + r[g] + CONTACT_TOL) ** 2))
