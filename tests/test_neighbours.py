@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robrayc.analysis.collision import CONTACT_TOL, radius_pairs, sphere_pairs
-from robrayc.analysis.spheres import SphereCover, _nearest_distances, contains
+from robrayc.analysis.spheres import SphereCover, _farthest_nearest, contains
 
 cKDTree = pytest.importorskip("scipy.spatial").cKDTree
 
@@ -66,8 +66,9 @@ def test_cover_containment_and_nearest_distances() -> None:
     radii = np.concatenate([rng.uniform(0.01, 0.05, 290), rng.uniform(0.3, 0.6, 10)])
     points = rng.uniform(-1.2, 1.2, (5000, 3))
     expect = np.zeros(len(points), bool)
-    for k, hits in enumerate(cKDTree(points).query_ball_point(centres, radii + 1e-3)):
+    for hits in cKDTree(points).query_ball_point(centres, radii + 1e-3):
         expect[hits] = True
     assert (contains(SphereCover(centres, radii, 0.0), points, 1e-3) == expect).all()
     dist, _ = cKDTree(centres).query(points)
-    assert np.allclose(_nearest_distances(centres, points, 0.01), dist, rtol=1e-12, atol=0)
+    for reach in (1e-4, 0.01, 10.0):
+        assert _farthest_nearest(centres, points, reach) == pytest.approx(dist.max(), rel=1e-12)

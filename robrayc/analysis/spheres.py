@@ -206,26 +206,33 @@ def _overshoot_primitive(kind: int, par: np.ndarray, centres, radii) -> float:
 
 
 def _overshoot_mesh(sub: np.ndarray, centres, radii) -> float:
-    surface = np.concatenate([sub.reshape(-1, 3), sub.mean(axis=1)])
-    # start at the points' own spacing: most probes find a point there, few need more rounds
-    edges = np.sqrt(((sub - np.roll(sub, 1, axis=1)) ** 2).sum(axis=2))
-    reach = float(np.median(edges)) if edges.size else 1.0
-    return float(_nearest_distances(surface, _probe_points(centres, radii), reach).max())
+    surface = np.unique(np.concatenate([sub.reshape(-1, 3), sub.mean(axis=1)]), axis=0)
+    # start where a point on the surface has a few others around it: few pairs a round
+    area = float(np.sqrt((np.cross(sub[:, 1] - sub[:, 0], sub[:, 2] - sub[:, 0]) ** 2)
+                         .sum(axis=1)).sum()) / 2
+    reach = math.sqrt(4 * area / (math.pi * max(len(surface), 1))) if area > 0 else 1e-3
+    return _farthest_nearest(surface, _probe_points(centres, radii), reach)
 
 
-def _nearest_distances(points: np.ndarray, queries: np.ndarray, reach: float) -> np.ndarray:
-    """Each query's distance to the nearest of `points`: searched within `reach`, doubled for
-    the queries that found none."""
-    best = np.full(len(queries), np.inf)
-    todo = np.arange(len(queries))
+def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> float:
+    """The largest distance from a query to its nearest point (max over queries of min over
+    points). Queries with a point within `reach` are nearer than those without: while some
+    have none, only those are kept, with reach doubled; exact distances are taken for the
+    queries of the round where all find one."""
+    todo = queries
     reach = max(reach, 1e-12)
     while len(todo) and len(points):
-        i, j = radius_pairs(queries[todo], points, reach)
-        d = np.sqrt(((queries[todo][i] - points[j]) ** 2).sum(axis=1))
-        np.minimum.at(best, todo[i], d)
-        todo = todo[~np.isfinite(best[todo])]
-        reach *= 2
-    return best
+        i, j = radius_pairs(todo, points, reach)
+        found = np.zeros(len(todo), dtype=bool)
+        found[i] = True
+        if not found.all():
+            todo, reach = todo[~found], reach * 2
+            continue
+        d2 = ((todo[i] - points[j]) ** 2).sum(axis=1)
+        order = np.argsort(i, kind="stable")
+        starts = np.flatnonzero(np.r_[True, np.diff(i[order]) != 0])
+        return float(np.sqrt(np.minimum.reduceat(d2[order], starts).max()))
+    return 0.0 if not len(todo) else math.inf
 
 
 def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:

@@ -183,8 +183,9 @@ def _grid_radius_pairs(a: np.ndarray, b: np.ndarray | None, r: float,
 
 def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(i, j), i < j, whose bounding spheres (centres c, radii r) meet (within CONTACT_TOL, or
-    a little more), by :func:`radius_pairs` (a numpy grid): the default broad phase. Spheres over 4x the median radius are tested against all, so
-    that one huge solid does not make every pair a candidate."""
+    a little more), by :func:`radius_pairs` (a numpy grid): the default broad phase. Spheres
+    over 4x the median radius are tested against all, so that one huge solid does not make
+    every pair a candidate."""
     n = len(c)
     if n < 2:
         return np.empty(0, np.int64), np.empty(0, np.int64)
