@@ -68,6 +68,8 @@ WARNINGS: dict[str, str] = {
                       "rest pose, or the model's pose)",
     "mjcf-lost": "MJCF geoms robrayc has no shape for (planes, ellipsoids, height fields, "
                  "...): dropped, counted",
+    "outside-parent": "a URDF joint whose parent link is not in the URDF, attached to the frame "
+                      "of that name from another input",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

@@ -57,6 +57,7 @@ HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
 
 BOUND_MASS = 1e-9  # MuJoCo's boundmass/boundinertia for bodies the scene gives no inertia
 BOUND_INERTIA = 1e-15
+WORLD = "world"  # MuJoCo's world body: no other body may have its name
 STL_FACE_LIMIT = 200_000  # MuJoCo's STL decoder refuses more faces (it reads OBJ of any size)
 
 
@@ -92,6 +93,7 @@ class _Writer:
         self.asset_el = etree.SubElement(root, "asset")
         world = etree.SubElement(root, "worldbody")
         self.joint_names = joint_names(self.scene)
+        self.body_names = body_names(self.scene)
         bodies: dict[str | None, object] = {None: world}
         for f in self.scene.frames:
             parent = bodies.get(f.parent, world)
@@ -101,7 +103,8 @@ class _Writer:
             contact = etree.SubElement(root, "contact")
             for pair in self.scene.allowed:
                 if pair.a != pair.b:
-                    etree.SubElement(contact, "exclude", body1=pair.a, body2=pair.b)
+                    etree.SubElement(contact, "exclude", body1=self.body_names[pair.a],
+                                     body2=self.body_names[pair.b])
         if not len(self.asset_el):
             root.remove(self.asset_el)
         if self.edge_inertia:
@@ -114,7 +117,10 @@ class _Writer:
     def body(self, parent, f: ir.Frame):
         from lxml import etree
 
-        el = etree.SubElement(parent, "body", name=f.name)
+        el = etree.SubElement(parent, "body", name=self.body_names[f.name])
+        if f.name == WORLD:
+            self.sink.warning(f"frame '{WORLD}' written as body '{self.body_names[f.name]}': "
+                              "MuJoCo's world body has that name", f.pos, name="format-loss")
         if f.translation != ir.ZERO_V:
             el.set("pos", _v(f.translation))
         x, y, z, w = f.quaternion
@@ -382,6 +388,15 @@ def edge_form(inertial: ir.Inertial) -> tuple[ir.Quat, ir.Vec3] | bool | None:
     if diagonal and np.array_equal(moments, np.diag(m)):
         return None
     return matrix_to_quat(axes.tolist()), tuple(float(x) for x in moments)
+
+
+def body_names(scene: ir.Scene) -> dict[str, str]:
+    """frame -> MJCF body name: its own, but for a frame named 'world' (MuJoCo's name for the
+    world body, which no other body may have)."""
+    names = {f.name: f.name for f in scene.frames}
+    if WORLD in names:
+        names[WORLD] = ir.unique_name(f"{WORLD}_frame", set(names))
+    return names
 
 
 def joint_names(scene: ir.Scene) -> dict[str, str]:

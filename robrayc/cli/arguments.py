@@ -191,7 +191,8 @@ def add_load_arguments(p: argparse.ArgumentParser) -> None:
                    help="search DIR for include files (after the including file's folder) and "
                    "SDF model:// folders")
     p.add_argument("--package-path", action="append", default=[], metavar="NAME=DIR",
-                   help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH)")
+                   help="resolve package://NAME/ to DIR (besides ROS_PACKAGE_PATH); =DIR: "
+                   "package:///PATH (no package name) to DIR/PATH")
     p.add_argument("--xacro-arg", action="append", default=[], metavar="NAME:=VALUE",
                    help="xacro input: set $(arg NAME) (repeatable)")
     p.add_argument("--input-format",

@@ -110,13 +110,14 @@ def configuration(args: argparse.Namespace) -> dict[str, float]:
     return config
 
 
-def _named_values(items: list[str], sep: str, expects: str) -> dict[str, str]:
-    """NAME<sep>VALUE command-line items -> {NAME: VALUE}; a missing separator or name is a
-    usage error ("<expects>, got 'item'")."""
+def _named_values(items: list[str], sep: str, expects: str,
+                  empty_name: bool = False) -> dict[str, str]:
+    """NAME<sep>VALUE command-line items -> {NAME: VALUE}; a missing separator or name (unless
+    `empty_name`) is a usage error ("<expects>, got 'item'")."""
     out = {}
     for item in items:
         name, found, value = item.partition(sep)
-        if not found or not name:
+        if not found or not (name or empty_name):
             raise UsageError(f"{expects}, got {item!r}")
         out[name] = value
     return out
@@ -127,7 +128,8 @@ def _load_options(args: argparse.Namespace, need_meshes: bool = True):
     from robrayc.frontend import LoadOptions
     from robrayc.meshes.axes import check_axes
 
-    packages = _named_values(args.package_path, "=", "--package-path expects NAME=DIR")
+    packages = _named_values(args.package_path, "=", "--package-path expects NAME=DIR",
+                             empty_name=True)  # =DIR: package:///rest, no package name
     try:  # canonical spelling: "Y", "-Z"
         up, forward = check_axes(args.mesh_up_axis.strip(), args.mesh_forward_axis.strip())
     except ValueError as exc:

@@ -120,8 +120,19 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
             if parent == root:  # the root lies outside the scene: a top-level frame
                 pending.frame = replace(pending.frame, parent=None)
                 continue
+            if pending.outside is not None:
+                sink.error(f"{pending.outside}: unknown parent link '{parent}' (neither in "
+                           "its file nor a frame of another input)", pending.parent_position(),
+                           suggest(parent, by_name))
+                continue
             sink.error(f"unknown parent frame '{parent}' of frame '{pending.frame.name}'",
                        pending.parent_position(), suggest(parent, by_name))
+        elif pending.outside is not None and parent is not None:
+            sink.warning(f"{pending.outside}: parent link '{parent}' is not in its file: "
+                         "attached to that frame of another input (as the original aarxc)",
+                         pending.parent_position(),
+                         notes=((by_name[parent].frame.pos, "that frame"),),
+                         name="outside-parent")
     sink.check()
     frames = _parents_first(order, sink)
     sink.check()

@@ -45,6 +45,10 @@ class PendingFrame:
     # Where the parent was named, for errors: a position, or a function that finds it (a
     # position costs time to find, and only an error needs it).
     parent_pos: SourcePos | Callable[[], SourcePos] | None = None
+    # The input names the parent as outside itself (a URDF joint's parent link that is no
+    # link of the URDF; this says whose, "joint 'J'"): the frame of another input, with a
+    # warning, as the original aarxc; else an error.
+    outside: str | None = None
 
     def parent_position(self) -> SourcePos:
         """Where the parent was named (the frame's own position when not named)."""
@@ -134,9 +138,14 @@ class LoadContext:
         return found
 
     def resolve_package_uri(self, uri: str) -> Path | None:
-        """package://PKG/rest -> a path, or None when PKG is not found."""
+        """package://PKG/rest -> a path, or None when PKG is not found. An empty PKG
+        (package:///rest) as Pinocchio resolves it: --package-path =DIR, else the first
+        ROS_PACKAGE_PATH folder under which rest exists."""
         rest = uri[len("package://"):]
         pkg, _, tail = rest.partition("/")
+        if not pkg and "" not in self.options.package_paths:
+            found = (Path(root) / tail for root in self.package_dirs())
+            return next((p for p in found if p.exists()), None)
         folder = self.find_package(pkg)
         return None if folder is None else folder / tail
 

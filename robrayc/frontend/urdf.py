@@ -98,6 +98,8 @@ class _Loader(XmlSource, LinkLowering):
         self.boxes: dict[ir.Vec3, ir.Box] = {}
         self.colors: dict[tuple[float, ...], ir.Vec3] = {}
         self.limits: dict[tuple, ir.Limits] = {}  # (joint type, <limit> texts) -> limits
+        # joint -> where it names a parent link the URDF lacks (a frame of another input?)
+        self.outside: dict[str, SourcePos] = {}
 
     def origin(self, el) -> tuple[ir.Quat, ir.Vec3]:
         return self.origin_of(child_element(el, "origin"))
@@ -175,17 +177,21 @@ class _Loader(XmlSource, LinkLowering):
         for j in joints:
             body = bodies[j.name]
             if j.kind in ("fixed", "floating"):  # floating: 6 variables, no axis or limits
-                frame = ir.Frame(name=j.name, parent=link_frame[j.parent], translation=j.v,
+                frame = ir.Frame(name=j.name, parent=link_frame.get(j.parent, j.parent),
+                                 translation=j.v,
                                  kind=j.kind, variable=None if j.kind == "fixed" else j.name,
                                  quaternion=j.q, inertial=body.inertial,
                                  geometries=tuple(body.geometries), pos=j.pos, link=j.child)
             else:
                 frame = ir.Frame(
-                    name=j.name, parent=link_frame[j.parent], kind=JOINT_KINDS[j.kind],
+                    name=j.name, parent=link_frame.get(j.parent, j.parent),
+                    kind=JOINT_KINDS[j.kind],
                     translation=j.v, quaternion=j.q, axis=j.axis, offset=j.offset,
                     variable=j.variable or j.name, limits=j.limits, inertial=body.inertial,
                     geometries=tuple(body.geometries), pos=j.pos, link=j.child)
-            frames.append(PendingFrame(frame))
+            at = self.outside.get(j.name)
+            frames.append(PendingFrame(frame) if at is None else PendingFrame(
+                frame, at, outside=f"joint '{j.name}'"))
 
     def _refuse_extensions(self) -> bool:
         # only elements in a namespace can be either (XPath selects them in C), and a namespace
@@ -239,6 +245,8 @@ class _Loader(XmlSource, LinkLowering):
                 link = e.get("link") if e is not None else None
                 if not link:
                     self.sink.error(f"joint '{name}' has no <{role} link=...>", self.pos(el))
+                elif role == "parent" and link not in links:  # maybe another input's frame
+                    self.outside[name] = self.pos(e, "link")
                 elif link not in links:
                     self.sink.error(f"joint '{name}': unknown {role} link '{link}'",
                                     self.pos(e, "link"), suggest(link, links))

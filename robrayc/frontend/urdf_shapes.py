@@ -218,6 +218,8 @@ class LinkLowering:
             return None
         scale3 = self.floats(s, "scale", 3, (1.0, 1.0, 1.0), "mesh scale") or (1.0, 1.0, 1.0)
         path, problem = self.resolve(uri)
+        if path is None and uri.startswith("package:///"):
+            path, problem = self.beside_urdf(uri, spos, problem)
         if not self.ctx.options.need_meshes:  # listing: the file is neither looked for nor read
             return self.ctx.mesh_shape(path or uri, uri, spos, scale3)
         if path is not None and os.path.isfile(path):
@@ -234,6 +236,18 @@ class LinkLowering:
             return None
         return self.ctx.mesh_shape(path, uri, spos, scale3)
 
+    def beside_urdf(self, uri: str, spos, problem: str | None) -> tuple[str | None, str | None]:
+        """package:///rest (no package name) found nowhere Pinocchio looks: rest in the URDF's
+        folder, where the exporters that write it (onshape-to-robot) put the meshes."""
+        candidate = self.base / uri[len("package:///"):]
+        if not os.path.isfile(candidate):
+            return None, problem
+        self.sink.warning(f"mesh '{uri}' has no package name and is not under a "
+                          f"ROS_PACKAGE_PATH folder; using '{candidate}' beside the URDF", spos,
+                          "give --package-path =DIR to say where such meshes are",
+                          name="mesh-path-fallback")
+        return str(candidate), None
+
     def resolve(self, uri: str) -> tuple[str | None, str | None]:
         """A mesh reference -> (path, None), or (None, why not)."""
         if uri.startswith("package://"):
@@ -241,6 +255,9 @@ class LinkLowering:
             if found is None:
                 pkg = uri[len("package://"):].split("/", 1)[0]
                 rpp = os.environ.get("ROS_PACKAGE_PATH", "")
+                if not pkg:
+                    return None, (f"mesh '{uri}' (no package name) is under no "
+                                  f"ROS_PACKAGE_PATH folder (ROS_PACKAGE_PATH='{rpp}')")
                 return None, (f"package '{pkg}' of mesh '{uri}' not found "
                               f"(ROS_PACKAGE_PATH='{rpp}')")
             return str(found), None
