@@ -82,7 +82,8 @@ def compare(urdf: Path, srdf_path: Path, share: Path, samples: int) -> dict:
         "shipped_unknown_links": sorted({n for p in all_theirs for n in p} - links),
         "shipped_disabled_but_colliding": [
             {"pair": [f.entry.link1, f.entry.link2], "reason": f.entry.reason,
-             "collisions": f.collisions, "samples": f.samples} for f in colliding],
+             "collisions": f.collisions, "samples": f.samples}
+            for f in colliding if f.verdict == "wrong"],
     }
 
 

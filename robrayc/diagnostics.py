@@ -70,6 +70,8 @@ WARNINGS: dict[str, str] = {
                  "...): dropped, counted",
     "outside-parent": "a URDF joint whose parent link is not in the URDF, attached to the frame "
                       "of that name from another input",
+    "srdf-unneeded": "an SRDF pair disabled as Always colliding that collides in no sample "
+                     "(allowed-collisions --check-srdf)",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

@@ -181,18 +181,37 @@ def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabl
 # --- lint ---------------------------------------------------------------------------------------
 
 
+# Reasons that say the two links do collide (adjacent links touch by design, Default pairs
+# collide at the default configuration, Always ones nearly everywhere, User: the user's word):
+# their collisions are expected. Never, no reason or an unknown word claim they never collide.
+EXPECTED_TO_COLLIDE = frozenset({"Adjacent", "Default", "Always", "User"})
+
+
 @record(frozen=True)
 class Finding:
     entry: Disabled
     collisions: int  # samples in which the two links collide
     samples: int
-    example: dict[str, float]  # one configuration where they collide
+    example: dict[str, float] | None  # one configuration where they collide
+    adjacent: bool = False  # neighbours by MoveIt's rule
+
+    @property
+    def verdict(self) -> str:
+        """"wrong": disabled as never colliding, yet they collide; "expected": they collide
+        as the reason says (no reason: as neighbours do, for adjacent links); "unneeded":
+        Always, yet never seen colliding; "ok"."""
+        expected = self.entry.reason in EXPECTED_TO_COLLIDE or (
+            self.entry.reason == "" and self.adjacent)
+        if self.collisions:
+            return "expected" if expected else "wrong"
+        return "unneeded" if self.entry.reason == "Always" and self.samples else "ok"
 
 
 def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
          samples: int = 10000, seed: int = 0, batch: int = 1000) -> list[Finding]:
-    """Disabled pairs that collide in random samples (MoveIt-adjacent pairs excepted: they
-    touch by design); names that are no link of the robot are warnings."""
+    """Each disabled pair between two links of the robot with how often they collide in
+    random samples (Finding.verdict judges it by its reason); names that are no link of the
+    robot are warnings."""
     import numpy as np
 
     from robrayc.analysis.collision import CollisionChecker
@@ -208,14 +227,14 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
         for n in bad:
             sink.warning(f"SRDF names '{n}', which is no link of the robot", d.pos or
                          SourcePos("<srdf>"), name="unknown-frame")
-        if not bad and (d.link1, d.link2) not in adjacent and d.link1 != d.link2:
+        if not bad and d.link1 != d.link2:
             todo[(d.link1, d.link2)] = d
     columns: dict[tuple[str, str], list[tuple[str, str]]] = {
         key: [_key(x, y) for x in frames.get(key[0], ()) for y in frames.get(key[1], ())]
         for key in todo}
     pairs = sorted({p for ps in columns.values() for p in ps})
     if not pairs or samples <= 0:
-        return []
+        return [Finding(d, 0, 0, None, k in adjacent) for k, d in todo.items()]
     checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=pairs)
     index = {_key(*p): k for k, p in enumerate(checker.frame_pairs)}
     configs = sample_configs(scene, samples, seed)
@@ -230,7 +249,7 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
     out = []
     for j, key in enumerate(keys):
         rows = np.flatnonzero(hits[:, j])
-        if len(rows):
-            example = dict(zip(scene.variables, configs[rows[0]].tolist(), strict=True))
-            out.append(Finding(todo[key], len(rows), len(configs), example))
+        example = dict(zip(scene.variables, configs[rows[0]].tolist(), strict=True)) \
+            if len(rows) else None
+        out.append(Finding(todo[key], len(rows), len(configs), example, key in adjacent))
     return out

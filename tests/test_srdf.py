@@ -121,3 +121,36 @@ def test_corpus_srdf_names_only_links(key: str, tmp_path: Path) -> None:
     got = entries(out)
     assert got and all(a in links and b in links for a, b, _ in got)
     assert ET.parse(out).getroot().get("name") == ET.parse(src).getroot().get("name")
+
+
+def test_check_srdf_judges_each_pair_by_its_reason(robot: Path, tmp_path: Path,
+                                                   capsys) -> None:
+    """Default/Always/Adjacent pairs that collide are expected (counted), as is an adjacent
+    pair without a reason; an Always pair that never collides is a warning; exit 0."""
+    srdf_file = tmp_path / "reasons.srdf"
+    srdf_file.write_text('<robot name="lint_me">\n'
+                         '  <disable_collisions link1="base" link2="hand" reason="Default"/>\n'
+                         '  <disable_collisions link1="hand" link2="sensor" reason="Adjacent"/>\n'
+                         '  <disable_collisions link1="base" link2="sensor" reason="Always"/>\n'
+                         '  <disable_collisions link1="arm" link2="hand"/>\n'
+                         '</robot>\n')
+    assert main(["allowed-collisions", str(robot), "--check-srdf", str(srdf_file),
+                 "--samples", "400"]) == 0
+    out, err = capsys.readouterr()
+    assert "0 colliding though disabled as never colliding" in out
+    assert "3 colliding as their reason says" in out
+    assert f"{srdf_file}:4:1: warning: base sensor disabled as Always colliding, but they " \
+           "collide in none of 400 samples" in err and "[-Wsrdf-unneeded]" in err
+
+
+@pytest.mark.parametrize("reason", ['reason="Never"', "", 'reason="Sometimes"'])
+def test_check_srdf_never_no_or_unknown_reason_that_collides_is_an_error(
+        robot: Path, tmp_path: Path, capsys, reason: str) -> None:
+    srdf_file = tmp_path / "never.srdf"
+    srdf_file.write_text('<robot name="lint_me">\n'
+                         f'  <disable_collisions link1="base" link2="hand" {reason}/>\n'
+                         '</robot>\n')
+    assert main(["allowed-collisions", str(robot), "--check-srdf", str(srdf_file),
+                 "--samples", "400"]) == 1
+    word = reason.partition('"')[2].rstrip('"') or "no reason"
+    assert f"{srdf_file}:2:1: base hand ({word}): collide in " in capsys.readouterr().out

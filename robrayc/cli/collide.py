@@ -13,8 +13,13 @@ does, 2 nothing was checked (a usage error, or errors in the inputs, shown as di
 default configuration, always colliding, never colliding in random samples: see
 ``robrayc.analysis.acm``) and writes ``allow_collision`` statements (with each reason as a
 comment), an SRDF naming robot links (``robrayc.srdf``), or JSON. Exit 0 on success, 1 on
-errors in the inputs, 2 on usage errors. ``--check-srdf`` lints an existing SRDF instead:
-exit 1 when a pair it disables collides in the samples.
+errors in the inputs, 2 on usage errors. ``--check-srdf`` lints an existing SRDF instead,
+pair by pair by its reason: exit 1 when a pair disabled as never colliding (``Never``, no
+reason or an unknown one) collides in the samples; ``Adjacent``, ``Default``, ``Always`` and
+``User`` pairs that collide are expected and only counted (so are pairs without a reason that
+are adjacent by MoveIt's rule: hand-written SRDFs disable neighbours without one); an
+``Always`` pair seen colliding in no sample is a warning (-Wsrdf-unneeded: a check disabled
+that is not needed).
 """
 
 from __future__ import annotations
@@ -178,8 +183,9 @@ def _acm_parser() -> argparse.ArgumentParser:
     p.add_argument("--always", type=float, default=0.95, metavar="FRACTION",
                    help="share of samples that makes a pair 'always colliding' (default 0.95)")
     p.add_argument("--check-srdf", metavar="SRDF",
-                   help="lint an existing SRDF instead: report the pairs it disables that "
-                   "collide in the samples (exit 1 if any) and names that are no link")
+                   help="lint an existing SRDF instead: report the pairs it disables as never "
+                   "colliding (Never, no or an unknown reason) that collide in the samples "
+                   "(exit 1 if any), Always pairs that never do, and names that are no link")
     p.add_argument("--robot-name", metavar="NAME",
                    help="SRDF robot name (default: the first input's file name)")
     p.add_argument("--no-progress", action="store_true",
@@ -257,19 +263,28 @@ def _check_srdf(scene, args, output: Path | None, sink: DiagnosticSink) -> int:
                      SourcePos(str(path)), name="unknown-frame")
     findings = srdf.lint(scene, entries, sink, samples=args.samples, seed=args.seed)
     sink.check()
-    lines = [f"{path}: {len(entries)} disabled pairs, {len(findings)} colliding in "
-             f"{args.samples} random samples (seed {args.seed})"]
-    for f in findings:
+    by = {v: [f for f in findings if f.verdict == v] for v in ("wrong", "expected", "unneeded")}
+    lines = [f"{path}: {len(entries)} disabled pairs, {len(by['wrong'])} colliding though "
+             f"disabled as never colliding (Never, or no or an unknown reason), "
+             f"{len(by['expected'])} colliding as their reason says "
+             f"(Adjacent, Default, Always, User), {len(by['unneeded'])} Always never seen "
+             f"colliding, in {args.samples} random samples (seed {args.seed})"]
+    for f in by["wrong"]:
         d, at = f.entry, ", ".join(f"{k}={v!r}" for k, v in f.example.items())
         lines.append(f"{d.pos or path}: {d.link1} {d.link2} ({d.reason or 'no reason'}): "
                      f"collide in {f.collisions} of {f.samples} samples, e.g. at {at}")
+    for f in by["unneeded"]:
+        d = f.entry
+        sink.warning(f"{d.link1} {d.link2} disabled as Always colliding, but they collide in "
+                     f"none of {f.samples} samples: a check disabled that is not needed",
+                     d.pos or SourcePos(str(path)), name="srdf-unneeded")
     text = "\n".join(lines) + "\n"
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
     elif not write_files([(output, text.encode())], sink):
         return EXIT_ERROR
-    return EXIT_COLLISION if findings else EXIT_OK
+    return EXIT_COLLISION if by["wrong"] else EXIT_OK
 
 
 def acm_main(argv: list[str]) -> int:
