@@ -76,10 +76,16 @@ class PinocchioFK:
         import pinocchio as pin
 
         self.pin = pin
+        self.mimic: dict[str, tuple[str, float, float]] = {}  # joint -> leader, factor, offset
         try:
             self.model = pin.buildModelFromUrdf(str(urdf), mimic=True)
         except Exception as exc:  # Pinocchio raises plain RuntimeError/ValueError
-            raise ReaderError(f"Pinocchio: {exc}") from None
+            if "mimic" not in str(exc):
+                raise ReaderError(f"Pinocchio: {exc}") from None
+            # Pinocchio's mimic joints need the leader earlier in its tree walk (urdfdom does
+            # not): mimic joints as plain joints, set from their leader (yourdfpy's reading)
+            self.model = pin.buildModelFromUrdf(str(urdf))
+            self.mimic = mimics(urdf)
         self.data = self.model.createData()
         self.links = {f.name: k for k, f in enumerate(self.model.frames)
                       if f.type == pin.FrameType.BODY}
@@ -91,7 +97,13 @@ class PinocchioFK:
             joint = model.joints[jid]
             if "Mimic" in joint.shortname():
                 continue
-            v = values.of(model.names[jid], cfg, joint.nq if joint.nq != 2 else 1)
+            name = model.names[jid]
+            if name in self.mimic:
+                leader, factor, offset = self.mimic[name]
+                v = values.of(leader, cfg)  # a leader not in the URDF: mimic ignored
+                v = values.of(name, cfg) if v is None else [factor * v[0] + offset]
+            else:
+                v = values.of(name, cfg, joint.nq if joint.nq != 2 else 1)
             if v is None:
                 continue
             i, nq = joint.idx_q, joint.nq
@@ -108,6 +120,17 @@ class PinocchioFK:
         pin.forwardKinematics(model, self.data, q)
         pin.updateFramePlacements(model, self.data)
         return {name: np.array(self.data.oMf[k].homogeneous) for name, k in self.links.items()}
+
+
+def mimics(urdf: Path) -> dict[str, tuple[str, float, float]]:
+    """joint -> (leader, multiplier, offset) of a URDF's mimic joints, as yourdfpy reads them."""
+    import yourdfpy
+
+    robot = yourdfpy.URDF.load(str(urdf), load_meshes=False, build_scene_graph=False,
+                               load_collision_meshes=False, build_collision_scene_graph=False)
+    return {name: (j.mimic.joint, j.mimic.multiplier if j.mimic.multiplier is not None else 1.0,
+                   j.mimic.offset if j.mimic.offset is not None else 0.0)
+            for name, j in robot.joint_map.items() if j.mimic is not None}
 
 
 def urdf_reader(path: Path) -> PinocchioFK:

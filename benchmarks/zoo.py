@@ -65,6 +65,9 @@ C_NAME = "zoo"
 # link (no joint) is a floating base as SDF says it: read with the input's variables.
 STRICT = ("-Werror=ball-joint", "-Werror=floating-joint")
 LENIENT = {"sdf": ("-Werror=ball-joint",)}
+# An input robrayc can only approximate (a mimic factor other than 1 or -1: its own variable)
+# is counted as refused, with the warning's location and text.
+LOSSY_INPUT = ("urdf-mimic",)
 
 
 class NotARobot(Exception):
@@ -244,13 +247,14 @@ class Run:
         except ReaderError as exc:
             out["in"] = f"skip: {exc}"
             return
-        sink = DiagnosticSink(quiet=True)
+        sink = DiagnosticSink(quiet=True, as_errors=frozenset(LOSSY_INPUT))
         try:
             scene = load_scene([str(r.path)], LoadOptions(missing_mesh="drop"), sink)
         except CompileError:
             first = next(d for d in sink.items if d.severity == "error")
+            named = f" [-Werror={first.name}]" if first.name else ""
             out["in"] = f"refused: {first.pos.file}:{first.pos.line}:{first.pos.col}: error: " \
-                        f"{first.message}"
+                        f"{first.message}{named}"
             return
         self.scene, self.values = scene, Values(scene)
         self.configs = configurations(scene, self.n_configs, r.key + str(self.seed))

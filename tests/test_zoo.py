@@ -22,12 +22,6 @@ BENCH = Path(__file__).resolve().parents[1] / "benchmarks"
 SEED = 27
 ROBOTS_PER_PACKAGE = 2
 LOCATED = re.compile(r"^refused: .+:\d+:\d+: error: ")
-# Known faults of work in progress on issue 27, allowed to fail with exactly this reason until
-# fixed (a pass is welcome): MJCF output of a zero effort or an empty range (deliverable 3).
-KNOWN = {
-    "mjcf": ("MuJoCo: Error: actfrcrange[0] should be smaller than actfrcrange[1]",
-             "MuJoCo: Error: range[0] should be smaller than range[1]"),
-}
 
 
 def zoo():
@@ -68,9 +62,6 @@ def test_zoo_slice_passes_or_is_refused_with_a_located_error():
             r.outcomes["in"]) == "refused", report
         for direction, outcome in r.outcomes.items():
             status = module.status(outcome)
-            if status == "fail" and outcome.removeprefix("fail: ").startswith(
-                    KNOWN.get(direction, ())):
-                continue
             assert status in ("pass", "refused"), f"{r.key} [{direction}] {outcome}\n{report}"
             if status == "refused":
                 assert LOCATED.match(outcome), f"{r.key} [{direction}] not located: {outcome}"
