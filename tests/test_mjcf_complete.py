@@ -147,3 +147,19 @@ def test_inline_mesh_is_an_error_that_says_so(tmp_path):
     with pytest.raises(CompileError):
         load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
     assert "lists its vertices in the MJCF" in run(path).stderr
+
+
+def test_primitive_fitted_to_a_mesh_is_counted_as_lost(tmp_path):
+    """MuJoCo sizes a capsule that names a mesh to fit it; robrayc drops it and says so."""
+    path = write(tmp_path, {"m.xml": """<mujoco><asset><mesh name="m" file="tet.obj"/></asset>
+  <worldbody><body name="b"><geom type="capsule" mesh="m"/><geom type="mesh" mesh="m"/>
+  </body></worldbody></mujoco>""",
+                            "tet.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                                       "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"})
+    model = mujoco.MjModel.from_xml_path(str(path))
+    assert model.geom_size[0][0] > 0  # MuJoCo's fitted capsule
+    r = run(path)
+    assert r.returncode == 0
+    assert "1 MJCF geom dropped (1 capsule fitted to a mesh)" in r.stderr
+    assert len(load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
+               .frame("b").geometries) == 1

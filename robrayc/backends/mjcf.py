@@ -223,6 +223,9 @@ class _Writer:
     def geom(self, body, f: ir.Frame, g: ir.Geometry) -> None:
         from lxml import etree
 
+        if without_extent(g):
+            self.lose("shapes of zero size (MuJoCo refuses them)", g.pos)
+            return
         attrs = self.shape(g)
         if attrs is None:
             return
@@ -388,6 +391,15 @@ def edge_form(inertial: ir.Inertial) -> tuple[ir.Quat, ir.Vec3] | bool | None:
     if diagonal and np.array_equal(moments, np.diag(m)):
         return None
     return matrix_to_quat(axes.tolist()), tuple(float(x) for x in moments)
+
+
+def without_extent(g: ir.Geometry) -> bool:
+    """A primitive with a zero size, which MuJoCo refuses (`size 0 must be positive`)."""
+    s = g.shape
+    sizes = {ir.Box: lambda: s.dimension, ir.Sphere: lambda: (s.radius,),
+             ir.Cylinder: lambda: (s.radius, abs(s.height)),
+             ir.Cone: lambda: (abs(s.height), max(s.start_radius, s.end_radius))}.get(type(s))
+    return g.scale == 0 or (sizes is not None and min(sizes()) <= 0)
 
 
 def body_names(scene: ir.Scene) -> dict[str, str]:

@@ -31,6 +31,10 @@ class GeomReader:
             size = (size[0], half, *size[2:]) if kind != "box" else (size[0], size[1], half)
         if offset is not None:  # in a <frame>
             q, v = compose(offset, (q, v))
+        if kind != "mesh" and "mesh" in attrs and "size" not in attrs:
+            # MuJoCo sizes the primitive to fit the mesh (compiler fitaabb): not done here
+            self.lost.setdefault(f"{kind} fitted to a mesh", [0, at])[0] += 1
+            return
         shapes = self.shapes(el, kind, size, attrs)
         if not shapes:
             return

@@ -163,3 +163,11 @@ def test_mimic_joint_before_its_leader_keeps_the_leaders_name(tmp_path):
     np.testing.assert_allclose(data.body("follower").xquat, [1, 0, 0, 0])
     assert model.neq == 1
     assert mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, model.eq_obj2id[0]) == "leader"
+
+
+def test_shapes_of_zero_size_are_left_out(tmp_path, capsys):
+    """MuJoCo refuses a primitive of size 0 (an MJCF capsule sized from a mesh read back)."""
+    model, _ = compile_mjcf(tmp_path, """frame a { geometry { shape sphere; radius 0; }
+        geometry { shape box; dimension [1, 0, 1]; } geometry { shape sphere; radius 1; } }""")
+    assert "shapes of zero size (MuJoCo refuses them) (2x)" in capsys.readouterr().err
+    assert model.ngeom == 1
