@@ -131,7 +131,7 @@ def test_empty_attributes_are_absent_as_for_mujoco(tmp_path):
 
 @pytest.mark.parametrize("element", [
     '<replicate count="3" offset=".1 0 0"><body name="r"/></replicate>',
-    '<attach model="other" body="b" prefix="o-"/>',
+    '<composite type="particle" count="2 2 2" spacing=".1"><geom size=".01"/></composite>',
 ])
 def test_elements_that_make_bodies_are_errors(tmp_path, element):
     path = write(tmp_path, {"m.xml": f"<mujoco><worldbody>\n  {element}\n</worldbody></mujoco>"})
@@ -163,3 +163,46 @@ def test_primitive_fitted_to_a_mesh_is_counted_as_lost(tmp_path):
     assert "1 MJCF geom dropped (1 capsule fitted to a mesh)" in r.stderr
     assert len(load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
                .frame("b").geometries) == 1
+
+
+ATTACHED = {
+    "main.xml": """<mujoco><asset><model name="arm" file="parts/arm.xml"/></asset>
+ <worldbody><body name="mount" pos="0 2 0"><attach model="arm" body="base" prefix="left-"/>
+ </body><attach model="arm" body="link" prefix="r/"/></worldbody></mujoco>""",
+    # its own angle unit and classes
+    "parts/arm.xml": """<mujoco model="arm"><compiler angle="radian"/>
+ <default><default class="big"><geom size="0.2"/></default></default>
+ <worldbody><body name="base" pos="0 0 1" euler="0 0 1.5707963"><geom class="big"/>
+   <body name="link" pos="1 0 0"><joint name="j" axis="0 1 0"/><geom size=".1"/>
+   <site name="tip" pos=".5 0 0"/></body></body>
+   <body name="other" pos="5 5 5"/></worldbody></mujoco>""",
+}
+
+
+def test_attach_a_body_of_another_model(tmp_path):
+    path = write(tmp_path, ATTACHED)
+    same_bodies_as_mujoco(path)
+    scene = load_scene([str(path)])
+    assert scene.variables == ("left-j", "r/j")
+    model = mujoco.MjModel.from_xml_path(str(path))
+    data = mujoco.MjData(model)
+    cfg = {"left-j": 0.3, "r/j": -1.1}
+    for name, value in cfg.items():
+        data.joint(name).qpos[0] = value
+    mujoco.mj_kinematics(model, data)
+    ours = fk(scene, cfg)
+    for site in ("left-tip", "r/tip"):
+        np.testing.assert_allclose(ours[site][:3, 3], data.site(site).xpos, atol=1e-12)
+
+
+@pytest.mark.parametrize("attach, message", [
+    ('<attach model="nope" body="base"/>', "<attach> names no <model> asset 'nope'"),
+    ('<attach model="arm" body="hand"/>', "model 'arm' (parts/arm.xml) has no body 'hand'"),
+])
+def test_attach_errors_are_located(tmp_path, attach, message):
+    files = dict(ATTACHED)
+    files["main.xml"] = ('<mujoco><asset><model name="arm" file="parts/arm.xml"/></asset>\n'
+                         f"<worldbody>\n  {attach}\n</worldbody></mujoco>")
+    r = run(write(tmp_path, files))
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "main.xml:3:" in r.stderr and message in r.stderr

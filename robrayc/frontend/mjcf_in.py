@@ -19,10 +19,16 @@
   collision-only (MuJoCo Menagerie's convention, and robrayc's export), else both.
 - `<inertial>` (mass, diaginertia or fullinertia) on the body, or on `BODY-inertial` when
   away from the body origin. Sites become fixed frames. `<contact><exclude>` pairs are
-  allowed collisions. `<include file>` and `<default>` classes (childclass, class) work as
-  in MuJoCo.
-- Everything else (ellipsoids, planes, actuators, sensors, physics attributes, ...) is a
-  located warning, once per kind: read MuJoCo's simulation settings with MuJoCo.
+  allowed collisions. `<include file>` at any depth (every path relative to the main file's
+  folder, as MuJoCo; a cycle is an error), `<default>` classes (childclass, class; a class
+  may be used before its block), `<frame>` (a pose and childclass for its children) and
+  `<attach>` (robrayc.frontend.mjcf_attach) work as in MuJoCo. An empty attribute
+  (`rgba=""`) is absent, as for MuJoCo.
+- What would lose bodies or joints is an error: `<replicate>`, `<composite>`, `<flexcomp>`,
+  inline-vertex meshes. Geoms robrayc has no shape for (planes, ellipsoids, height fields,
+  primitives MuJoCo fits to a mesh) are dropped and counted in one -Wmjcf-lost warning.
+- Everything else (actuators, sensors, physics attributes, ...) is a located warning, once
+  per kind (-Wformat-loss): read MuJoCo's simulation settings with MuJoCo.
 """
 
 from __future__ import annotations
@@ -49,8 +55,6 @@ BODY_MAKERS = {
                  "(mj_saveLastXML) to read that",
     "composite": "compile the model with MuJoCo and save it (mj_saveLastXML) to read that",
     "flexcomp": "robrayc has no deformable bodies; remove it to read the rest",
-    "attach": "include the other model's file, or compile the model with MuJoCo and save it "
-              "(mj_saveLastXML) to read that",
 }
 
 # attributes read here; others on these elements are reported once each
@@ -83,14 +87,20 @@ class _Defaults:
 
 
 class _Loader(XmlSource, GeomReader):
-    def __init__(self, ctx: LoadContext, file: str, root, text: str) -> None:
+    def __init__(self, ctx: LoadContext, file: str, root, text: str,
+                 within: _Loader | None = None, prefix: str = "") -> None:
+        """`within`: the loader of the model that attaches (a part of) this one, whose frames,
+        names and chain of models this one shares; `prefix` goes before every name."""
         self.ctx = ctx
         self.sink = ctx.sink
         self.file = file
         self.lines = text.split("\n")  # as libxml2 counts (splitlines also breaks at \u2028)
         self.root = root
         self.dir = Path(file).parent
-        self.partial = Partial()
+        self.partial = Partial() if within is None else within.partial
+        self.prefix = prefix
+        self.models: dict[str, tuple[str, object]] = {}  # <model> assets: name -> (file, el)
+        self.chain: tuple[str, ...] = (file,) if within is None else (*within.chain, file)
         self.radian = False
         self.eulerseq = "xyz"
         self.autolimits = True
@@ -99,7 +109,7 @@ class _Loader(XmlSource, GeomReader):
         self.meshes: dict[str, tuple[str, ir.Vec3, object]] = {}
         self.materials: dict[str, tuple[float, ...]] = {}
         self.joints: dict[str, ir.Frame] = {}  # joint name -> its frame (for equalities)
-        self.taken: set[str] = set()
+        self.taken: set[str] = set() if within is None else within.taken
         self.reported: set[str] = set()
         self.counter = 0
         self.included: dict[object, tuple[str, list[str]]] = {}  # element -> its file
@@ -180,11 +190,12 @@ class _Loader(XmlSource, GeomReader):
                 self.ignore(f"<{kind} {attr}>", el)
 
     # --- the document -----------------------------------------------------------------------
-    def run(self) -> Partial:
+    def prepare(self) -> list | None:
+        """Includes expanded, compiler settings, classes and assets read: the sections."""
         if local(self.root.tag) != "mujoco":
             self.sink.error(f"not an MJCF file: the root element is <{local(self.root.tag)}>, "
                             "not <mujoco>", self.pos(self.root))
-            return self.partial
+            return None
         self.expand_includes(self.root, chain=(self.file,))
         sections = list(self.root)
         for el in sections:
@@ -196,6 +207,12 @@ class _Loader(XmlSource, GeomReader):
         for el in sections:
             if local(el.tag) == "asset":
                 self.assets(el)
+        return sections
+
+    def run(self) -> Partial:
+        sections = self.prepare()
+        if sections is None:
+            return self.partial
         for el in sections:
             tag = local(el.tag)
             if tag == "worldbody":
@@ -278,6 +295,8 @@ class _Loader(XmlSource, GeomReader):
                 name = attrs.get("name") or Path(file).stem
                 scale = self.numbers(child, "scale", text=attrs.get("scale", "1 1 1"))
                 self.meshes[name] = (file, tuple(scale or (1.0, 1.0, 1.0)), child)
+            elif tag == "model" and attrs.get("name") and attrs.get("file"):
+                self.models[attrs["name"]] = (attrs["file"], child)
             elif tag == "material":
                 self.check_attrs(child, "material")
                 if "rgba" in attrs:
@@ -349,6 +368,8 @@ class _Loader(XmlSource, GeomReader):
         if name is None:
             self.counter += 1
             name = f"{fallback}-{self.counter}"
+        else:
+            name = self.prefix + name  # an attached model's names (MuJoCo's attach prefix)
         return ir.unique_name(name, self.taken)
 
     def add(self, frame: ir.Frame) -> None:
@@ -370,6 +391,10 @@ class _Loader(XmlSource, GeomReader):
                 pose = self.placement(child, given(child))
                 self.children(child, parent, child.get("childclass", cls),
                               pose if offset is None else compose(offset, pose))
+            elif tag == "attach":
+                from robrayc.frontend.mjcf_attach import attach
+
+                attach(self, child, parent, offset)
             elif tag in BODY_MAKERS:
                 self.sink.error(f"MJCF <{tag}> is not read by robrayc: the bodies, joints and "
                                 "geoms it makes would be lost", self.pos(child),
@@ -418,7 +443,7 @@ class _Loader(XmlSource, GeomReader):
             self.add_joint(jname, frame, name=name, parent=parent, q=q, v=v)
             return parent, q, v, True
         for jname, jpos, frame in parsed:  # MuJoCo: joints act at their pos, in order
-            fname = self.unique(jname, "joint")
+            fname = ir.unique_name(jname, self.taken)
             qq, vv = compose((q, v), (ir.IDENTITY_Q, jpos))
             self.add_joint(jname, frame, name=fname, parent=parent, q=qq, v=vv)
             parent, q, v = fname, ir.IDENTITY_Q, tuple(-c for c in jpos)
@@ -442,7 +467,7 @@ class _Loader(XmlSource, GeomReader):
             self.sink.error(f"unknown joint type '{kind}'", self.pos(el, "type"))
             return None
         self.counter += 1
-        jname = attrs.get("name") or f"joint-{self.counter}"
+        jname = self.prefix + attrs["name"] if attrs.get("name") else f"joint-{self.counter}"
         at = self.pos(el, "name")
         if kind in ("ball", "free"):  # no axis, offset or limits (a free joint: no pos)
             if kind == "ball" and attrs.get("limited", "auto") != "false" and "range" in attrs:
