@@ -346,15 +346,20 @@ def sdf_program(folder: Path) -> Path | None:
 def run_robots(robots: list[Robot], formats=FORMATS, configs: int = 2, seed: int = 0,
                progress=None, meshes: bool = True) -> list[Result]:
     results = []
+    here = os.getcwd()
     with tempfile.TemporaryDirectory(prefix="robrayc-zoo-") as tmp:
         exe = sdf_program(Path(tmp)) if "sdf" in formats else None
-        for k, robot in enumerate(robots):
-            folder = Path(tmp) / f"r{k}"
-            folder.mkdir()
-            result = Run(robot, folder, formats, configs, seed, exe, meshes).go()
-            results.append(result)
-            if progress is not None:
-                progress(result)
+        os.chdir(tmp)  # MuJoCo writes MUJOCO_LOG.TXT where it runs: not in the checkout
+        try:
+            for k, robot in enumerate(robots):
+                folder = Path(tmp) / f"r{k}"
+                folder.mkdir()
+                result = Run(robot, folder, formats, configs, seed, exe, meshes).go()
+                results.append(result)
+                if progress is not None:
+                    progress(result)
+        finally:
+            os.chdir(here)
     return results
 
 
@@ -406,6 +411,9 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--no-meshes", action="store_true",
                    help="leave URDF meshes out (not looked for): poses only, much faster")
     args = p.parse_args(argv)
+    for name in ("menagerie", "json", "jsonl"):  # the run works in a folder of its own
+        if getattr(args, name) is not None:
+            setattr(args, name, getattr(args, name).resolve())
     robots = example_robot_data() + rtb_data() + menagerie(args.menagerie)
     if args.only:
         wanted = args.only.split(",")
