@@ -130,7 +130,7 @@ def test_empty_attributes_are_absent_as_for_mujoco(tmp_path):
 
 
 @pytest.mark.parametrize("element", [
-    '<replicate count="3" offset=".1 0 0"><body name="r"/></replicate>',
+    '<flexcomp name="f" type="grid" count="2 2 1" spacing=".1 .1 .1" dim="2"/>',
     '<composite type="particle" count="2 2 2" spacing=".1"><geom size=".01"/></composite>',
 ])
 def test_elements_that_make_bodies_are_errors(tmp_path, element):
@@ -206,3 +206,19 @@ def test_attach_errors_are_located(tmp_path, attach, message):
     r = run(write(tmp_path, files))
     assert r.returncode == 1 and "Traceback" not in r.stderr
     assert "main.xml:3:" in r.stderr and message in r.stderr
+
+
+def test_replicate_copies_as_mujoco(tmp_path):
+    """Copies composed (offset, euler) i times, names suffixed innermost first."""
+    path = write(tmp_path, {"m.xml": """<mujoco><worldbody><body name="p" pos="0 0 1">
+<replicate count="12" offset="1 0 0" euler="0 0 30" sep="-">
+  <body name="b" pos="0 1 0" euler="10 0 0"><joint name="j"/><geom size=".1"/>
+    <body name="c" pos=".1 0 0"/></body>
+  <geom name="g" size=".1" pos="0 0 2"/></replicate>
+<replicate count="2" offset="1 0 0"><replicate count="3" offset="0 1 0" euler="0 30 0">
+  <body name="n"/></replicate></replicate>
+</body></worldbody></mujoco>"""})
+    same_bodies_as_mujoco(path)
+    scene = load_scene([str(path)])
+    assert scene.variables == tuple(f"j-{i:02d}" for i in range(12))
+    assert scene.has_frame("n10") and scene.has_frame("g-11")

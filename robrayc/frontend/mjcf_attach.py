@@ -1,4 +1,4 @@
-"""MJCF `<attach model body prefix>` (MuJoCo 3.2+): a body of another model, with its subtree,
+"""MJCF `<attach model body prefix>` and `<replicate>`. `<attach>` (MuJoCo 3.2+): a body of another model, with its subtree,
 as a child of the attaching body (or the worldbody), at the body's own pose, every name
 prefixed. The other model (`<asset><model name file>`, its path relative to the attaching
 model's folder) is read with its own compiler settings, classes and assets; its contact
@@ -63,3 +63,45 @@ def _childclass(body) -> str:
             return node.get("childclass")
         node = node.getparent()
     return "main"
+
+
+def expand_replicates(loader, el) -> None:
+    """Replace each <replicate count offset euler sep> below `el` by its children, count
+    times, copy i in a <frame> placed by (offset, euler) composed i times, every name in it
+    followed by sep and i (as many digits as count has), innermost first (as MuJoCo)."""
+    import copy
+
+    from robrayc import ir
+    from robrayc.frontend.mjcf_geom import given
+    from robrayc.kinematics import compose
+
+    for child in list(el):
+        if not isinstance(child.tag, str):
+            continue
+        expand_replicates(loader, child)
+        if local(child.tag) != "replicate":
+            continue
+        attrs = given(child)
+        count = loader.numbers(child, "count", text=attrs.get("count", "")) or ()
+        if len(count) != 1 or count[0] != int(count[0]) or count[0] < 1:
+            loader.sink.error("<replicate> needs a count of 1 or more", loader.pos(child, "count"))
+            el.remove(child)
+            continue
+        offset = loader.numbers(child, "offset", text=attrs.get("offset", "0 0 0")) or ir.ZERO_V
+        turn = loader.euler(loader.numbers(child, "euler", text=attrs.get("euler", "0 0 0"))
+                            or (0.0, 0.0, 0.0))
+        step, pose = (turn, tuple(offset)), (ir.IDENTITY_Q, ir.ZERO_V)
+        n, sep, at = int(count[0]), attrs.get("sep", ""), el.index(child)
+        for i in range(n):
+            frame = child.makeelement("frame", {
+                "pos": " ".join(map(repr, pose[1])),
+                "quat": " ".join(map(repr, (pose[0][3], *pose[0][:3])))})
+            frame.sourceline = child.sourceline
+            for part in child:
+                frame.append(copy.deepcopy(part))
+            for named in frame.iter():
+                if isinstance(named.tag, str) and named is not frame and named.get("name"):
+                    named.set("name", f"{named.get('name')}{sep}{i:0{len(str(n))}d}")
+            el.insert(at + i, frame)
+            pose = compose(pose, step)
+        el.remove(child)

@@ -24,9 +24,10 @@
   may be used before its block), `<frame>` (a pose and childclass for its children) and
   `<attach>` (robrayc.frontend.mjcf_attach) work as in MuJoCo. An empty attribute
   (`rgba=""`) is absent, as for MuJoCo.
-- What would lose bodies or joints is an error: `<replicate>`, `<composite>`, `<flexcomp>`,
-  inline-vertex meshes. Geoms robrayc has no shape for (planes, ellipsoids, height fields,
-  primitives MuJoCo fits to a mesh) are dropped and counted in one -Wmjcf-lost warning.
+- `<replicate>` copies (robrayc.frontend.mjcf_attach). What would lose bodies or joints is an
+  error: `<composite>`, `<flexcomp>`, inline-vertex meshes. Geoms robrayc has no shape for
+  (planes, ellipsoids, height fields, primitives MuJoCo fits to a mesh) are dropped and
+  counted in one -Wmjcf-lost warning.
 - Everything else (actuators, sensors, physics attributes, ...) is a located warning, once
   per kind (-Wformat-loss): read MuJoCo's simulation settings with MuJoCo.
 """
@@ -40,6 +41,7 @@ from robrayc import ir
 from robrayc.diagnostics import SourcePos
 from robrayc.frontend.common import LoadContext, Partial, PendingFrame
 from robrayc.frontend.frames import checked_axis, stable_unit_quaternion
+from robrayc.frontend.mjcf_attach import expand_replicates
 from robrayc.frontend.mjcf_geom import GeomReader, given, minimal_rotation
 from robrayc.frontend.xmlsource import XmlSource, local
 from robrayc.kinematics import axis_angle_quat, compose, matrix_to_quat, qmul
@@ -51,8 +53,6 @@ Pose = tuple[ir.Quat, ir.Vec3]
 
 # elements that make bodies, joints or geoms robrayc does not read: errors, with a hint
 BODY_MAKERS = {
-    "replicate": "write the copies out, or compile the model with MuJoCo and save it "
-                 "(mj_saveLastXML) to read that",
     "composite": "compile the model with MuJoCo and save it (mj_saveLastXML) to read that",
     "flexcomp": "robrayc has no deformable bodies; remove it to read the rest",
 }
@@ -201,6 +201,9 @@ class _Loader(XmlSource, GeomReader):
         for el in sections:
             if local(el.tag) == "compiler":
                 self.compiler(el)
+        for el in sections:
+            if local(el.tag) == "worldbody":
+                expand_replicates(self, el)
         for el in sections:  # every class first: MuJoCo allows a class used before its block
             if local(el.tag) == "default":
                 self.defaults(el, self.classes["main"], "main")
