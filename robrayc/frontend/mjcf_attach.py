@@ -1,8 +1,9 @@
-"""MJCF `<attach model body prefix>` and `<replicate>`. `<attach>` (MuJoCo 3.2+): a body of another model, with its subtree,
-as a child of the attaching body (or the worldbody), at the body's own pose, every name
-prefixed. The other model (`<asset><model name file>`, its path relative to the attaching
-model's folder) is read with its own compiler settings, classes and assets; its contact
-exclusions and equalities are not read (a warning)."""
+"""MJCF `<attach>` and `<replicate>` (expand_replicates). `<attach model body prefix>`
+(MuJoCo 3.2+): a body of another model, with its subtree, as a child of the attaching body (or
+the worldbody), at the body's own pose, every name prefixed. The other model (`<asset><model
+name file>`, its path relative to the attaching model's folder) is read with its own compiler
+settings, classes and assets; its contact exclusions and equalities are not read (a
+warning)."""
 
 from __future__ import annotations
 
