@@ -34,6 +34,54 @@ def _search(pattern: re.Pattern, attr: str, text: str, start: int) -> re.Match |
     return None
 
 
+# libxml2 keeps an element's line in 16 bits (some versions, some elements): 65535 means
+# "this line or a later one".
+SATURATED = 65535
+
+# Markup in document order: what is no element (comments, CDATA, processing instructions,
+# declarations, end tags), or an element's start tag (group 1: its name).
+_MARKUP = re.compile(r"<!--.*?-->|<!\[CDATA\[.*?\]\]>|<\?.*?\?>|<![^>]*>|</|<([A-Za-z_][\w.:-]*)",
+                     re.S)
+
+
+class _LaterLinePos(SourcePos):
+    """The position of an element libxml2 gave line 65535: found in the text when it is first
+    read (for a message), not when it is made."""
+
+    __slots__ = ("_find", "_found")
+
+    def __init__(self, file: str, find) -> None:
+        SourcePos.__init__(self, file, SATURATED)
+        object.__setattr__(self, "_find", find)
+        object.__setattr__(self, "_found", None)
+
+    def _real(self) -> SourcePos:
+        if self._found is None:
+            object.__setattr__(self, "_found", self._find())
+        return self._found
+
+    line = property(lambda self: self._real().line)
+    col = property(lambda self: self._real().col)
+    end_line = property(lambda self: self._real().end_line)
+    end_col = property(lambda self: self._real().end_col)
+
+
+def start_tag_lines(root, lines: list[str]) -> dict:
+    """Element -> the line of its start tag, for the elements libxml2 gave line 65535 or more:
+    the elements in document order matched to the start tags of the text in order."""
+    text = "\n".join(lines)
+    elements = [el for el in root.iter() if isinstance(el.tag, str)]
+    out = {}
+    line, at = 1, 0
+    tags = (m for m in _MARKUP.finditer(text) if m.group(1))
+    for el, m in zip(elements, tags, strict=False):
+        line += text.count("\n", at, m.start())
+        at = m.start()
+        if (el.sourceline or 0) >= SATURATED:
+            out[el] = line
+    return out
+
+
 class XmlSource:
     """Positions and numbers of one XML file; subclasses set ctx, sink, file and lines."""
 
@@ -43,30 +91,48 @@ class XmlSource:
 
     def pos(self, el, attr: str | None = None) -> SourcePos:
         line = getattr(el, "sourceline", None) or 0
-        lines = self.lines
+        if line >= SATURATED:
+            file, lines = self.file, self.lines
+            return _LaterLinePos(file, lambda: self._pos_on_line(
+                el, attr, self._true_line(el, lines), file, lines))
+        return self._pos_on_line(el, attr, line, self.file, self.lines)
+
+    _late_lines: dict | None = None  # root element -> start_tag_lines, made on first use
+
+    def _true_line(self, el, lines: list[str]) -> int:
+        root = el.getroottree().getroot()
+        if self._late_lines is None:
+            self._late_lines = {}
+        found = self._late_lines.get(root)
+        if found is None:
+            found = self._late_lines[root] = start_tag_lines(root, lines)
+        return found.get(el, SATURATED)
+
+    def _pos_on_line(self, el, attr: str | None, line: int, file: str, lines: list[str]
+                     ) -> SourcePos:
         if line <= 0 or line > len(lines):
-            return SourcePos(self.file, max(line, 0))
+            return SourcePos(file, max(line, 0))
         tag = el.tag
         if type(tag) is not str or "}" in tag:
             tag = local(tag)
         text = lines[line - 1]
         col = text.find("<" + tag)
         if col < 0:
-            return SourcePos(self.file, line, 1)
+            return SourcePos(file, line, 1)
         if attr is not None:  # the attribute may sit on a later line of a long start tag
             pattern = _PATTERNS.get(attr) or _attribute_pattern(attr)
             m = _search(pattern, attr, text, col)  # the common case: on the tag's own line
             if m:
                 start = m.start() + 1
-                return SourcePos(self.file, line, start, line, start + len(attr))
+                return SourcePos(file, line, start, line, start + len(attr))
             for k in range(line, min(line + 8, len(lines)) if text.find(">", col) < 0 else 0):
                 m = _search(pattern, attr, lines[k], 0)
                 if m:
-                    return SourcePos(self.file, k + 1, m.start() + 1, k + 1,
+                    return SourcePos(file, k + 1, m.start() + 1, k + 1,
                                      m.start() + 1 + len(attr))
                 if lines[k].find(">") >= 0:
                     break
-        return SourcePos(self.file, line, col + 1, line, col + 2 + len(tag))
+        return SourcePos(file, line, col + 1, line, col + 2 + len(tag))
 
     def numbers(self, el, attr: str, what: str | None = None,
                 text: str | None = None) -> tuple[float, ...] | None:
