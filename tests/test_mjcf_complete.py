@@ -222,3 +222,16 @@ def test_replicate_copies_as_mujoco(tmp_path):
     scene = load_scene([str(path)])
     assert scene.variables == tuple(f"j-{i:02d}" for i in range(12))
     assert scene.has_frame("n10") and scene.has_frame("g-11")
+
+
+@pytest.mark.parametrize("text, where, message", [
+    ("<worldbody>\n<body><bdy/></body></worldbody>", "2:7", "unknown element <bdy> in a body"),
+    ("\n<wrldbody/>", "2:1", "unknown element <wrldbody> in <mujoco>"),
+])
+def test_elements_mujoco_refuses_are_errors(tmp_path, text, where, message):
+    """A misspelt element would drop what it holds: MuJoCo refuses it, and so does robrayc."""
+    path = write(tmp_path, {"m.xml": f"<mujoco>{text}</mujoco>"})
+    with pytest.raises(ValueError, match="unrecognized element"):
+        mujoco.MjModel.from_xml_path(str(path))
+    r = run(path)
+    assert r.returncode == 1 and f"{path}:{where}: error: {message}" in r.stderr

@@ -51,6 +51,11 @@ MAX_INCLUDE_DEPTH = 32
 
 Pose = tuple[ir.Quat, ir.Vec3]
 
+# MuJoCo's sections of <mujoco>: any other element is an error there
+TOP_LEVEL = {"option", "compiler", "size", "statistic", "asset", "worldbody", "contact",
+             "equality", "tendon", "actuator", "sensor", "keyframe", "visual", "default",
+             "custom", "extension", "deformable"}
+
 # elements that make bodies, joints or geoms robrayc does not read: errors, with a hint
 BODY_MAKERS = {
     "composite": "compile the model with MuJoCo and save it (mj_saveLastXML) to read that",
@@ -222,6 +227,9 @@ class _Loader(XmlSource, GeomReader):
                 self.children(el, None, "main")
             elif tag == "contact":
                 self.contact(el)
+            elif tag not in TOP_LEVEL and isinstance(el.tag, str):
+                self.sink.error(f"unknown element <{tag}> in <mujoco> (MuJoCo refuses it)",
+                                self.pos(el))
             elif tag not in ("compiler", "default", "asset", "equality", "option", "size",
                              "visual", "statistic"):
                 self.ignore(f"<{tag}>", el)
@@ -404,8 +412,12 @@ class _Loader(XmlSource, GeomReader):
                                 BODY_MAKERS[tag])
             elif tag in ("joint", "freejoint") and parent is None:
                 self.sink.error("a joint in the worldbody (MuJoCo refuses it)", self.pos(child))
-            elif tag not in ("joint", "freejoint", "inertial"):
+            elif tag in ("camera", "light", "plugin"):
                 self.ignore(f"<{tag}> in a body", child)
+            elif tag not in ("joint", "freejoint", "inertial") and isinstance(child.tag, str):
+                self.sink.error(f"unknown element <{tag}> in a body (MuJoCo refuses it)",
+                                self.pos(child), "a body holds body, frame, geom, site, "
+                                "joint, freejoint, inertial, camera, light, attach, ...")
 
     def body(self, el, parent: str | None, cls: str, offset: Pose | None = None) -> None:
         self.check_attrs(el, "body")
