@@ -47,10 +47,11 @@ contacts (links meeting end to end, a finger base resting on a palm, a box on a 
 flickering with rounding; FCL's own sphere/box routines (and so amino) count exact contact as
 colliding. FCL's GJK/MPR (libccd, python-fcl's solver; its tolerance is not exposed) misses
 overlaps up to about a micrometre between cylinders, cones, boxes and meshes, so a pair FCL
-calls apart is believed only when a separating axis shows it apart by more than
-``narrow.NEAR`` (1e-5); the others get the exact GJK on support functions, which calls a pair
-apart only with a separating plane in hand, or along an axis that leaves an overlap of at most
-CONTACT_TOL. A mesh (a surface) touching a solid within CONTACT_TOL may be reported colliding.
+calls apart is believed only when a separating axis (exact support functions; for a mesh
+against a solid, per triangle) shows it overlapping by at most CONTACT_TOL; the others get the
+exact GJK on support functions, which calls a pair apart only with a separating plane in hand,
+or along an axis that leaves an overlap of at most CONTACT_TOL. A mesh (a surface) touching a
+solid within CONTACT_TOL may be reported colliding.
 ``distance()`` is on the side of 0 the collision test says (<= 0 colliding, >= 0 not).
 
 Modules: ``solids`` (the solids and their constants), ``closed_form`` (vectorised closed forms

@@ -35,12 +35,13 @@ _AXIS_SAMPLES = np.linspace(-1.0, 1.0, 5)
 # primitives and on the 7dof demo.
 _VECTOR_MIN = 64
 _AXIS_MIN = 16  # the same for the axis-ball test in front of the (slower) GJK
-# FCL's libccd misses overlaps up to about a micrometre; a pair it calls apart is believed
-# only when a separating axis shows it apart by more than this (scene units), else the exact
-# test decides (_near_miss).
-NEAR = 1e-5
 _SAT_MIN = 48  # the same for the capsules and the SAT in front of FCL (one configuration
 # of a robot among obstacles has some 20 candidates: FCL first is faster there)
+
+
+# How far a solid is grown before FCL is asked whether a mesh comes near it (_near_mesh): a
+# hundred times the largest overlap FCL's libccd was seen to miss (0.5 um).
+GROWN = 1e-4
 
 
 class PairTester:
@@ -49,6 +50,7 @@ class PairTester:
     def __init__(self, solids: Solids) -> None:
         self.s = solids
         self._req = None
+        self._grown: dict[int, object] = {}  # _near_mesh's grown solids, by solid
 
     def _fcl_collide(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> bool:
         import fcl
@@ -70,6 +72,7 @@ class PairTester:
         half = s.half[f] + CONTACT_TOL
         lo, hi = tri.min(axis=1), tri.max(axis=1)
         near = np.flatnonzero(((lo <= half) & (hi >= -half)).all(axis=1))
+        near = near[~self._triangles_apart(f, tri[near])]
         ident = np.eye(4)
         sup_f = _support_fn(int(s.kind[f]), s.par[f], ident)
         for k in near:
@@ -81,6 +84,27 @@ class PairTester:
             if hit or touching:
                 return True
         return False
+
+    def _triangles_apart(self, f: int, tri: np.ndarray) -> np.ndarray:
+        """(T,) whether a separating axis shows each triangle (T,3,3, in solid f's centred
+        frame) apart from the solid, or overlapping it by at most CONTACT_TOL along the axis
+        (exact supports on both sides): the triangle's normal, the solid's axes, the line from
+        the solid's centre (and its axis) to the triangle's centroid; both signs each."""
+        T = len(tri)
+        if not T:
+            return np.zeros(0, dtype=bool)
+        c = tri.mean(axis=1)
+        radial = c.copy()
+        radial[:, 2] = 0.0  # from a round solid's axis
+        axes = [np.cross(tri[:, 1] - tri[:, 0], tri[:, 2] - tri[:, 0]), c, radial,
+                *np.broadcast_to(np.eye(3)[:, None], (3, T, 3))]
+        ax = np.concatenate([np.concatenate(axes), -np.concatenate(axes)])
+        length = np.sqrt((ax * ax).sum(axis=1))
+        n = len(ax)
+        h = support(self.s, np.full(n, f), np.broadcast_to(np.eye(3), (n, 3, 3)), ax)
+        low = np.einsum("kvj,kj->kv", np.concatenate([tri] * (n // T)), ax).min(axis=1)
+        ok = (length > 0) & (low - h >= -CONTACT_TOL * length)
+        return ok.reshape(-1, T).any(axis=0)
 
     def exact_convex(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> bool:
         """Two convex solids (no mesh) by the exact GJK on their support functions: apart
@@ -112,7 +136,8 @@ class PairTester:
         """Whether a pair FCL calls apart overlaps after all. FCL's GJK/MPR (libccd, the
         solver python-fcl's CollisionRequest uses; its tolerance is not exposed) misses
         overlaps up to about a micrometre between cylinders, cones, boxes and meshes (0.06 to
-        0.5 um seen): a pair that no separating axis shows apart by NEAR gets the exact test
+        0.5 um seen): a pair that no separating axis shows apart (within CONTACT_TOL: that is
+        a proof by itself) gets the exact test
         (kinds sorted; two meshes are left to FCL's exact triangle tests)."""
         s = self.s
         ka, kb = int(s.kind[a]), int(s.kind[b])
@@ -121,13 +146,34 @@ class PairTester:
         if bool(self._clear(np.array([a]), np.array([b]), Ta[None], Tb[None])[0]):
             return False
         if kb == MESH:
-            return self._convex_mesh(a, b, Ta, Tb)
+            return self._near_mesh(a, b, Ta, Tb) and self._convex_mesh(a, b, Ta, Tb)
         return self.exact_convex(a, b, Ta, Tb)
+
+    def _near_mesh(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> bool:
+        """Whether convex solid a grown by GROWN (a sphere, box or cylinder holding it and
+        everything within GROWN of it) meets mesh b, by FCL: its misses are below a micrometre,
+        GROWN is a hundred times that, so a pair it finds apart here has the two GROWN apart.
+        Only a pair within reach gets the exact triangle tests (each 0.1 ms and more)."""
+        import fcl
+
+        grown = self._grown.get(a)
+        if grown is None:
+            r0, r1, c = (float(x) for x in self.s.par[a])
+            kind = int(self.s.kind[a])
+            geom = (fcl.Sphere(r0 + GROWN) if kind == SPHERE else
+                    fcl.Box(2 * (r0 + GROWN), 2 * (r1 + GROWN), 2 * (c + GROWN)) if kind == BOX
+                    else fcl.Cylinder(max(r0, r1) + GROWN, 2 * (c + GROWN)))
+            grown = self._grown[a] = fcl.CollisionObject(geom)
+        mesh = self.s.fcl_object(b)
+        grown.setTransform(fcl.Transform(Ta[:3, :3].copy(), Ta[:3, 3].copy()))
+        mesh.setTransform(fcl.Transform(Tb[:3, :3].copy(), Tb[:3, 3].copy()))
+        return fcl.collide(grown, mesh, fcl.CollisionRequest(), fcl.CollisionResult()) > 0
 
     def _clear(self, a: np.ndarray, b: np.ndarray, Ta: np.ndarray, Tb: np.ndarray
                ) -> np.ndarray:
         """(K,) whether the exact support functions leave solids a and b (poses (K,4,4)) apart
-        by more than NEAR along the centres' line or one of their own axes (a mesh answers for
+        (or overlapping by at most CONTACT_TOL) along the centres' line or one of their own
+        axes (a mesh answers for
         its box: still a proof)."""
         Ra, ta, Rb, tb = Ta[:, :3, :3], Ta[:, :3, 3], Tb[:, :3, :3], Tb[:, :3, 3]
         own = [sign * R[:, :, i] for R in (Ra, Rb) for i in range(3) for sign in (1.0, -1.0)]
@@ -139,7 +185,7 @@ class PairTester:
                     np.concatenate([Ra] * n + [Rb] * n), np.concatenate([ax, -ax]))
         lead = ((ax.reshape(n, K, 3) * (tb - ta)).sum(axis=2) - h[:n * K].reshape(n, K)
                 - h[n * K:].reshape(n, K))
-        return ((length > 0) & (lead > NEAR * length)).any(axis=0)
+        return ((length > 0) & (lead >= -CONTACT_TOL * length)).any(axis=0)
 
     def test(self, oi: np.ndarray, oj: np.ndarray, Ti: np.ndarray, Tj: np.ndarray,
              keys: np.ndarray | None = None) -> np.ndarray:
@@ -259,7 +305,7 @@ class PairTester:
 
     def _recheck(self, d, oi, oj, Ti, Tj, keys, hit_keys: set, out) -> None:
         """Pairs d that FCL called apart (kinds sorted), confirmed: those no separating axis
-        shows apart by NEAR (_clear, vectorised) get the exact test (_near_miss's)."""
+        shows apart (_clear, vectorised) get the exact test (_near_miss's)."""
         s = self.s
         ka, kb = s.kind[oi[d]], s.kind[oj[d]]
         d = d[(ka != MESH) & ((ka != SPHERE) | (kb == MESH))]  # triangles; closed forms
@@ -271,7 +317,8 @@ class PairTester:
                 continue
             a, b = int(oi[k]), int(oj[k])
             if s.kind[b] == MESH:
-                hit = self._convex_mesh(a, b, Ti[k], Tj[k])
+                hit = self._near_mesh(a, b, Ti[k], Tj[k]) and self._convex_mesh(a, b, Ti[k],
+                                                                                 Tj[k])
             else:
                 hit = self.exact_convex(a, b, Ti[k], Tj[k])
             if hit:
