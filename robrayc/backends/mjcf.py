@@ -58,6 +58,7 @@ HELP = "MuJoCo MJCF model (meshes and cones written beside it as STL)"
 BOUND_MASS = 1e-9  # MuJoCo's boundmass/boundinertia for bodies the scene gives no inertia
 BOUND_INERTIA = 1e-15
 WORLD = "world"  # MuJoCo's world body: no other body may have its name
+FLAT = 1e-9  # relative spread of a mesh's vertices across its thinnest direction: no volume
 STL_FACE_LIMIT = 200_000  # MuJoCo's STL decoder refuses more faces (it reads OBJ of any size)
 
 
@@ -72,6 +73,7 @@ class _Writer:
         out = ctx.output
         self.out_dir = Path(os.path.abspath(out.parent)) if out is not None else None
         self.stem = out.stem if out is not None else "model"
+        self.flat_assets: set[str] = set()  # mesh assets without volume
         self.edge_inertia = False  # a tensor MuJoCo's rounding may find A + B < C
         self.lost: dict[str, list] = {}  # what -> [count, first position]
         self.assets: dict[tuple, str] = {}  # (kind, key, scales) -> mesh asset name
@@ -231,11 +233,16 @@ class _Writer:
             return
         el = etree.SubElement(body, "geom", **attrs)
         el.set("rgba", _v((*g.color, g.alpha)))
-        if g.visual and not g.collision:
+        collision = g.collision
+        if collision and attrs.get("mesh") in self.flat_assets:
+            collision = False
+            self.lose("contacts of flat collision meshes (MuJoCo computes no convex hull of "
+                      "them: written without contacts)", g.pos)
+        if not collision and (g.visual or g.collision):
             el.set("contype", "0")
             el.set("conaffinity", "0")
-            el.set("group", "1")
-        elif g.collision and not g.visual:
+            el.set("group", "1" if g.visual else "3")
+        elif collision and not g.visual:
             el.set("group", "3")
         elif not g.visual:
             self.lose("geometry that is neither visual nor collision", g.pos)
@@ -279,7 +286,24 @@ class _Writer:
         else:
             key = ("mesh", os.path.realpath(s.path), s.scale3, s.up, s.forward, s.collada_up)
             name = self.asset(key, g, lambda: self.mesh_file(s, g))
-        return None if name is None else {"type": "mesh", "mesh": name}
+        if name is None:
+            return None
+        if g.collision and name not in self.flat_assets and self.flat(s, g):
+            self.flat_assets.add(name)
+        return {"type": "mesh", "mesh": name}
+
+    def flat(self, s: ir.Mesh, g: ir.Geometry) -> bool:
+        """Whether the mesh has no volume (its vertices on a plane, a line or a point): MuJoCo
+        computes no convex hull of it, and refuses it as a collision geom."""
+        import numpy as np
+
+        from robrayc.meshes import load_mesh
+
+        v = np.asarray(load_mesh(s, self.sink, g.pos).vertices, dtype=np.float64)
+        if len(v) < 4:
+            return True
+        spread = np.linalg.svd(v - v.mean(axis=0), compute_uv=False)
+        return bool(spread[2] <= FLAT * spread[0])
 
     @staticmethod
     def readable(s: ir.Mesh) -> bool:
@@ -324,7 +348,9 @@ class _Writer:
                                               f"{suffix}")
                 self.files.append(OutputFile(self.out_dir / file, data))
         name = self.assets[full] = f"mesh-{len(self.assets) + 1}"
-        el = etree.SubElement(self.asset_el, "mesh", name=name, file=file)
+        # inertia="shell": MuJoCo computes a mesh's inertia even where it is not used
+        # (inertiafromgeom="false") and refuses a mesh without volume unless it is a shell
+        el = etree.SubElement(self.asset_el, "mesh", name=name, file=file, inertia="shell")
         scale = tuple(g.scale * c for c in scale3)
         if scale != (1.0, 1.0, 1.0):
             el.set("scale", _v(scale))

@@ -171,3 +171,16 @@ def test_shapes_of_zero_size_are_left_out(tmp_path, capsys):
         geometry { shape box; dimension [1, 0, 1]; } geometry { shape sphere; radius 1; } }""")
     assert "shapes of zero size (MuJoCo refuses them) (2x)" in capsys.readouterr().err
     assert model.ngeom == 1
+
+
+def test_meshes_without_volume_load(tmp_path, capsys):
+    """A flat mesh: MuJoCo refused its volume (even visual only) and, as a collision geom,
+    its convex hull; a tiny tetrahedron: its volume."""
+    (tmp_path / "flat.obj").write_text("v 0 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\nf 1 2 3\nf 1 3 4\n")
+    (tmp_path / "tiny.obj").write_text("v 0 0 0\nv 1e-4 0 0\nv 0 1e-4 0\nv 0 0 1e-4\n"
+                                       "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n")
+    model, _ = compile_mjcf(tmp_path, """frame a { type revolute; axis [0, 0, 1];
+        geometry { shape mesh; mesh "flat.obj"; } geometry { shape mesh; mesh "tiny.obj"; }
+        geometry { shape mesh; mesh "flat.obj"; collision 0; } }""")
+    assert "contacts of flat collision meshes" in capsys.readouterr().err
+    assert list(model.geom_contype) == [0, 1, 0]
