@@ -22,7 +22,11 @@
   faces MuJoCo reads from an STL; MuJoCo reads no COLLADA; axes, units and per-axis scale
   applied), referenced as mesh assets, the geometry's scale as the asset's scale. A binary STL
   that MuJoCo reads as it is (Z up, Y forward, 1 to 200,000 faces) is referenced where it
-  lies; an ASCII STL is converted. Colour and alpha are the geom's rgba. Visual-only geoms
+  lies; an ASCII STL is converted. Mesh assets are `inertia="shell"` (MuJoCo computes a
+  mesh's volume even when unused and refuses a flat one); a flat collision mesh (no convex
+  hull for MuJoCo) is written without contacts, with a warning. A frame named `world` is body
+  `world_frame` (MuJoCo's world body has that name); shapes of zero size are left out, with a
+  warning (MuJoCo refuses them). Colour and alpha are the geom's rgba. Visual-only geoms
   are group 1 without contacts, collision-only geoms group 3, geoms that are both group 0.
 - Inertia: `<inertial>` with the mass and `fullinertia` where the scene has one. A tensor
   MuJoCo refuses (a negative principal moment, or A + B < C) is written balanced, as MuJoCo's
