@@ -142,7 +142,11 @@ def expand_xacro(path: Path, out: Path, package_path: str) -> Path:
     try:
         doc = xacro.process_file(str(path))
     except Exception as exc:  # xacro raises its own and lxml/yaml errors
-        raise ReaderError(f"xacro: {str(exc).splitlines()[0]}") from None
+        first = (str(exc).splitlines() or [type(exc).__name__])[0].split(">: ", 1)[-1]
+        half = len(first) // 2  # xacro repeats a substitution's message after it
+        if first[:half].strip() == first[half:].strip():
+            first = first[:half].strip()
+        raise ReaderError("xacro: " + first) from None
     finally:
         substitution_args._eval_find = saved
     if not doc.getElementsByTagName("link"):
