@@ -462,31 +462,32 @@ def _make14(
 
 # robrayc.srdf.Finding
 def _make15(
-        _setattr, _FACTORY,
+        _setattr, _FACTORY, _default_adjacent,
 ):
     def __init__(
-            self, entry, collisions, samples, example,
+            self, entry, collisions, samples, example, adjacent=_default_adjacent,
     ):
         _setattr(self, 'entry', entry)
         _setattr(self, 'collisions', collisions)
         _setattr(self, 'samples', samples)
         _setattr(self, 'example', example)
+        _setattr(self, 'adjacent', adjacent)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'entry={self.entry!r}, collisions={self.collisions!r}, samples={self.samples!r}, '
-                f'example={self.example!r}'
+                f'example={self.example!r}, adjacent={self.adjacent!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.entry, self.collisions, self.samples, self.example,
+            self.entry, self.collisions, self.samples, self.example, self.adjacent,
         ) == (
-            other.entry, other.collisions, other.samples, other.example,
+            other.entry, other.collisions, other.samples, other.example, other.adjacent,
         )
     def __hash__(self):
         return hash((
-            self.entry, self.collisions, self.samples, self.example,
+            self.entry, self.collisions, self.samples, self.example, self.adjacent,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -736,24 +737,25 @@ def _make23(
 
 # robrayc.frontend.common.PendingFrame
 def _make24(
-        _setattr, _FACTORY, _default_parent_pos,
+        _setattr, _FACTORY, _default_parent_pos, _default_outside,
 ):
     def __init__(
-            self, frame, parent_pos=_default_parent_pos,
+            self, frame, parent_pos=_default_parent_pos, outside=_default_outside,
     ):
         self.frame = frame
         self.parent_pos = parent_pos
+        self.outside = outside
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
-                f'frame={self.frame!r}, parent_pos={self.parent_pos!r}'
+                f'frame={self.frame!r}, parent_pos={self.parent_pos!r}, outside={self.outside!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.frame, self.parent_pos,
+            self.frame, self.parent_pos, self.outside,
         ) == (
-            other.frame, other.parent_pos,
+            other.frame, other.parent_pos, other.outside,
         )
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
@@ -2659,6 +2661,7 @@ FACTORIES = {
         ('collisions', '', True, True),
         ('samples', '', True, True),
         ('example', '', True, True),
+        ('adjacent', '=', True, True),
     ), True, True, False, False): _make15,
     ((
         ('eye', '', True, True),
@@ -2722,6 +2725,7 @@ FACTORIES = {
     ((
         ('frame', '', True, True),
         ('parent_pos', '=', True, True),
+        ('outside', '=', True, True),
     ), False, True, False, False): _make24,
     ((
         ('frame', '', True, True),
