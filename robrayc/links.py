@@ -117,3 +117,20 @@ def plan_links(scene: ir.Scene) -> LinkPlan:
         if f.name in folded:
             names[f.name] = names[f.parent if f.parent in names else None]
     return LinkPlan(names[None], links, folded, names)
+
+
+def frame_links(scene: ir.Scene) -> dict[str, str] | None:
+    """Frame name -> the name of the robot link it belongs to, for a scene that names links
+    (URDF import, robray's `link` attribute); None for one that does not (its frames are the
+    names users know). What collision reports and picture legends name."""
+    if not any(f.link is not None for f in scene.frames):
+        return None
+    plan = plan_links(scene)
+    return {f.name: plan.link_of(f.name) for f in scene.frames}
+
+
+def link_pair(pair: tuple[str, str], links: dict[str, str] | None) -> tuple[str, str]:
+    """A frame pair named by links (unchanged without them)."""
+    if links is None:
+        return pair
+    return links.get(pair[0], pair[0]), links.get(pair[1], pair[1])

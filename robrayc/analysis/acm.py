@@ -36,6 +36,7 @@ import numpy as np
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import rigid_groups, sample_ranges
+from robrayc.links import link_pair
 from robrayc.records import field, record
 
 REASONS = ("adjacent", "default", "always", "never")
@@ -277,8 +278,10 @@ def header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
 
 
 def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assignment]
-              tool: str = "robrayc allowed-collisions") -> str:
-    """allow_collision statements, one per line, each with its reason as a comment."""
+              tool: str = "robrayc allowed-collisions",
+              links: dict[str, str] | None = None) -> str:
+    """allow_collision statements (of frames, as robray names them), one per line, each with
+    its reason as a comment, led by the pair's robot links when `links` names them."""
     lines = ["// " + h for h in header(result, list(sources), tool)]
     checked = result.checked
     lines.append(f"// {len(result.allowed)} pairs allowed, {len(checked)} still checked "
@@ -288,6 +291,8 @@ def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assign
         qa, qb = _quote(p.a), _quote(p.b)
         note = f"{p.reason}: {p.detail}" + ("; already allowed in the scene" if p.in_scene
                                             else "")
+        if links is not None:
+            note = "links {} {}: ".format(*link_pair((p.a, p.b), links)) + note
         if qa is None or qb is None:
             lines.append(f"// cannot write a name holding a quote: {p.a!r} {p.b!r} ({note})")
             continue
@@ -296,16 +301,27 @@ def to_robray(result: AcmResult, sources: list[str] = (),  # type: ignore[assign
         lines.append("")
         lines.append("// Still checked (they collide only sometimes):")
         for p in checked:
-            lines.append(f"//   {p.a} {p.b}: {p.detail}")
+            named = "" if links is None else " (links {} {})".format(
+                *link_pair((p.a, p.b), links))
+            lines.append(f"//   {p.a} {p.b}{named}: {p.detail}")
     return "\n".join(lines) + "\n"
 
 
-def to_json(result: AcmResult) -> str:
+def to_json(result: AcmResult, links: dict[str, str] | None = None) -> str:
+    """The classification as JSON; with `links`, each pair also names its robot links
+    (link_a, link_b) beside its frames (a, b)."""
     return json.dumps({
         "samples": result.samples, "seed": result.seed,
         "always_fraction": result.always_fraction,
         "default_configuration": result.default_config,
         "pairs": [{"a": p.a, "b": p.b, "reason": p.reason, "detail": p.detail,
                    "collisions": p.collisions, "in_scene": p.in_scene, "checked": p.checked,
-                   "bound": p.bound} for p in result.pairs],
+                   "bound": p.bound, **_link_fields(p, links)} for p in result.pairs],
     }, indent=1) + "\n"
+
+
+def _link_fields(pair, links: dict[str, str] | None) -> dict:
+    if links is None:
+        return {}
+    a, b = link_pair((pair.a, pair.b), links)
+    return {"link_a": a, "link_b": b}

@@ -16,6 +16,7 @@ from collections.abc import Callable
 
 from robrayc import ir
 from robrayc.diagnostics import NOWHERE, DiagnosticSink, SourcePos
+from robrayc.links import link_pair
 from robrayc.records import field, record
 
 DEFAULT_WIDTH, DEFAULT_HEIGHT = 640, 480  # the original's --pov-x/--pov-y defaults
@@ -170,8 +171,11 @@ def highlighted_frames(pairs: list[tuple[str, str]]) -> set[str]:
     return {name for pair in pairs for name in pair}
 
 
-def pair_label(pair: tuple[str, str]) -> str:
-    return f"{pair[0]} <-> {pair[1]}"
+def pair_label(pair: tuple[str, str], links: dict[str, str] | None = None) -> str:
+    """A colliding frame pair as a legend names it: by robot links when the scene names them
+    (`robrayc.links.frame_links`), else by frames."""
+    a, b = link_pair(pair, links)
+    return f"{a} <-> {b}"
 
 
 # --- triangles ----------------------------------------------------------------------------------

@@ -13,6 +13,7 @@ import re
 from robrayc import __version__, ir
 from robrayc.analysis.view import PictureOptions as Options  # noqa: F401  (typed options)
 from robrayc.backends import EmitContext, OutputFile
+from robrayc.links import frame_links
 
 NAME = "html"
 HELP = "self-contained 3D viewer page (three.js) with joint sliders and frame names on hover"
@@ -197,7 +198,8 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
             "highlightColor": list(view.HIGHLIGHT),
             "camera": {"eye": cam.eye, "look": cam.look, "up": cam.up, "fov": cam.fov,
                        "width": cam.width, "height": cam.height}}
-    legend = "".join(f'<div class="pair">{escape(view.pair_label(p))}</div>' for p in pairs)
+    links = frame_links(scene)
+    legend = "".join(f'<div class="pair">{escape(view.pair_label(p, links))}</div>' for p in pairs)
     page = resource_path("viewer", "page.html").read_text(encoding="utf-8")
     title = escape(f"{ctx.name if ctx.name != 'scenegraph' else _title(scene)} - robrayc")
     parts = {"version": __version__, "title": title, "legend": legend,

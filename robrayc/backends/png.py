@@ -15,6 +15,7 @@ from robrayc import ir
 from robrayc.analysis.view import PictureOptions
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.links import frame_links
 from robrayc.records import record
 
 if TYPE_CHECKING:
@@ -70,7 +71,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     if data is None:
         raise ctx.sink.fatal(f"POV-Ray failed (exit status {status}): {_first_error(log)}")
     if pairs:
-        data = _legend(data, [view.pair_label(p) for p in pairs], ctx)
+        data = _legend(data, [view.pair_label(p, frame_links(scene)) for p in pairs], ctx)
     return [OutputFile(ctx.output, data)]
 
 

@@ -32,6 +32,7 @@ from robrayc.analysis.projection import (
 from robrayc.analysis.view import HIGHLIGHT_HEX, VIEW_AXES, PictureOptions, pair_label
 from robrayc.backends import EmitContext, OutputFile
 from robrayc.diagnostics import DiagnosticSink
+from robrayc.links import frame_links
 from robrayc.records import record, replace
 from robrayc.xmltext import escape
 
@@ -139,7 +140,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
     step = nice_step(span) if grid is None else grid
     pad = 0.05 * span  # room for arrows and outlines
     minx, miny, maxx, maxy = minx - pad, miny - pad, maxx + pad, maxy + pad
-    legend = _legend(proj, pairs)
+    legend = _legend(proj, pairs, frame_links(scene))
     width = (maxx - minx) * scale + 2 * MARGIN_PX + LEGEND_PX
     height = max((maxy - miny) * scale + 2 * MARGIN_PX, _legend_height(legend)) + FOOTER_PX
 
@@ -264,7 +265,8 @@ def _scale_bar(width: float, height: float, scale: float, span: float) -> list[s
 
 
 # --- legend ---------------------------------------------------------------------------------------
-def _legend(proj: Projection, pairs: list[tuple[str, str]]) -> list[tuple[str, str, str]]:
+def _legend(proj: Projection, pairs: list[tuple[str, str]], links: dict[str, str] | None
+            ) -> list[tuple[str, str, str]]:
     """Rows (kind, swatch colour or role, text): the roles drawn, the colours drawn (with the
     first frames of each), the colliding pairs."""
     items = proj.all_footprints()
@@ -283,7 +285,7 @@ def _legend(proj: Projection, pairs: list[tuple[str, str]]) -> list[tuple[str, s
         rows.append(("note", "", f"... {len(colours) - MAX_COLOURS} more colours"))
     if pairs:
         rows.append(("heading", "", "colliding pairs"))
-        rows += [("pair", HIGHLIGHT_HEX, pair_label(p)) for p in pairs]
+        rows += [("pair", HIGHLIGHT_HEX, pair_label(p, links)) for p in pairs]
     return rows
 
 

@@ -113,29 +113,58 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
             distances = sorted(checker.distance(config), key=lambda d: (d.distance, d.a, d.b))
         except ValueError as exc:  # a scene too big to list every pair
             raise UsageError(str(exc)) from None
-    full = {v: config.get(v, 0.0) for v in scene.variables}
+    _report(args, scene, checker, config, pairs, distances)
+    return EXIT_COLLISION if pairs else EXIT_OK
+
+
+def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
+    """collide's answer. A scene that names robot links (a URDF robot) is reported by links,
+    each pair once (several frames may make one link); JSON keeps the frame pairs and adds
+    the links beside them."""
+    from robrayc.links import frame_links, link_pair
+
+    links = frame_links(scene)
     out = sys.stdout
     if args.json:
+        full = {v: config.get(v, 0.0) for v in scene.variables}
         doc: dict = {"configuration": full, "collision_frames": list(checker.collision_frames),
                      "collisions": [list(p) for p in pairs]}
+        if links is not None:
+            doc["links"] = {f: links[f] for f in checker.collision_frames}
+            doc["collision_links"] = [list(link_pair(p, links)) for p in pairs]
         if args.distance:
             doc["distances"] = [[d.a, d.b, d.distance] for d in distances]
+            if links is not None:
+                doc["distance_links"] = [list(link_pair((d.a, d.b), links)) for d in distances]
         out.write(json.dumps(doc, indent=1) + "\n")
-    else:
-        for a, b in pairs:
-            out.write(f"{_show(a)} {_show(b)}\n")
-        if args.distance:
-            for d in distances:
-                out.write(f"distance {_show(d.a)} {_show(d.b)} {d.distance!r}\n")
-            if any(d.distance == 0.0 and (d.a, d.b) in pairs for d in distances):
-                sys.stderr.write("note: a colliding pair with a mesh reports distance 0 (FCL "
-                                 "gives triangle meshes no penetration depth)\n")
-        at = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "the zero configuration"
-        n = len(pairs)
-        sys.stderr.write(f"{n} colliding pair{'' if n == 1 else 's'} at {at}\n"
-                         if n else f"no collisions at {at}\n")
+        out.flush()
+        return
+    named = list(dict.fromkeys(_named(p, links) for p in pairs))
+    for a, b in named:
+        out.write(f"{_show(a)} {_show(b)}\n")
+    if args.distance:
+        shown: set = set()
+        for d in distances:  # closest first: a link pair's first line is its distance
+            a, b = _named((d.a, d.b), links)
+            if (a, b) not in shown:
+                shown.add((a, b))
+                out.write(f"distance {_show(a)} {_show(b)} {d.distance!r}\n")
+        if any(d.distance == 0.0 and (d.a, d.b) in pairs for d in distances):
+            sys.stderr.write("note: a colliding pair with a mesh reports distance 0 (FCL "
+                             "gives triangle meshes no penetration depth)\n")
     out.flush()
-    return EXIT_COLLISION if pairs else EXIT_OK
+    at = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "the zero configuration"
+    n, kind = len(named), "link pair" if links else "pair"
+    sys.stderr.write(f"{n} colliding {kind}{'' if n == 1 else 's'} at {at}\n"
+                     if n else f"no collisions at {at}\n")
+
+
+def _named(pair: tuple[str, str], links: dict[str, str] | None) -> tuple[str, str]:
+    """A frame pair by its links (in name order), or as it is."""
+    from robrayc.links import link_pair
+
+    a, b = link_pair(pair, links)
+    return (a, b) if links is None or a <= b else (b, a)
 
 
 def _checker(scene, sink: DiagnosticSink, args: argparse.Namespace):
@@ -196,6 +225,7 @@ def _acm_parser() -> argparse.ArgumentParser:
 
 def _acm(argv: list[str], sink: DiagnosticSink) -> int:
     from robrayc.analysis import acm
+    from robrayc.links import frame_links
     from robrayc.outputs import check_target, write_files
 
     args = _acm_parser().parse_args(argv)
@@ -236,9 +266,9 @@ def _acm(argv: list[str], sink: DiagnosticSink) -> int:
         text = srdf.write(name, disabled, acm.header(result, sources,
                                                      "robrayc allowed-collisions"))
     elif fmt == "json":
-        text = acm.to_json(result)
+        text = acm.to_json(result, frame_links(scene))
     else:
-        text = acm.to_robray(result, sources)
+        text = acm.to_robray(result, sources, links=frame_links(scene))
     if output is None:
         sys.stdout.write(text)
         sys.stdout.flush()
