@@ -347,6 +347,7 @@ def fk(scene: Scene, config: dict[str, float] | None = None) -> dict[str, np.nda
 # A revolute axis this close to unit length turns by its angle (amino scales the turn
 # otherwise, and the analyses that bound motion by lever arms do not follow that).
 UNIT_AXIS_TOLERANCE = 1e-9
+HALF_MAX = 8.0e307  # half the largest double: two of them apart is still a finite width
 
 
 def periodic_variables(scene: Scene) -> tuple[bool, ...]:
@@ -369,7 +370,7 @@ def periodic_variables(scene: Scene) -> tuple[bool, ...]:
     return tuple(drives.get(v, False) for v in scene.variables)
 
 
-def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
+def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None, *, strict: bool = True
                   ) -> tuple[np.ndarray, np.ndarray]:
     """(lo, hi) per variable: position limits, else [-pi, pi] (periodic: every angle) or
     [-1, 1] (with an `unbounded-joint` warning); a ball or floating joint's rotation vector
@@ -377,7 +378,7 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
     the whole robot changes no self-collision). A periodic variable whose limits' width
     overflows a double (+-1e308) is sampled on [-pi, pi], which loses nothing; any other
     range must have a finite width (else lo + u (hi - lo) is inf or NaN, and every sample
-    with it): RangeError."""
+    with it): RangeError, unless not `strict` (a viewer's slider ends): then cut to +-HALF_MAX."""
     import numpy as np
 
     lo, hi = [], []
@@ -403,6 +404,8 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None
             a, b = min(a, b), max(a, b)
             if periodic and not math.isfinite(b - a):
                 a, b = -math.pi, math.pi
+            elif not math.isfinite(b - a) and not strict:  # a slider's ends, not sampled
+                a, b = max(a, -HALF_MAX), min(b, HALF_MAX)
             elif not math.isfinite(b - a):
                 raise RangeError(f"the limits [{a!r}, {b!r}] of variable '{var}' are too far "
                                  "apart to sample (their width is not a finite number)",

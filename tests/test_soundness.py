@@ -159,6 +159,9 @@ def test_sliding_limits_wider_than_a_double_are_an_error(tmp_path: Path) -> None
     assert r.returncode == 1 and r.stdout == "", r.stderr
     assert f"{path}:2:7: error: the limits [-1e+308, 1e+308] of variable 'arm'" in r.stderr
     assert "^~~" in r.stderr
+    # a viewer's sliders need no sampling: their ends are cut to a finite width
+    r = robrayc(str(path), "-o", str(tmp_path / "slide.html"))
+    assert r.returncode == 0 and (tmp_path / "slide.html").is_file(), r.stderr
     # a check at one configuration needs no sampling: the compiled checker has no cells
     r = robrayc("collide", str(path), "--var", "arm", "--val", "-2", "--backend", "auto")
     assert r.returncode == 1 and r.stdout == "ball post\n", r.stderr

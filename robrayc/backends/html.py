@@ -63,7 +63,7 @@ def _kinematics(scene: ir.Scene) -> dict:
 def _variables(scene: ir.Scene, config: dict[str, float]) -> list[dict]:
     from robrayc.kinematics import sample_ranges
 
-    lo, hi = sample_ranges(scene)
+    lo, hi = sample_ranges(scene, strict=False)
     moved = {n for f in scene.frames if f.kind == "floating" for n in ir.joint_variables(f)[:3]}
     out = []
     for name, a, b in zip(scene.variables, lo.tolist(), hi.tolist(), strict=True):
