@@ -462,108 +462,112 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
     # c_checker.c.j2:62
-    w('};\n')
-    # c_checker.c.j2:63
+    _v52 = ctx['group_solids']
+    w('};\n'
+      '\n'
+      '/* 1: the group holds solids */\n'
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v52!s} }};\n')
+    # c_checker.c.j2:66
     if (not ctx['certify']):
-        # c_checker.c.j2:64
+        # c_checker.c.j2:67
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:66
-        for l_s_54 in ctx['boxes']:
-            w(f'    {{ {l_s_54!s} }},\n')
-        # c_checker.c.j2:67
+        # c_checker.c.j2:69
+        for l_s_55 in ctx['boxes']:
+            w(f'    {{ {l_s_55!s} }},\n')
+        # c_checker.c.j2:70
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:68
+        # c_checker.c.j2:71
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:71
-        for l_s_57 in ctx['nodes']:
-            w(f'    {{ {l_s_57!s} }},\n')
-        # c_checker.c.j2:72
+        # c_checker.c.j2:74
+        for l_s_58 in ctx['nodes']:
+            w(f'    {{ {l_s_58!s} }},\n')
+        # c_checker.c.j2:75
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:73
+        # c_checker.c.j2:76
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:76
-        for l_k_60 in ctx['kids']:
-            w(f'    {{ {l_k_60!s} }},\n')
-        # c_checker.c.j2:77
+        # c_checker.c.j2:79
+        for l_k_61 in ctx['kids']:
+            w(f'    {{ {l_k_61!s} }},\n')
+        # c_checker.c.j2:80
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:78
+        # c_checker.c.j2:81
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:81
-        for l_s_63 in ctx['leaves']:
-            w(f'    {{ {l_s_63!s} }},\n')
-        # c_checker.c.j2:82
+        # c_checker.c.j2:84
+        for l_s_64 in ctx['leaves']:
+            w(f'    {{ {l_s_64!s} }},\n')
+        # c_checker.c.j2:85
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:83
+        # c_checker.c.j2:86
         w('};\n')
-    # c_checker.c.j2:85
+    # c_checker.c.j2:88
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:87
-    for l_p_66 in ctx['pairs']:
-        w(f'    {{ {l_p_66!s} }},\n')
-    # c_checker.c.j2:88
+    # c_checker.c.j2:90
+    for l_p_67 in ctx['pairs']:
+        w(f'    {{ {l_p_67!s} }},\n')
+    # c_checker.c.j2:91
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:89
+    # c_checker.c.j2:92
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:92
-    for l_f_69 in ctx['fixblocks']:
-        w(f'    {{ {l_f_69!s} }},\n')
-    # c_checker.c.j2:93
+    # c_checker.c.j2:95
+    for l_f_70 in ctx['fixblocks']:
+        w(f'    {{ {l_f_70!s} }},\n')
+    # c_checker.c.j2:96
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:94
-    _v70 = ctx['movp']
-    _v71 = ctx['mova']
-    _v72 = ctx['movb']
-    _v73 = ctx['movr2']
-    _v74 = ctx['celltab']
+    # c_checker.c.j2:97
+    _v71 = ctx['movp']
+    _v72 = ctx['mova']
+    _v73 = ctx['movb']
+    _v74 = ctx['movr2']
+    _v75 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v70!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v71!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v72!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v73!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v71!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v72!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v73!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v74!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v74!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v75!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:103
-    for l_c_77 in ctx['celltables']:
-        w(f'    {{ {l_c_77!s} }},\n')
-    # c_checker.c.j2:104
+    # c_checker.c.j2:106
+    for l_c_78 in ctx['celltables']:
+        w(f'    {{ {l_c_78!s} }},\n')
+    # c_checker.c.j2:107
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:105
+    # c_checker.c.j2:108
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:107
-    for l_row_80 in ctx['cellbytes']:
-        w(f'    {l_row_80!s},\n')
-    # c_checker.c.j2:108
+    # c_checker.c.j2:110
+    for l_row_81 in ctx['cellbytes']:
+        w(f'    {l_row_81!s},\n')
+    # c_checker.c.j2:111
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:109
-    _v81 = ctx['kernel']
-    _v82 = ctx['name']
-    _v83 = ctx['fk_code']
-    _v84 = ctx['triangle_code']
+    # c_checker.c.j2:112
+    _v82 = ctx['kernel']
+    _v83 = ctx['name']
+    _v84 = ctx['fk_code']
+    _v85 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v81!s}\n'
-      f'/* --- the kinematics of "{_v82!s}'
+      f'{_v82!s}\n'
+      f'/* --- the kinematics of "{_v83!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -577,9 +581,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v83!s}\n'
+      f'{_v84!s}\n'
       '}\n'
-      f'{_v84!s}\n')
+      f'{_v85!s}\n')
     return "".join(out)
 
 
@@ -1194,7 +1198,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xda824d06, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x1705748b, render_c_checker_c_j2),
     'c_checker.h.j2': (0xf0230b54, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

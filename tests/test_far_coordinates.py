@@ -33,9 +33,10 @@ GEOMETRY = {"box": "shape box; dimension [{}, {}, {}];", "sphere": "shape sphere
             "cylinder": "shape cylinder; radius {}; height {};"}
 
 
-def _scene_text() -> str:
+def _scene_text(bases: tuple[str, ...] = ("a", "b")) -> str:
     out = []
-    for base, solids in SOLIDS.items():
+    for base in bases:
+        solids = SOLIDS[base]
         out.append(f"frame {base}_x {{ type prismatic; axis [1, 0, 0]; variable {base}x; "
                    f"limit_position [-1e8, 1e8]; }}\n"
                    f"frame {base}_y {{ parent {base}_x; type prismatic; axis [0, 1, 0]; "
@@ -158,3 +159,49 @@ def test_nan_and_inf_are_never_free(bases) -> None:
             assert bases._kernel.check(broken) == 3, (bases.variables[k], bad)
             states = bases._kernel.states(broken[None])
             assert (states == 2).all(), (bases.variables[k], bad)
+
+
+FIXED_AT = (2.0e5, -1.0e5)  # fixed solids far out, as a map's obstacles would be
+OBSTACLES = [("o_ball", "sphere", (0.3,), (0.0, 0.0, 0.0)),
+             ("o_block", "box", (0.4, 0.4, 1.0), (0.0, 1.5, 0.3))]
+
+
+def test_far_base_against_far_fixed_solids(tmp_path) -> None:
+    """Base a alone among fixed solids 2e5 from the origin: the world's solids are moved into
+    the base's frame in double (and their float32 rounding there is the margin's)."""
+    x0, y0 = FIXED_AT
+    text = _scene_text(("a",)) + "".join(
+        f"frame {name} {{ translation [{x0 + off[0]}, {y0 + off[1]}, {off[2]}]; "
+        f"geometry {{ {GEOMETRY[kind].format(*size)} }} }}\n"
+        for name, kind, size, off in OBSTACLES)
+    path = tmp_path / "field.robray"
+    path.write_text(text)
+    checker = CollisionChecker(load_scene([str(path)]), backend="compiled")
+    fixed = [(name, _fcl_object(kind, size, off, x0, y0, 0.0))
+             for name, kind, size, off in OBSTACLES]
+
+    def hits(q: dict) -> set[tuple[str, str]]:
+        mine = [(name, _fcl_object(kind, size, off, q["ax"], q["ay"], q["ayaw"]))
+                for name, kind, size, off in SOLIDS["a"]]
+        return {tuple(sorted((na, nb))) for na, oa in mine for nb, ob in fixed
+                if fcl.collide(oa, ob, fcl.CollisionRequest(), fcl.CollisionResult()) > 0}
+
+    rng = np.random.default_rng(6)
+    for trial in range(20):
+        direction, yaw = rng.uniform(-math.pi, math.pi, 2)
+        target = (x0, y0 + 1.5 * rng.integers(2))
+        near, far = 0.0, 3.0  # from the target along the direction, to the first contact
+        for _ in range(50):
+            mid = (near + far) / 2
+            q = {"ax": target[0] + mid * math.cos(direction),
+                 "ay": target[1] + mid * math.sin(direction), "ayaw": yaw}
+            near, far = (mid, far) if hits(q) else (near, mid)
+        for depth in (3e-3, -3e-3):
+            d = far - depth
+            q = {"ax": target[0] + d * math.cos(direction),
+                 "ay": target[1] + d * math.sin(direction), "ayaw": yaw}
+            expected = hits(q)
+            assert bool(expected) == (depth > 0), (trial, q)
+            row = _row(checker, q)[0]
+            assert checker._kernel.check(row) != 0 or not expected, (trial, q, expected)
+            assert set(checker.colliding_pairs(row)) == expected, (trial, q)

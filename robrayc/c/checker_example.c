@@ -53,6 +53,8 @@ static const struct solid SOLID[NS_DECL] = {
       { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0.5 }, { 0.05, 0.05, 0.5 }, { 0.05, 0.05, 0.5 } },
 };
 
+static const unsigned char GROUP_SOLIDS[NG] = { 1, 1 };
+
 #if !CHECKER_CERTIFY
 static const float BOX[NS_DECL][15] = {
     { 0.0f, 0.0f, -0.5f, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5f, 0.5f, 0.5f },

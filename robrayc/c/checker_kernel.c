@@ -279,12 +279,12 @@ static int tree_solid(int a, const double *ga, int e, const double *ge)
     const struct solid *se = &SOLID[e];
     float m[12], h[3], r = 0.0f;
     int k;
-    if (se->group) {
+    if (se->group || ge[9] != 0.0 || ge[10] != 0.0 || ge[11] != 0.0) {
         double we[12];
         mul(ge, se->pose, we);
         relative(we, ga, m);  /* group a -> e's frame */
     } else {
-        relative(se->pose, ga, m);  /* the world's pose is the identity */
+        relative(se->pose, ga, m);  /* the world's pose is the identity (not moved) */
     }
     for (k = 0; k < 3; k++) h[k] = (float)(se->exact == 1 ? se->half[k] : se->box[k]);
     if (se->exact == 0) { r = (float)se->half[0]; h[0] = h[1] = h[2] = 0.0f; }
@@ -352,6 +352,20 @@ static unsigned near_block(const struct fixblock *f, const float *c, float r)
     }
     return m;
 #endif
+}
+
+/* near_block in a frame at o (world_frame): the partners' centres moved by -o in double */
+static unsigned near_block_at(const struct fixblock *f, const float *c, float r,
+                              const double *o)
+{
+    unsigned m = 0u;
+    int l;
+    for (l = 0; l < 8; l++) {
+        float dx = (float)(f->x[l] - o[0]) - c[0], dy = (float)(f->y[l] - o[1]) - c[1];
+        float dz = (float)(f->z[l] - o[2]) - c[2], rs = f->r[l] + r;
+        if (dx * dx + dy * dy + dz * dz <= rs * rs) m |= 1u << l;
+    }
+    return m;
 }
 
 /* is configuration q in a certified cell of table t */
@@ -458,28 +472,54 @@ static int pair_state(const double *q, struct boxcache *c, int p, int a, int b, 
  * 2 SOLID_REACH of each other, whatever the world coordinates. The world-frame tests (the
  * bounding spheres, the boxes of pairs of meshes) are not: far from the origin (a mobile base
  * in map coordinates, a long rail) their float32 centres lose what the margin holds. So a
- * configuration whose group origins reach past GROUP_REACH grows those tests' radii by a
- * slack of MARGIN_RATE times the largest coordinate then possible: sound at any distance
- * (and slower far away, where more pairs go on to the exact tests). */
+ * configuration whose group origins reach past GROUP_REACH is tested in a frame at its
+ * farthest group's origin (world_frame: the world's fixed solids moved in double), and if
+ * its groups still spread past GROUP_REACH from there, those tests' radii grow by a slack of
+ * MARGIN_RATE times the largest coordinate then possible: sound at any distance. A fixed
+ * solid's coordinates in that frame may be large, but a pair can only touch where the moving
+ * solid's are not. */
 
-/* the slack of the world-frame tests at configuration q (group poses g), as above: 0 while
- * every group origin lies within GROUP_REACH; -1 (no answer: INVALID) when a value of q is NaN
- * or infinite, or the poses reach past 1e18 (float32 squares of such distances overflow) */
-static float world_slack(const double *q, double g[][12])
+/* the largest coordinate of an origin of a group holding solids (GROUP_SOLIDS), and which
+ * group has it (NaN counts as largest) */
+static double group_reach(double g[][12], int *far)
 {
     double m = 0.0;
     int k;
-    for (k = 0; k < NQ; k++)
-        if (!(fabs(q[k]) <= DBL_MAX)) return -1.0f;
     for (k = 1; k < NG; k++) {
         double t = fabs(g[k][9]), u = fabs(g[k][10]), v = fabs(g[k][11]);
+        if (!GROUP_SOLIDS[k]) continue;
         if (u > t) t = u;
         if (v > t) t = v;
-        if (!(t <= m)) m = t;  /* NaN too */
+        if (!(t <= m)) { m = t; *far = k; }
     }
+    return m;
+}
+
+/* the frame of the world-frame tests at configuration q (group poses g), as above, and their
+ * slack in it. While every group origin lies within GROUP_REACH of the world's: the world, no
+ * slack. Else the frame moves to the farthest group's origin o (g's translations less o, o
+ * written; the world's pose g[0] then holds -o): a robot far out in a map is tested as at
+ * home, with a slack only if its groups still spread past GROUP_REACH from there. -1 (no
+ * answer: INVALID) when a value of q is NaN or infinite, or the poses reach past 1e18 (float32
+ * squares of such distances overflow). */
+static float world_frame(const double *q, double g[][12], double *o)
+{
+    double m;
+    int k, far = 0;
+    o[0] = o[1] = o[2] = 0.0;
+    for (k = 0; k < NQ; k++)
+        if (!(fabs(q[k]) <= DBL_MAX)) return -1.0f;
+    m = group_reach(g, &far);
     if (m <= GROUP_REACH) return 0.0f;
     if (!(m <= 1e18)) return -1.0f;
-    return (float)(MARGIN_RATE * (m + SOLID_REACH));
+    for (k = 0; k < 3; k++) o[k] = g[far][9 + k];
+    for (k = 0; k < NG; k++) {
+        g[k][9] -= o[0];
+        g[k][10] -= o[1];
+        g[k][11] -= o[2];
+    }
+    m = group_reach(g, &far);
+    return m <= GROUP_REACH ? 0.0f : (float)(MARGIN_RATE * (m + SOLID_REACH));
 }
 
 /* every solid's bounding-sphere centre in the world at group poses g: its x, y and z in
@@ -487,11 +527,12 @@ static float world_slack(const double *q, double g[][12])
 /* cppcheck-suppress constParameter ; C99 converts double (*)[12] to const only with a cast */
 static void solid_centres(double g[][12], float centre[3][NS_DECL])
 {
+    const int world = g[0][9] == 0.0 && g[0][10] == 0.0 && g[0][11] == 0.0;
     int s, k;
     for (s = 0; s < NS; s++) {
         const double *w = g[SOLID[s].group];
         const float *b = SOLID[s].bound;
-        if (SOLID[s].group == 0) {  /* the world's pose is the identity */
+        if (SOLID[s].group == 0 && world) {  /* the world's pose is the identity */
             for (k = 0; k < 3; k++) centre[k][s] = b[k];
             continue;
         }
@@ -549,24 +590,26 @@ static int invalid(const unsigned char *active, unsigned char *states)
     return CHECKER_INVALID;
 }
 
-/* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_slack). Without states,
+/* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_frame). Without states,
  * stops at the first certain collision; with states (NP bytes, zeroed by the caller), writes
  * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL). */
 static int check1(const double *q, const unsigned char *active, unsigned char *states)
 {
-    double g[NG][12];
+    double g[NG][12], o[3];
     float centre[3][NS_DECL], slack;
     struct boxcache cache;
-    int k, l, hit = 0, maybe = 0;
+    int k, l, hit = 0, maybe = 0, moved;
     fk(q, g);
-    slack = world_slack(q, g);
+    slack = world_frame(q, g, o);
     if (slack < 0.0f) return invalid(active, states);
+    moved = o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
     solid_centres(g, centre);
     start_cache(&cache, g, centre, slack);
     for (k = 0; k < NFB && !(hit && !states); k++) {
         const struct fixblock *f = &FIXB[k];
         const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
-        unsigned m = near_block(f, c, SOLID[f->solid].bound[3] + slack);
+        const float reach = SOLID[f->solid].bound[3] + slack;
+        unsigned m = moved ? near_block_at(f, c, reach, o) : near_block(f, c, reach);
         for (l = 0; m && l < 8; l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;
@@ -627,12 +670,12 @@ static void active_states(const double *q, long n, const unsigned char *active,
     for (c = 0; c < n; c++) {
         const double *qc = q + c * NQ;
         unsigned char *out = states + c * NP;
-        double g[NG][12];
+        double g[NG][12], o[3];
         float centre[3][NS_DECL], slack;
         struct boxcache boxes;
         for (i = 0; i < NP; i++) out[i] = 0;
         fk(qc, g);
-        slack = world_slack(qc, g);
+        slack = world_frame(qc, g, o);
         if (slack < 0.0f) {
             (void)invalid(active, out);
             continue;

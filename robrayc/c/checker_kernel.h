@@ -21,7 +21,7 @@
  *   GROUP_REACH     how far every group's origin may be from the world origin (each coordinate)
  *   SOLID_REACH     and every solid from its group's origin, for the float32 tests' margin
  *                   MARGIN_RATE * (GROUP_REACH + SOLID_REACH) to hold; beyond, the kernel
- *                   grows its world-frame tests (checker_kernel.c, "precision")
+ *                   moves or grows its world-frame tests (checker_kernel.c, "precision")
  *   MARGIN_RATE     that margin per unit of coordinate (robrayc.analysis.collision.compiled)
  *   CONTACT_TOL     the one contact tolerance (robrayc.analysis.collision.tolerance):
  *                   a sphere or box pair COLLIDES when its solids overlap by more than it
@@ -34,6 +34,7 @@
  *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
+ * GROUP_SOLIDS[NG] (1: the group holds solids),
  * PAIR[NP_DECL][3], FIXB[NFB_DECL], MOVP/MOVA/MOVB[NMP_DECL], MOVR2[NMP_DECL],
  * CONST_HIT[NPAIRS_DECL], CELLTAB[NP_DECL], CELLS[NCELLTABLES_DECL], CELLBITS[NCELLBYTES_DECL],
  * checker_pair_names[NPAIRS_DECL][2]; without CHECKER_CERTIFY also BOX[NS_DECL][15],

@@ -130,6 +130,8 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "contact_tol": repr(CONTACT_TOL), "eps_sat": repr(_EPS_SAT),
         "margin": f"{margin:.3g}", "group_reach": repr(group_reach),
         "solid_reach": repr(solid_reach), "margin_rate": repr(_MARGIN),
+        "group_solids": ", ".join("1" if g in set(checker.group.tolist()) else "0"
+                                  for g in range(len(motions) + 1)),
         **empty_tables(len(checker._pi)),
     }
 
