@@ -235,3 +235,16 @@ def test_elements_mujoco_refuses_are_errors(tmp_path, text, where, message):
         mujoco.MjModel.from_xml_path(str(path))
     r = run(path)
     assert r.returncode == 1 and f"{path}:{where}: error: {message}" in r.stderr
+
+
+def test_mesh_reference_pose_is_an_error(tmp_path):
+    """refpos/refquat move a mesh's vertices (MuJoCo applies them): not a harmless loss."""
+    path = write(tmp_path, {"m.xml": '<mujoco><asset>\n<mesh name="m" file="t.obj" '
+                                     'refpos="0 0 1"/></asset><worldbody><geom type="mesh" '
+                                     'mesh="m"/></worldbody></mujoco>',
+                            "t.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
+                                     "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"})
+    mujoco.MjModel.from_xml_path(str(path))
+    r = run(path)
+    assert r.returncode == 1 and f"{path}:2:29: error: <mesh refpos> is not read" in r.stderr
+    assert "warning" not in r.stderr

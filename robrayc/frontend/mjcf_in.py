@@ -73,7 +73,7 @@ READ = {
              "size", "rgba", "group"},
     "inertial": {"pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "mass",
                  "diaginertia", "fullinertia"},
-    "mesh": {"name", "file", "scale", "class"},
+    "mesh": {"name", "file", "scale", "class", "refpos", "refquat"},
     "material": {"name", "rgba", "class"},
     "frame": {"name", "pos", "quat", "axisangle", "euler", "xyaxes", "zaxis", "childclass"},
     "compiler": {"angle", "eulerseq", "meshdir", "assetdir", "autolimits", "inertiafromgeom",
@@ -299,6 +299,11 @@ class _Loader(XmlSource, GeomReader):
             attrs = self.attrs(child, "main")
             if tag == "mesh":
                 self.check_attrs(child, "mesh")
+                for moved in ("refpos", "refquat"):  # they move the vertices: not ignorable
+                    if moved in attrs:
+                        self.sink.error(f"<mesh {moved}> is not read by robrayc: the mesh "
+                                        "would be misplaced", self.pos(child, moved),
+                                        "apply it to the mesh file's vertices instead")
                 file = attrs.get("file")
                 if file is None:  # vertices listed inline: an error where a geom uses it
                     self.inline_meshes.add(attrs.get("name", ""))
