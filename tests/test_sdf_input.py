@@ -156,7 +156,7 @@ def test_shapes_materials_and_inertia_as_libsdformat_reads_them(model_path):
         ((1.0, 1.0, 1.0), 1.0), ((1.0, 1.0, 1.0), 2.0), ((1.0, 2.0, 3.0), 1.0)]
 
 
-@pytest.mark.parametrize("name", ["scene.world", "legacy.sdf"])
+@pytest.mark.parametrize("name", ["scene.world", "legacy.sdf", "merge.sdf"])
 def test_worlds_includes_and_sdformat_1_6(name, sdf_poses, model_path):
     path = HERE / name
     scene = load(path)

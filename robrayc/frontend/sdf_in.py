@@ -24,7 +24,9 @@ libsdformat reads them (a 1.6 `<pose frame>` is `relative_to`, `use_parent_model
   inertial (mass, tensor, pose) likewise (`LINK-inertial`).
 - `<include>` of `model://NAME` (folder NAME in -I, GZ_SIM_RESOURCE_PATH,
   IGN_GAZEBO_RESOURCE_PATH, SDF_PATH, GAZEBO_MODEL_PATH; its model.config names the file) or
-  of a path, with `<name>`, `<pose>`, `<static>`, `<placement_frame>`.
+  of a path, with `<name>`, `<pose>`, `<static>`, `<placement_frame>`; `merge="true"` puts
+  its links, joints and frames among the including model's names, its model frame the frame
+  `_merged__NAME__model__` (libsdformat's name).
 - Simulation content (physics, plugins, sensors, lights, surface, dynamics, ...) is a
   located warning once per kind.
 """
@@ -99,6 +101,7 @@ class _Loader(XmlSource, LinkParts):
         self.taken: set[str] = set()
         self.joint_names: dict[str, str] = {}  # joint or <frame> -> its IR frame's name
         self.axis2_names: dict[str, str] = {}  # universal, revolute2 -> its second frame
+        self.merged: list[str] = []  # model frames of merged includes (IR frames)
         self.reported: set[str] = set()
         self.partial = Partial()
 
@@ -175,7 +178,7 @@ class _Loader(XmlSource, LinkParts):
         self.scope_members(el, scope, version, 0)
 
     def model(self, el, parent: _Scope, prefix: str, version, static: bool, depth: int,
-              include=None) -> None:
+              include=None, merged: bool = False) -> None:
         """A <model> (from an <include> when `include` is given, whose name, pose, static
         and placement_frame win)."""
         name = (include_text(include, "name") or el.get("name") or "").strip()
@@ -183,8 +186,13 @@ class _Loader(XmlSource, LinkParts):
             self.sink.error("<model> without a name", self.pos(el))
             return
         scope_prefix = parent.prefix + prefix
-        scope = _Scope(scope_prefix, el, static or self.flag(el, "static", False),
-                       scope_prefix + MODEL, version, [], [], el.get("canonical_link"))
+        # a merged include (no prefix): its elements join the parent's names, its model frame
+        # is the frame _merged__NAME__model__ (as libsdformat names it)
+        key = scope_prefix + (f"_merged__{name}__model__" if merged else MODEL)
+        if merged:
+            self.merged.append(key)
+        scope = _Scope(scope_prefix, el, static or self.flag(el, "static", False), key,
+                       version, [], [], el.get("canonical_link"))
         if include is not None and child(include, "static") is not None:
             scope.static = static or self.flag(include, "static", False)
         self.check_children(el, "model")
@@ -219,9 +227,10 @@ class _Loader(XmlSource, LinkParts):
     def include(self, el, scope: _Scope, version, depth: int) -> None:
         uri = (include_text(el, "uri") or "").strip()
         at = self.pos(child(el, "uri") if child(el, "uri") is not None else el)
-        if el.get("merge") == "true":
-            self.sink.error("<include merge=\"true\"> is not read by robrayc", self.pos(el),
-                            "include it as a nested model")
+        merge = self.flag_attr(el, "merge")
+        if merge and scope.key == WORLD:
+            self.sink.error("<include merge=\"true\"> merges into a model, not a world",
+                            self.pos(el, "merge"))
             return
         if depth >= MAX_INCLUDE_DEPTH:
             self.sink.error(f"includes nested deeper than {MAX_INCLUDE_DEPTH} (a cycle?) at "
@@ -237,8 +246,9 @@ class _Loader(XmlSource, LinkParts):
                             "not one", at)
             return
         name = (include_text(el, "name") or models[0].get("name") or "").strip()
-        self.model(models[0], scope, f"{name}::", _version(root.get("version", "1.9")),
-                   scope.static, depth + 1, include=el)
+        self.model(models[0], scope, "" if merge else f"{name}::",
+                   _version(root.get("version", "1.9")), scope.static, depth + 1, include=el,
+                   merged=merge)
 
     def model_file(self, uri: str, at: SourcePos) -> Path | None:
         """The SDF file an include's URI names: a file, or a model folder (its model.config

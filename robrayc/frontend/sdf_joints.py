@@ -32,7 +32,7 @@ def build_frames(ld) -> None:
         else:
             _root(ld, link)
     for key, e in ld.entities.items():
-        if e.kind == "frame":
+        if e.kind == "frame" or key in ld.merged:
             _frame(ld, key, holders)
     for link in links:
         ld.link_parts(ld.entities[link].el, link, holders[link])
@@ -92,7 +92,8 @@ def _holders(ld, placing: dict[str, tuple]) -> dict[str, str]:
     for key, e in ld.entities.items():
         if e.kind == "link" and key not in placing:
             holders[key] = ir.unique_name(key, ld.taken)
-        elif e.kind in ("joint", "frame") and (e.kind == "frame" or _placed(placing, key)):
+        elif e.kind == "frame" or key in ld.merged or (e.kind == "joint" and
+                                                       _placed(placing, key)):
             names[key] = ir.unique_name(key, ld.taken)
     ld.joint_names = names
     for link, (j, _) in placing.items():
