@@ -14,7 +14,6 @@ from robrayc.frontend.xmlsource import local
 
 def attach(loader, el, parent: str | None, offset) -> None:
     """Read the body `el` names from its model into `loader`'s frames under `parent`."""
-    from robrayc.frontend.mjcf_in import _Loader
     from robrayc.frontend.xmlsafe import parse_xml
 
     sink = loader.sink
@@ -40,8 +39,10 @@ def attach(loader, el, parent: str | None, offset) -> None:
         return
     text = data.decode("utf-8", "replace")
     loader.ctx.sources.add(str(path), text)
-    other = _Loader(loader.ctx, str(path), root, text, within=loader,
-                    prefix=loader.prefix + el.get("prefix", ""))
+    # The attaching loader's own class reads the other model: this module imports no loader
+    # (mjcf_in imports it, so the reverse import would be a cycle).
+    other = type(loader)(loader.ctx, str(path), root, text, within=loader,
+                         prefix=loader.prefix + el.get("prefix", ""))
     if other.prepare() is None:
         return
     found = next((b for b in other.root.iter("{*}body", "body") if b.get("name") == body),
