@@ -500,7 +500,7 @@ class _Loader(XmlSource, GeomReader):
                                   or (0.0, 0.0, 1.0)), f"joint '{jname}'",
                             lambda m, h=None: self.sink.error(m, at, h),
                             lambda m, h=None: self.sink.warning(m, at, h, name="unnormalized"),
-                            normalise=True) or (0.0, 0.0, 1.0)
+                            normalise=True, exact=True) or (0.0, 0.0, 1.0)
         scale = self.angle if kind == "hinge" else float
         limits = ir.NO_LIMITS
         rng = attrs.get("range")

@@ -290,7 +290,7 @@ class _Loader(XmlSource, LinkLowering):
                                   self.sink.error(message, self.pos(ax, "xyz"), hint),
                                   lambda message, hint=None: self.sink.warning(
                                       message, self.pos(ax, "xyz"), hint, name="unnormalized"),
-                                  normalise=True) or axis
+                                  normalise=True, exact=True) or axis
         lim = kids.get("limit")
         if lim is not None:
             j.limits = self._limits(j, lim)
