@@ -29,29 +29,30 @@ def _make0(
 
 # robrayc.analysis.collision.checker.PairDistance
 def _make1(
-        _setattr, _FACTORY,
+        _setattr, _FACTORY, _default_method,
 ):
     def __init__(
-            self, a, b, distance,
+            self, a, b, distance, method=_default_method,
     ):
         _setattr(self, 'a', a)
         _setattr(self, 'b', b)
         _setattr(self, 'distance', distance)
+        _setattr(self, 'method', method)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
-                f'a={self.a!r}, b={self.b!r}, distance={self.distance!r}'
+                f'a={self.a!r}, b={self.b!r}, distance={self.distance!r}, method={self.method!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.a, self.b, self.distance,
+            self.a, self.b, self.distance, self.method,
         ) == (
-            other.a, other.b, other.distance,
+            other.a, other.b, other.distance, other.method,
         )
     def __hash__(self):
         return hash((
-            self.a, self.b, self.distance,
+            self.a, self.b, self.distance, self.method,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2569,6 +2570,7 @@ FACTORIES = {
         ('a', '', True, True),
         ('b', '', True, True),
         ('distance', '', True, True),
+        ('method', '=', True, True),
     ), True, True, False, False): _make1,
     ((
         ('a', '', True, True),

@@ -14,6 +14,7 @@ import math
 from robrayc import ir
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import quat_to_matrix
+from robrayc.meshes.model import closed_surface as _closed_surface
 from robrayc.records import field, record
 
 DEFAULT_SEGMENTS = 64
@@ -305,28 +306,6 @@ def _closed(data) -> bool:
     if hit is None or hit[0] is not data:
         hit = _CLOSED[id(data)] = (data, _closed_surface(data.faces, data.vertices))
     return hit[1]
-
-
-def _closed_surface(faces, verts) -> bool:
-    import numpy as np
-
-    v = np.asarray(verts, dtype=np.float64)
-    order = np.lexsort(v.T[::-1])  # equal positions (0.0 == -0.0) become neighbours
-    s = v[order]
-    ids = np.empty(len(v), dtype=np.int64)
-    ids[order] = np.cumsum(np.r_[False, (s[1:] != s[:-1]).any(axis=1)])
-    f = ids[np.asarray(faces)]
-    f = f[(f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])]
-    if len(f) == 0:
-        return False
-    n = int(f.max()) + 1
-    tail, head = f.ravel(), f[:, [1, 2, 0]].ravel()
-    keys = np.sort(tail * n + head)
-    if (keys[1:] == keys[:-1]).any():  # a directed edge used twice
-        return False
-    twins = head * n + tail
-    at = np.minimum(np.searchsorted(keys, twins), len(keys) - 1)
-    return bool((keys[at] == twins).all())
 
 
 def _clip_polygon_z(poly, lo: float, hi: float) -> list:

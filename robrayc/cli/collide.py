@@ -134,6 +134,7 @@ def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
             doc["collision_links"] = [list(link_pair(p, links)) for p in pairs]
         if args.distance:
             doc["distances"] = [[d.a, d.b, d.distance] for d in distances]
+            doc["distance_methods"] = [d.method for d in distances]
             if links is not None:
                 doc["distance_links"] = [list(link_pair((d.a, d.b), links)) for d in distances]
         out.write(json.dumps(doc, indent=1) + "\n")
@@ -148,15 +149,23 @@ def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
             a, b = _named((d.a, d.b), links)
             if (a, b) not in shown:
                 shown.add((a, b))
-                out.write(f"distance {_show(a)} {_show(b)} {d.distance!r}\n")
-        if any(d.distance == 0.0 and (d.a, d.b) in pairs for d in distances):
-            sys.stderr.write("note: a colliding pair with a mesh reports distance 0 (FCL "
-                             "gives triangle meshes no penetration depth)\n")
+                how = _METHODS.get(d.method)
+                out.write(f"distance {_show(a)} {_show(b)} {d.distance!r}"
+                          + (f"  ({how})" if how else "") + "\n")
+        if any(d.method == "open-mesh" for d in distances):
+            sys.stderr.write("note: a colliding pair with an open mesh reports distance 0 (an "
+                             "open surface has no inside, so no penetration depth)\n")
     out.flush()
     at = ", ".join(f"{k}={v!r}" for k, v in config.items()) or "the zero configuration"
     n, kind = len(named), "link pair" if links else "pair"
     sys.stderr.write(f"{n} colliding {kind}{'' if n == 1 else 's'} at {at}\n"
                      if n else f"no collisions at {at}\n")
+
+
+# How a penetration depth was found, as the text output says it (exact ones say nothing).
+_METHODS = {"convex-exact": "convex: exact",
+            "deepest-vertex-bound": "a bound, at least this deep: the deepest vertex inside "
+                                    "the other solid"}
 
 
 def _named(pair: tuple[str, str], links: dict[str, str] | None) -> tuple[str, str]:

@@ -61,3 +61,28 @@ def face_normals(tri):
         n = n / length[:, None]
     n[length == 0] = 0.0  # degenerate triangle: no direction
     return n
+
+
+def closed_surface(faces, verts) -> bool:
+    """Whether triangles form a closed surface with consistent winding: every directed edge
+    (between exactly equal vertex positions) has exactly one reverse twin. Triangles with two
+    equal corners are left out (their own two edges are each other's twins; no area)."""
+    import numpy as np
+
+    v = np.asarray(verts, dtype=np.float64)
+    order = np.lexsort(v.T[::-1])  # equal positions (0.0 == -0.0) become neighbours
+    s = v[order]
+    ids = np.empty(len(v), dtype=np.int64)
+    ids[order] = np.cumsum(np.r_[False, (s[1:] != s[:-1]).any(axis=1)])
+    f = ids[np.asarray(faces)]
+    f = f[(f[:, 0] != f[:, 1]) & (f[:, 1] != f[:, 2]) & (f[:, 0] != f[:, 2])]
+    if len(f) == 0:
+        return False
+    n = int(f.max()) + 1
+    tail, head = f.ravel(), f[:, [1, 2, 0]].ravel()
+    keys = np.sort(tail * n + head)
+    if (keys[1:] == keys[:-1]).any():  # a directed edge used twice
+        return False
+    twins = head * n + tail
+    at = np.minimum(np.searchsorted(keys, twins), len(keys) - 1)
+    return bool((keys[at] == twins).all())

@@ -36,6 +36,9 @@ class PairDistance:
     a: str
     b: str
     distance: float  # signed: negative is penetration (as deep as the library can tell)
+    # how: "exact", or for a colliding pair with a mesh "convex-exact",
+    # "deepest-vertex-bound" (at least this deep) or "open-mesh" (0: no inside, no depth)
+    method: str = "exact"
 
 
 class CollisionChecker:
@@ -575,12 +578,13 @@ class CollisionChecker:
         out = []
         for key in dict.fromkeys(keys):
             fa, fb = divmod(key, n)
-            best = math.inf
+            best = (math.inf, "exact")
             for a in by_frame.get(fa, ()):
                 for b in by_frame.get(fb, ()):
-                    best = min(best, self.tester.distance(a, b, W[a], W[b]))
+                    best = min(best, self.tester.signed_distance(a, b, W[a], W[b]),
+                               key=lambda d: d[0])
             na, nb = self.frame_names[fa], self.frame_names[fb]
-            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), best))
+            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), *best))
         return sorted(out, key=lambda p: (p.a, p.b))
 
     def closest(self, config: Config = None, k: int = 1,

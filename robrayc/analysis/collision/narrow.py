@@ -51,6 +51,7 @@ class PairTester:
         self.s = solids
         self._req = None
         self._grown: dict[int, object] = {}  # _near_mesh's grown solids, by solid
+        self._depth = None  # depth.MeshDepth, made for the first colliding mesh pair
 
     def _fcl_collide(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> bool:
         import fcl
@@ -433,6 +434,20 @@ class PairTester:
         d = self._distance(a, b, Ta, Tb)
         hit = bool(self.test(np.array([a]), np.array([b]), Ta[None], Tb[None])[0])
         return min(d, 0.0) if hit else max(d, 0.0)
+
+    def signed_distance(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray
+                        ) -> tuple[float, str]:
+        """distance() and how it was found: "exact", or for a colliding pair with a mesh (0
+        from distance(): FCL gives triangle soups no depth) the method of depth.py's depth."""
+        d = self.distance(a, b, Ta, Tb)
+        if d == 0.0 and MESH in (self.s.kind[a], self.s.kind[b]) and bool(
+                self.test(np.array([a]), np.array([b]), Ta[None], Tb[None])[0]):
+            if self._depth is None:
+                from robrayc.analysis.collision.depth import MeshDepth
+
+                self._depth = MeshDepth(self.s)
+            return self._depth.depth(a, b, Ta, Tb)
+        return d, "exact"
 
     def _distance(self, a: int, b: int, Ta: np.ndarray, Tb: np.ndarray) -> float:
         """Signed distance of one pair (negative: penetration depth). Exact for sphere pairs
