@@ -399,7 +399,11 @@ def sample_ranges(scene: Scene, sink: DiagnosticSink | None = None, *, strict: b
             hi.append(math.pi if var in rotations else 0.0)
             continue
         limited = [f for f in frames if f.limits.position is not None]
-        if limited:
+        if limited and len(limited) < len(frames) and periodic:
+            # a continuous joint with a limited mimic (URDF): the master turns freely, and
+            # the mimic's limits, in its own joint's terms, do not bound the variable
+            a, b = -math.pi, math.pi
+        elif limited:
             a, b = limited[0].limits.position  # type: ignore[misc]
             a, b = min(a, b), max(a, b)
             if periodic and not math.isfinite(b - a):

@@ -253,7 +253,7 @@ def reference(urdf: Path) -> Reference:
                      float(mim.get("offset", 0)))
         joints[el.find("child").get("link")] = Joint(
             el.get("name"), kind, el.find("parent").get("link"), el.find("child").get("link"),
-            _origin(el.find("origin")), axis / np.linalg.norm(axis), limits, mimic)
+            _origin(el.find("origin")), axis / (np.linalg.norm(axis) or 1.0), limits, mimic)
     names = [el.get("name") for el in root.findall("link")]
     order, seen = [], set()
 
@@ -543,11 +543,14 @@ def check_never(scene, ref: Reference, rng: np.random.Generator, samples: int,
     names = ref.variables
     lo, hi = ref.ranges()
     periodic = ref.periodic()
+    # a link with several collision shapes has a frame for each: a link pair is pushed
+    # together when every frame pair between them is proven never to collide
+    proven: dict[tuple[str, str], bool] = {}
     for verdict in result.pairs:
-        if not verdict.proven:
-            continue
         pair = tuple(sorted((links[verdict.a], links[verdict.b])))
-        if pair[0] == pair[1]:
+        proven[pair] = proven.get(pair, True) and verdict.proven
+    for pair, sure in proven.items():
+        if not sure or pair[0] == pair[1]:
             continue
         findings.never_pairs += 1
         findings.count(backend, "never")
@@ -567,8 +570,7 @@ def check_never(scene, ref: Reference, rng: np.random.Generator, samples: int,
         wrapped = q + 2 * math.pi * rng.integers(-1, 2, len(q)) * periodic
         for x in (q, wrapped):
             if ref.colliding(dict(zip(names, x, strict=True)), {pair}):
-                findings.unsound.append((backend, "never", (verdict.a, verdict.b,
-                                                            x.tolist())))
+                findings.unsound.append((backend, "never", (pair, x.tolist())))
                 break
 
 

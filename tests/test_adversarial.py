@@ -7,10 +7,12 @@ and every pair proven never to collide (bound 0) pushed together. Against an ind
 reference (its own URDF kinematics, FCL objects built from the URDF): no unsound answer from
 the exact or the compiled checker.
 
-On the code before issue 28's fixes (32113da) this slice finds defect 1 (a variable that
+On the code before issue 28's fixes (32113da) this search finds defect 1 (a variable that
 turns one joint and slides another wrapped by the compiled checker's cells: the shared
-scenes), 3 (overlaps below a micrometre called free: boundary probes, both backends) and 4
-(NaN answered): see tests/test_soundness.py for each defect's smallest scene."""
+scenes), 2 (the compiled kernel far from the origin), 3 (overlaps below a micrometre called
+free: boundary probes, both backends) and 4 (NaN answered), and found a 'never' proven over
+a continuous joint's limited mimic's limits: see tests/test_soundness.py for each defect's
+smallest scene."""
 
 from __future__ import annotations
 

@@ -223,3 +223,34 @@ def test_overlaps_of_1e8_to_1e6_collide_on_every_shape_pair(tmp_path: Path, a: s
             assert d.distance <= 0.0, (rot_a, depth, d)
         apart = {"slide": contact + 1e-6}
         assert checker.colliding_pairs(apart) == [] and checker.distance(apart)[0].distance >= 0
+
+
+# A continuous joint whose URDF mimic is limited: the arm's ball meets the post at 2.5 rad,
+# outside the mimic's own limits. Found by the adversarial search (a proven 'never' that
+# collides).
+MIMIC_LIMITED = """<robot name="m">
+  <link name="base"/>
+  <link name="arm"><collision><origin xyz="1 0 0"/><geometry><sphere radius="0.2"/></geometry>
+  </collision></link>
+  <link name="post"><collision><origin xyz="-0.8 0.6 0"/><geometry><box size="0.2 0.2 0.2"/>
+  </geometry></collision></link>
+  <link name="flap"/>
+  <joint name="turn" type="continuous"><parent link="base"/><child link="arm"/>
+    <axis xyz="0 0 1"/></joint>
+  <joint name="fix" type="fixed"><parent link="base"/><child link="post"/></joint>
+  <joint name="flap" type="revolute"><parent link="base"/><child link="flap"/>
+    <axis xyz="0 0 1"/><limit lower="-0.5" upper="0.5" effort="1" velocity="1"/>
+    <mimic joint="turn" multiplier="-1" offset="0.3"/></joint>
+</robot>
+"""
+
+
+def test_a_limited_mimic_does_not_bound_a_continuous_joint(tmp_path: Path) -> None:
+    """The variable was sampled (and 'never' proven) within the mimic's limits, as written
+    for the mimic joint: the continuous joint's other turns were never looked at."""
+    scene = scene_from(tmp_path, MIMIC_LIMITED, "m.urdf")
+    lo, hi = sample_ranges(scene)
+    assert (lo.tolist(), hi.tolist()) == ([-math.pi], [math.pi])
+    result = acm.generate(scene, samples=2000, seed=0, jobs=1, backend="exact", prove=True)
+    (pair,) = [p for p in result.pairs if {p.a, p.b} == {"turn", "fix"} or "post" in p.a + p.b]
+    assert pair.reason != "never" and pair.collisions > 0, pair
