@@ -217,22 +217,32 @@ def _overshoot_mesh(sub: np.ndarray, centres, radii) -> float:
 def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> float:
     """The largest distance from a query to its nearest point (max over queries of min over
     points). Queries with a point within `reach` are nearer than those without: while some
-    have none, only those are kept, with reach doubled; exact distances are taken for the
-    queries of the round where all find one."""
+    have none, only those are kept, with reach grown by a quarter (a small step: the pairs a
+    round lists grow with the reach squared); exact distances are taken for the queries of
+    the round where all find one."""
     todo = queries
     reach = max(reach, 1e-12)
     while len(todo) and len(points):
-        i, j = radius_pairs(todo, points, reach)
         found = np.zeros(len(todo), dtype=bool)
-        found[i] = True
+        for start in range(0, len(todo), _QUERY_BLOCK):  # bounded memory
+            i, _ = radius_pairs(todo[start:start + _QUERY_BLOCK], points, reach)
+            found[start + i] = True
         if not found.all():
-            todo, reach = todo[~found], reach * 2
+            todo, reach = todo[~found], reach * 1.25
             continue
-        d2 = ((todo[i] - points[j]) ** 2).sum(axis=1)
-        order = np.argsort(i, kind="stable")
-        starts = np.flatnonzero(np.r_[True, np.diff(i[order]) != 0])
-        return float(np.sqrt(np.minimum.reduceat(d2[order], starts).max()))
+        worst = 0.0
+        for start in range(0, len(todo), _QUERY_BLOCK):
+            block = todo[start:start + _QUERY_BLOCK]
+            i, j = radius_pairs(block, points, reach)
+            d2 = ((block[i] - points[j]) ** 2).sum(axis=1)
+            order = np.argsort(i, kind="stable")
+            starts = np.flatnonzero(np.r_[True, np.diff(i[order]) != 0])
+            worst = max(worst, float(np.minimum.reduceat(d2[order], starts).max()))
+        return math.sqrt(worst)
     return 0.0 if not len(todo) else math.inf
+
+
+_QUERY_BLOCK = 4096
 
 
 def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:
