@@ -553,563 +553,865 @@ REDUCERS = [
     _r58, _r59, _r60, _r61,
 ]
 
-# state -> {symbol: shift-to state (>= 0) or -1 - rule index (reduce)}
-STATES = [{'$END': -2,
-  'ALLOW_COLLISION': 1,
-  'CLASS': 2,
-  'DEF': 3,
-  'FRAME': 4,
-  'INCLUDE': 5,
-  'OBJECT': 6,
-  'SEMICOLON': 7,
-  '__start_star_0': 8,
-  '_stmt': 9,
-  'allow': 10,
-  'class_stmt': 11,
-  'def_stmt': 12,
-  'frame': 13,
-  'include': 14,
-  'start': 15},
- {'NAME': 16, 'STRING': 17, 'name': 18},
- {'NAME': 19},
- {'NAME': 20},
- {'NAME': 16, 'STRING': 17, 'name': 21},
- {'STRING': 22},
- {'NAME': 16, 'STRING': 17, 'name': 23},
- {'$END': -8,
-  'ALLOW_COLLISION': -8,
-  'CLASS': -8,
-  'DEF': -8,
-  'FRAME': -8,
-  'INCLUDE': -8,
-  'OBJECT': -8,
-  'SEMICOLON': -8},
- {'$END': -1,
-  'ALLOW_COLLISION': 1,
-  'CLASS': 2,
-  'DEF': 3,
-  'FRAME': 4,
-  'INCLUDE': 5,
-  'OBJECT': 6,
-  'SEMICOLON': 7,
-  '_stmt': 24,
-  'allow': 10,
-  'class_stmt': 11,
-  'def_stmt': 12,
-  'frame': 13,
-  'include': 14},
- {'$END': -55,
-  'ALLOW_COLLISION': -55,
-  'CLASS': -55,
-  'DEF': -55,
-  'FRAME': -55,
-  'INCLUDE': -55,
-  'OBJECT': -55,
-  'SEMICOLON': -55},
- {'$END': -7,
-  'ALLOW_COLLISION': -7,
-  'CLASS': -7,
-  'DEF': -7,
-  'FRAME': -7,
-  'INCLUDE': -7,
-  'OBJECT': -7,
-  'SEMICOLON': -7},
- {'$END': -5,
-  'ALLOW_COLLISION': -5,
-  'CLASS': -5,
-  'DEF': -5,
-  'FRAME': -5,
-  'INCLUDE': -5,
-  'OBJECT': -5,
-  'SEMICOLON': -5},
- {'$END': -4,
-  'ALLOW_COLLISION': -4,
-  'CLASS': -4,
-  'DEF': -4,
-  'FRAME': -4,
-  'INCLUDE': -4,
-  'OBJECT': -4,
-  'SEMICOLON': -4},
- {'$END': -6,
-  'ALLOW_COLLISION': -6,
-  'CLASS': -6,
-  'DEF': -6,
-  'FRAME': -6,
-  'INCLUDE': -6,
-  'OBJECT': -6,
-  'SEMICOLON': -6},
- {'$END': -3,
-  'ALLOW_COLLISION': -3,
-  'CLASS': -3,
-  'DEF': -3,
-  'FRAME': -3,
-  'INCLUDE': -3,
-  'OBJECT': -3,
-  'SEMICOLON': -3},
- {},
- {'LBRACE': -37, 'NAME': -37, 'SEMICOLON': -37, 'STRING': -37},
- {'LBRACE': -38, 'NAME': -38, 'SEMICOLON': -38, 'STRING': -38},
- {'NAME': 16, 'STRING': 17, 'name': 25},
- {'LBRACE': 26},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'expr': 34,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38},
- {'LBRACE': 39},
- {'$END': -10,
-  'ALLOW_COLLISION': -10,
-  'CLASS': -10,
-  'DEF': -10,
-  'FRAME': -10,
-  'INCLUDE': -10,
-  'OBJECT': -10,
-  'SEMICOLON': 40},
- {'LBRACE': 41},
- {'$END': -56,
-  'ALLOW_COLLISION': -56,
-  'CLASS': -56,
-  'DEF': -56,
-  'FRAME': -56,
-  'INCLUDE': -56,
-  'OBJECT': -56,
-  'SEMICOLON': -56},
- {'SEMICOLON': 42},
- {'NAME': 43,
-  'RBRACE': 44,
-  'SEMICOLON': 45,
-  '__class_stmt_star_1': 46,
-  '_class_item': 47,
-  'attr': 48},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'expr': 49,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'unary': 50},
- {'COMMA': -52,
-  'MINUS': -52,
-  'PLUS': -52,
-  'POW': -52,
-  'RPAR': -52,
-  'RSQB': -52,
-  'SEMICOLON': -52,
-  'SLASH': -52,
-  'STAR': -52},
- {'COMMA': -51,
-  'MINUS': -51,
-  'PLUS': -51,
-  'POW': -51,
-  'RPAR': -51,
-  'RSQB': -51,
-  'SEMICOLON': -51,
-  'SLASH': -51,
-  'STAR': -51},
- {'COMMA': -53,
-  'MINUS': -53,
-  'PLUS': -53,
-  'POW': -53,
-  'RPAR': -53,
-  'RSQB': -53,
-  'SEMICOLON': -53,
-  'SLASH': -53,
-  'STAR': -53},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'unary': 51},
- {'COMMA': -48,
-  'MINUS': -48,
-  'PLUS': -48,
-  'POW': -48,
-  'RPAR': -48,
-  'RSQB': -48,
-  'SEMICOLON': -48,
-  'SLASH': -48,
-  'STAR': -48},
- {'SEMICOLON': 52},
- {'COMMA': -43,
-  'MINUS': -43,
-  'PLUS': -43,
-  'RPAR': -43,
-  'RSQB': -43,
-  'SEMICOLON': -43,
-  'SLASH': -43,
-  'STAR': -43},
- {'COMMA': -40,
-  'MINUS': -40,
-  'PLUS': -40,
-  'RPAR': -40,
-  'RSQB': -40,
-  'SEMICOLON': -40,
-  'SLASH': 53,
-  'STAR': 54},
- {'COMMA': -39, 'MINUS': 55, 'PLUS': 56, 'RPAR': -39, 'RSQB': -39, 'SEMICOLON': -39},
- {'COMMA': -46,
-  'MINUS': -46,
-  'PLUS': -46,
-  'POW': 57,
-  'RPAR': -46,
-  'RSQB': -46,
-  'SEMICOLON': -46,
-  'SLASH': -46,
-  'STAR': -46},
- {'FRAME': 4,
-  'GEOMETRY': 58,
-  'NAME': 43,
-  'OBJECT': 6,
-  'RBRACE': 59,
-  'SEMICOLON': 60,
-  '__frame_star_2': 61,
-  '_frame_item': 62,
-  'attr': 63,
-  'frame': 64,
-  'geometry': 65},
- {'$END': -9,
-  'ALLOW_COLLISION': -9,
-  'CLASS': -9,
-  'DEF': -9,
-  'FRAME': -9,
-  'INCLUDE': -9,
-  'OBJECT': -9,
-  'SEMICOLON': -9},
- {'FRAME': 4,
-  'GEOMETRY': 58,
-  'NAME': 43,
-  'OBJECT': 6,
-  'RBRACE': 66,
-  'SEMICOLON': 60,
-  '__frame_star_2': 67,
-  '_frame_item': 62,
-  'attr': 63,
-  'frame': 64,
-  'geometry': 65},
- {'$END': -16,
-  'ALLOW_COLLISION': -16,
-  'CLASS': -16,
-  'DEF': -16,
-  'FRAME': -16,
-  'INCLUDE': -16,
-  'OBJECT': -16,
-  'SEMICOLON': -16},
- {'LPAR': 27,
-  'LSQB': 68,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'STRING': 69,
-  'array': 70,
-  'atom': 33,
-  'expr': 71,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38,
-  'value': 72},
- {'$END': -13,
-  'ALLOW_COLLISION': -13,
-  'CLASS': -13,
-  'DEF': -13,
-  'FRAME': -13,
-  'INCLUDE': -13,
-  'OBJECT': -13,
-  'SEMICOLON': -13},
- {'NAME': -15, 'RBRACE': -15, 'SEMICOLON': -15},
- {'NAME': 43, 'RBRACE': 73, 'SEMICOLON': 45, '_class_item': 74, 'attr': 48},
- {'NAME': -57, 'RBRACE': -57, 'SEMICOLON': -57},
- {'NAME': -14, 'RBRACE': -14, 'SEMICOLON': -14},
- {'RPAR': 75},
- {'COMMA': -49,
-  'MINUS': -49,
-  'PLUS': -49,
-  'POW': -49,
-  'RPAR': -49,
-  'RSQB': -49,
-  'SEMICOLON': -49,
-  'SLASH': -49,
-  'STAR': -49},
- {'COMMA': -50,
-  'MINUS': -50,
-  'PLUS': -50,
-  'POW': -50,
-  'RPAR': -50,
-  'RSQB': -50,
-  'SEMICOLON': -50,
-  'SLASH': -50,
-  'STAR': -50},
- {'$END': -11,
-  'ALLOW_COLLISION': -11,
-  'CLASS': -11,
-  'DEF': -11,
-  'FRAME': -11,
-  'INCLUDE': -11,
-  'OBJECT': -11,
-  'SEMICOLON': -11},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'power': 76,
-  'unary': 38},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'power': 77,
-  'unary': 38},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'power': 35,
-  'product': 78,
-  'unary': 38},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'power': 35,
-  'product': 79,
-  'unary': 38},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'atom': 33,
-  'power': 80,
-  'unary': 38},
- {'LBRACE': 81},
- {'$END': -18,
-  'ALLOW_COLLISION': -18,
-  'CLASS': -18,
-  'DEF': -18,
-  'FRAME': -18,
-  'GEOMETRY': -18,
-  'INCLUDE': -18,
-  'NAME': -18,
-  'OBJECT': -18,
-  'RBRACE': -18,
-  'SEMICOLON': -18},
- {'FRAME': -24, 'GEOMETRY': -24, 'NAME': -24, 'OBJECT': -24, 'RBRACE': -24, 'SEMICOLON': -24},
- {'FRAME': 4,
-  'GEOMETRY': 58,
-  'NAME': 43,
-  'OBJECT': 6,
-  'RBRACE': 82,
-  'SEMICOLON': 60,
-  '_frame_item': 83,
-  'attr': 63,
-  'frame': 64,
-  'geometry': 65},
- {'FRAME': -59, 'GEOMETRY': -59, 'NAME': -59, 'OBJECT': -59, 'RBRACE': -59, 'SEMICOLON': -59},
- {'FRAME': -21, 'GEOMETRY': -21, 'NAME': -21, 'OBJECT': -21, 'RBRACE': -21, 'SEMICOLON': -21},
- {'FRAME': -23, 'GEOMETRY': -23, 'NAME': -23, 'OBJECT': -23, 'RBRACE': -23, 'SEMICOLON': -23},
- {'FRAME': -22, 'GEOMETRY': -22, 'NAME': -22, 'OBJECT': -22, 'RBRACE': -22, 'SEMICOLON': -22},
- {'$END': -20,
-  'ALLOW_COLLISION': -20,
-  'CLASS': -20,
-  'DEF': -20,
-  'FRAME': -20,
-  'GEOMETRY': -20,
-  'INCLUDE': -20,
-  'NAME': -20,
-  'OBJECT': -20,
-  'RBRACE': -20,
-  'SEMICOLON': -20},
- {'FRAME': 4,
-  'GEOMETRY': 58,
-  'NAME': 43,
-  'OBJECT': 6,
-  'RBRACE': 84,
-  'SEMICOLON': 60,
-  '_frame_item': 83,
-  'attr': 63,
-  'frame': 64,
-  'geometry': 65},
- {'COMMA': 85,
-  'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'RSQB': 86,
-  'atom': 33,
-  'expr': 87,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38},
- {'SEMICOLON': -30},
- {'SEMICOLON': -29},
- {'SEMICOLON': -28},
- {'SEMICOLON': 88},
- {'$END': -12,
-  'ALLOW_COLLISION': -12,
-  'CLASS': -12,
-  'DEF': -12,
-  'FRAME': -12,
-  'INCLUDE': -12,
-  'OBJECT': -12,
-  'SEMICOLON': -12},
- {'NAME': -58, 'RBRACE': -58, 'SEMICOLON': -58},
- {'COMMA': -54,
-  'MINUS': -54,
-  'PLUS': -54,
-  'POW': -54,
-  'RPAR': -54,
-  'RSQB': -54,
-  'SEMICOLON': -54,
-  'SLASH': -54,
-  'STAR': -54},
- {'COMMA': -45,
-  'MINUS': -45,
-  'PLUS': -45,
-  'RPAR': -45,
-  'RSQB': -45,
-  'SEMICOLON': -45,
-  'SLASH': -45,
-  'STAR': -45},
- {'COMMA': -44,
-  'MINUS': -44,
-  'PLUS': -44,
-  'RPAR': -44,
-  'RSQB': -44,
-  'SEMICOLON': -44,
-  'SLASH': -44,
-  'STAR': -44},
- {'COMMA': -42,
-  'MINUS': -42,
-  'PLUS': -42,
-  'RPAR': -42,
-  'RSQB': -42,
-  'SEMICOLON': -42,
-  'SLASH': 53,
-  'STAR': 54},
- {'COMMA': -41,
-  'MINUS': -41,
-  'PLUS': -41,
-  'RPAR': -41,
-  'RSQB': -41,
-  'SEMICOLON': -41,
-  'SLASH': 53,
-  'STAR': 54},
- {'COMMA': -47,
-  'MINUS': -47,
-  'PLUS': -47,
-  'RPAR': -47,
-  'RSQB': -47,
-  'SEMICOLON': -47,
-  'SLASH': -47,
-  'STAR': -47},
- {'NAME': 43,
-  'RBRACE': 89,
-  'SEMICOLON': 45,
-  '__class_stmt_star_1': 90,
-  '_class_item': 47,
-  'attr': 48},
- {'$END': -17,
-  'ALLOW_COLLISION': -17,
-  'CLASS': -17,
-  'DEF': -17,
-  'FRAME': -17,
-  'GEOMETRY': -17,
-  'INCLUDE': -17,
-  'NAME': -17,
-  'OBJECT': -17,
-  'RBRACE': -17,
-  'SEMICOLON': -17},
- {'FRAME': -60, 'GEOMETRY': -60, 'NAME': -60, 'OBJECT': -60, 'RBRACE': -60, 'SEMICOLON': -60},
- {'$END': -19,
-  'ALLOW_COLLISION': -19,
-  'CLASS': -19,
-  'DEF': -19,
-  'FRAME': -19,
-  'GEOMETRY': -19,
-  'INCLUDE': -19,
-  'NAME': -19,
-  'OBJECT': -19,
-  'RBRACE': -19,
-  'SEMICOLON': -19},
- {'RSQB': 91},
- {'SEMICOLON': -36},
- {'COMMA': 92, 'RSQB': 93, '__array_star_3': 94},
- {'FRAME': -27, 'GEOMETRY': -27, 'NAME': -27, 'OBJECT': -27, 'RBRACE': -27, 'SEMICOLON': -27},
- {'FRAME': -26, 'GEOMETRY': -26, 'NAME': -26, 'OBJECT': -26, 'RBRACE': -26, 'SEMICOLON': -26},
- {'NAME': 43, 'RBRACE': 95, 'SEMICOLON': 45, '_class_item': 74, 'attr': 48},
- {'SEMICOLON': -35},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'RSQB': 96,
-  'atom': 33,
-  'expr': 97,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38},
- {'SEMICOLON': -34},
- {'COMMA': 98, 'RSQB': 99},
- {'FRAME': -25, 'GEOMETRY': -25, 'NAME': -25, 'OBJECT': -25, 'RBRACE': -25, 'SEMICOLON': -25},
- {'SEMICOLON': -33},
- {'COMMA': -61, 'RSQB': -61},
- {'LPAR': 27,
-  'MINUS': 28,
-  'NAME': 29,
-  'NUMBER': 30,
-  'PI': 31,
-  'PLUS': 32,
-  'RSQB': 100,
-  'atom': 33,
-  'expr': 101,
-  'power': 35,
-  'product': 36,
-  'sum': 37,
-  'unary': 38},
- {'SEMICOLON': -32},
- {'SEMICOLON': -31},
- {'COMMA': -62, 'RSQB': -62}]
+# terminal names in code order: a token's code indexes the rows below
+SYMBOLS = ['$END',
+ 'ALLOW_COLLISION',
+ 'CLASS',
+ 'COMMA',
+ 'DEF',
+ 'FRAME',
+ 'GEOMETRY',
+ 'INCLUDE',
+ 'LBRACE',
+ 'LPAR',
+ 'LSQB',
+ 'MINUS',
+ 'NAME',
+ 'NUMBER',
+ 'OBJECT',
+ 'PI',
+ 'PLUS',
+ 'POW',
+ 'RBRACE',
+ 'RPAR',
+ 'RSQB',
+ 'SEMICOLON',
+ 'SLASH',
+ 'STAR',
+ 'STRING']
+
+# state -> per terminal code: the state to shift to (>= 0), -1 - rule index (reduce),
+#  or None (a syntax error)
+ACTIONS = [
+    # 0
+    (-2, 1, 2, None, 3, 4, None, 5, None, None, None, None, None, None, 6, None, None, None,
+    None, None, None, 7, None, None, None),
+    # 1
+    (None, None, None, None, None, None, None, None, None, None, None, None, 16, None, None,
+    None, None, None, None, None, None, None, None, None, 17),
+    # 2
+    (None, None, None, None, None, None, None, None, None, None, None, None, 19, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 3
+    (None, None, None, None, None, None, None, None, None, None, None, None, 20, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 4
+    (None, None, None, None, None, None, None, None, None, None, None, None, 16, None, None,
+    None, None, None, None, None, None, None, None, None, 17),
+    # 5
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, 22),
+    # 6
+    (None, None, None, None, None, None, None, None, None, None, None, None, 16, None, None,
+    None, None, None, None, None, None, None, None, None, 17),
+    # 7
+    (-8, -8, -8, None, -8, -8, None, -8, None, None, None, None, None, None, -8, None, None,
+    None, None, None, None, -8, None, None, None),
+    # 8
+    (-1, 1, 2, None, 3, 4, None, 5, None, None, None, None, None, None, 6, None, None, None,
+    None, None, None, 7, None, None, None),
+    # 9
+    (-55, -55, -55, None, -55, -55, None, -55, None, None, None, None, None, None, -55, None,
+    None, None, None, None, None, -55, None, None, None),
+    # 10
+    (-7, -7, -7, None, -7, -7, None, -7, None, None, None, None, None, None, -7, None, None,
+    None, None, None, None, -7, None, None, None),
+    # 11
+    (-5, -5, -5, None, -5, -5, None, -5, None, None, None, None, None, None, -5, None, None,
+    None, None, None, None, -5, None, None, None),
+    # 12
+    (-4, -4, -4, None, -4, -4, None, -4, None, None, None, None, None, None, -4, None, None,
+    None, None, None, None, -4, None, None, None),
+    # 13
+    (-6, -6, -6, None, -6, -6, None, -6, None, None, None, None, None, None, -6, None, None,
+    None, None, None, None, -6, None, None, None),
+    # 14
+    (-3, -3, -3, None, -3, -3, None, -3, None, None, None, None, None, None, -3, None, None,
+    None, None, None, None, -3, None, None, None),
+    # 15
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 16
+    (None, None, None, None, None, None, None, None, -37, None, None, None, -37, None, None,
+    None, None, None, None, None, None, -37, None, None, -37),
+    # 17
+    (None, None, None, None, None, None, None, None, -38, None, None, None, -38, None, None,
+    None, None, None, None, None, None, -38, None, None, -38),
+    # 18
+    (None, None, None, None, None, None, None, None, None, None, None, None, 16, None, None,
+    None, None, None, None, None, None, None, None, None, 17),
+    # 19
+    (None, None, None, None, None, None, None, None, 26, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 20
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 21
+    (None, None, None, None, None, None, None, None, 39, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 22
+    (-10, -10, -10, None, -10, -10, None, -10, None, None, None, None, None, None, -10, None,
+    None, None, None, None, None, 40, None, None, None),
+    # 23
+    (None, None, None, None, None, None, None, None, 41, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 24
+    (-56, -56, -56, None, -56, -56, None, -56, None, None, None, None, None, None, -56, None,
+    None, None, None, None, None, -56, None, None, None),
+    # 25
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, 42, None, None, None),
+    # 26
+    (None, None, None, None, None, None, None, None, None, None, None, None, 43, None, None,
+    None, None, None, 44, None, None, 45, None, None, None),
+    # 27
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 28
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 29
+    (None, None, None, -52, None, None, None, None, None, None, None, -52, None, None, None,
+    None, -52, -52, None, -52, -52, -52, -52, -52, None),
+    # 30
+    (None, None, None, -51, None, None, None, None, None, None, None, -51, None, None, None,
+    None, -51, -51, None, -51, -51, -51, -51, -51, None),
+    # 31
+    (None, None, None, -53, None, None, None, None, None, None, None, -53, None, None, None,
+    None, -53, -53, None, -53, -53, -53, -53, -53, None),
+    # 32
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 33
+    (None, None, None, -48, None, None, None, None, None, None, None, -48, None, None, None,
+    None, -48, -48, None, -48, -48, -48, -48, -48, None),
+    # 34
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, 52, None, None, None),
+    # 35
+    (None, None, None, -43, None, None, None, None, None, None, None, -43, None, None, None,
+    None, -43, None, None, -43, -43, -43, -43, -43, None),
+    # 36
+    (None, None, None, -40, None, None, None, None, None, None, None, -40, None, None, None,
+    None, -40, None, None, -40, -40, -40, 53, 54, None),
+    # 37
+    (None, None, None, -39, None, None, None, None, None, None, None, 55, None, None, None,
+    None, 56, None, None, -39, -39, -39, None, None, None),
+    # 38
+    (None, None, None, -46, None, None, None, None, None, None, None, -46, None, None, None,
+    None, -46, 57, None, -46, -46, -46, -46, -46, None),
+    # 39
+    (None, None, None, None, None, 4, 58, None, None, None, None, None, 43, None, 6, None, None,
+    None, 59, None, None, 60, None, None, None),
+    # 40
+    (-9, -9, -9, None, -9, -9, None, -9, None, None, None, None, None, None, -9, None, None,
+    None, None, None, None, -9, None, None, None),
+    # 41
+    (None, None, None, None, None, 4, 58, None, None, None, None, None, 43, None, 6, None, None,
+    None, 66, None, None, 60, None, None, None),
+    # 42
+    (-16, -16, -16, None, -16, -16, None, -16, None, None, None, None, None, None, -16, None,
+    None, None, None, None, None, -16, None, None, None),
+    # 43
+    (None, None, None, None, None, None, None, None, None, 27, 68, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, 69),
+    # 44
+    (-13, -13, -13, None, -13, -13, None, -13, None, None, None, None, None, None, -13, None,
+    None, None, None, None, None, -13, None, None, None),
+    # 45
+    (None, None, None, None, None, None, None, None, None, None, None, None, -15, None, None,
+    None, None, None, -15, None, None, -15, None, None, None),
+    # 46
+    (None, None, None, None, None, None, None, None, None, None, None, None, 43, None, None,
+    None, None, None, 73, None, None, 45, None, None, None),
+    # 47
+    (None, None, None, None, None, None, None, None, None, None, None, None, -57, None, None,
+    None, None, None, -57, None, None, -57, None, None, None),
+    # 48
+    (None, None, None, None, None, None, None, None, None, None, None, None, -14, None, None,
+    None, None, None, -14, None, None, -14, None, None, None),
+    # 49
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, 75, None, None, None, None, None),
+    # 50
+    (None, None, None, -49, None, None, None, None, None, None, None, -49, None, None, None,
+    None, -49, -49, None, -49, -49, -49, -49, -49, None),
+    # 51
+    (None, None, None, -50, None, None, None, None, None, None, None, -50, None, None, None,
+    None, -50, -50, None, -50, -50, -50, -50, -50, None),
+    # 52
+    (-11, -11, -11, None, -11, -11, None, -11, None, None, None, None, None, None, -11, None,
+    None, None, None, None, None, -11, None, None, None),
+    # 53
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 54
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 55
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 56
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 57
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, None, None, None, None, None),
+    # 58
+    (None, None, None, None, None, None, None, None, 81, None, None, None, None, None, None,
+    None, None, None, None, None, None, None, None, None, None),
+    # 59
+    (-18, -18, -18, None, -18, -18, -18, -18, None, None, None, None, -18, None, -18, None,
+    None, None, -18, None, None, -18, None, None, None),
+    # 60
+    (None, None, None, None, None, -24, -24, None, None, None, None, None, -24, None, -24, None,
+    None, None, -24, None, None, -24, None, None, None),
+    # 61
+    (None, None, None, None, None, 4, 58, None, None, None, None, None, 43, None, 6, None, None,
+    None, 82, None, None, 60, None, None, None),
+    # 62
+    (None, None, None, None, None, -59, -59, None, None, None, None, None, -59, None, -59, None,
+    None, None, -59, None, None, -59, None, None, None),
+    # 63
+    (None, None, None, None, None, -21, -21, None, None, None, None, None, -21, None, -21, None,
+    None, None, -21, None, None, -21, None, None, None),
+    # 64
+    (None, None, None, None, None, -23, -23, None, None, None, None, None, -23, None, -23, None,
+    None, None, -23, None, None, -23, None, None, None),
+    # 65
+    (None, None, None, None, None, -22, -22, None, None, None, None, None, -22, None, -22, None,
+    None, None, -22, None, None, -22, None, None, None),
+    # 66
+    (-20, -20, -20, None, -20, -20, -20, -20, None, None, None, None, -20, None, -20, None,
+    None, None, -20, None, None, -20, None, None, None),
+    # 67
+    (None, None, None, None, None, 4, 58, None, None, None, None, None, 43, None, 6, None, None,
+    None, 84, None, None, 60, None, None, None),
+    # 68
+    (None, None, None, 85, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, 86, None, None, None, None),
+    # 69
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -30, None, None, None),
+    # 70
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -29, None, None, None),
+    # 71
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -28, None, None, None),
+    # 72
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, 88, None, None, None),
+    # 73
+    (-12, -12, -12, None, -12, -12, None, -12, None, None, None, None, None, None, -12, None,
+    None, None, None, None, None, -12, None, None, None),
+    # 74
+    (None, None, None, None, None, None, None, None, None, None, None, None, -58, None, None,
+    None, None, None, -58, None, None, -58, None, None, None),
+    # 75
+    (None, None, None, -54, None, None, None, None, None, None, None, -54, None, None, None,
+    None, -54, -54, None, -54, -54, -54, -54, -54, None),
+    # 76
+    (None, None, None, -45, None, None, None, None, None, None, None, -45, None, None, None,
+    None, -45, None, None, -45, -45, -45, -45, -45, None),
+    # 77
+    (None, None, None, -44, None, None, None, None, None, None, None, -44, None, None, None,
+    None, -44, None, None, -44, -44, -44, -44, -44, None),
+    # 78
+    (None, None, None, -42, None, None, None, None, None, None, None, -42, None, None, None,
+    None, -42, None, None, -42, -42, -42, 53, 54, None),
+    # 79
+    (None, None, None, -41, None, None, None, None, None, None, None, -41, None, None, None,
+    None, -41, None, None, -41, -41, -41, 53, 54, None),
+    # 80
+    (None, None, None, -47, None, None, None, None, None, None, None, -47, None, None, None,
+    None, -47, None, None, -47, -47, -47, -47, -47, None),
+    # 81
+    (None, None, None, None, None, None, None, None, None, None, None, None, 43, None, None,
+    None, None, None, 89, None, None, 45, None, None, None),
+    # 82
+    (-17, -17, -17, None, -17, -17, -17, -17, None, None, None, None, -17, None, -17, None,
+    None, None, -17, None, None, -17, None, None, None),
+    # 83
+    (None, None, None, None, None, -60, -60, None, None, None, None, None, -60, None, -60, None,
+    None, None, -60, None, None, -60, None, None, None),
+    # 84
+    (-19, -19, -19, None, -19, -19, -19, -19, None, None, None, None, -19, None, -19, None,
+    None, None, -19, None, None, -19, None, None, None),
+    # 85
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, 91, None, None, None, None),
+    # 86
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -36, None, None, None),
+    # 87
+    (None, None, None, 92, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, 93, None, None, None, None),
+    # 88
+    (None, None, None, None, None, -27, -27, None, None, None, None, None, -27, None, -27, None,
+    None, None, -27, None, None, -27, None, None, None),
+    # 89
+    (None, None, None, None, None, -26, -26, None, None, None, None, None, -26, None, -26, None,
+    None, None, -26, None, None, -26, None, None, None),
+    # 90
+    (None, None, None, None, None, None, None, None, None, None, None, None, 43, None, None,
+    None, None, None, 95, None, None, 45, None, None, None),
+    # 91
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -35, None, None, None),
+    # 92
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, 96, None, None, None, None),
+    # 93
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -34, None, None, None),
+    # 94
+    (None, None, None, 98, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, 99, None, None, None, None),
+    # 95
+    (None, None, None, None, None, -25, -25, None, None, None, None, None, -25, None, -25, None,
+    None, None, -25, None, None, -25, None, None, None),
+    # 96
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -33, None, None, None),
+    # 97
+    (None, None, None, -61, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, -61, None, None, None, None),
+    # 98
+    (None, None, None, None, None, None, None, None, None, 27, None, 28, 29, 30, None, 31, 32,
+    None, None, None, 100, None, None, None, None),
+    # 99
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -32, None, None, None),
+    # 100
+    (None, None, None, None, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, None, -31, None, None, None),
+    # 101
+    (None, None, None, -62, None, None, None, None, None, None, None, None, None, None, None,
+    None, None, None, None, None, -62, None, None, None, None),
+]
+
+# state below a reduction -> {origin: per lookahead code, the goto state, or the state
+#  after the unit reductions the lookahead asks for there}
+GOTOS = [
+    {  # 0
+        '__start_star_0':
+            (8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8, 8),
+        '_stmt':
+            (9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9, 9),
+        'allow':
+            (9, 9, 9, 10, 9, 9, 10, 9, 10, 10, 10, 10, 10, 10, 9, 10, 10, 10, 10, 10, 10, 9, 10,
+            10, 10),
+        'class_stmt':
+            (9, 9, 9, 11, 9, 9, 11, 9, 11, 11, 11, 11, 11, 11, 9, 11, 11, 11, 11, 11, 11, 9, 11,
+            11, 11),
+        'def_stmt':
+            (9, 9, 9, 12, 9, 9, 12, 9, 12, 12, 12, 12, 12, 12, 9, 12, 12, 12, 12, 12, 12, 9, 12,
+            12, 12),
+        'frame':
+            (9, 9, 9, 13, 9, 9, 13, 9, 13, 13, 13, 13, 13, 13, 9, 13, 13, 13, 13, 13, 13, 9, 13,
+            13, 13),
+        'include':
+            (9, 9, 9, 14, 9, 9, 14, 9, 14, 14, 14, 14, 14, 14, 9, 14, 14, 14, 14, 14, 14, 9, 14,
+            14, 14),
+        'start':
+            (15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15, 15,
+            15, 15, 15, 15),
+    },
+    {  # 1
+        'name':
+            (18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18, 18,
+            18, 18, 18, 18),
+    },
+    {  # 2
+    },
+    {  # 3
+    },
+    {  # 4
+        'name':
+            (21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21, 21,
+            21, 21, 21, 21),
+    },
+    {  # 5
+    },
+    {  # 6
+        'name':
+            (23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23, 23,
+            23, 23, 23, 23),
+    },
+    {  # 7
+    },
+    {  # 8
+        '_stmt':
+            (24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24, 24,
+            24, 24, 24, 24),
+        'allow':
+            (24, 24, 24, 10, 24, 24, 10, 24, 10, 10, 10, 10, 10, 10, 24, 10, 10, 10, 10, 10, 10,
+            24, 10, 10, 10),
+        'class_stmt':
+            (24, 24, 24, 11, 24, 24, 11, 24, 11, 11, 11, 11, 11, 11, 24, 11, 11, 11, 11, 11, 11,
+            24, 11, 11, 11),
+        'def_stmt':
+            (24, 24, 24, 12, 24, 24, 12, 24, 12, 12, 12, 12, 12, 12, 24, 12, 12, 12, 12, 12, 12,
+            24, 12, 12, 12),
+        'frame':
+            (24, 24, 24, 13, 24, 24, 13, 24, 13, 13, 13, 13, 13, 13, 24, 13, 13, 13, 13, 13, 13,
+            24, 13, 13, 13),
+        'include':
+            (24, 24, 24, 14, 24, 24, 14, 24, 14, 14, 14, 14, 14, 14, 24, 14, 14, 14, 14, 14, 14,
+            24, 14, 14, 14),
+    },
+    {  # 9
+    },
+    {  # 10
+    },
+    {  # 11
+    },
+    {  # 12
+    },
+    {  # 13
+    },
+    {  # 14
+    },
+    {  # 15
+    },
+    {  # 16
+    },
+    {  # 17
+    },
+    {  # 18
+        'name':
+            (25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25, 25,
+            25, 25, 25, 25),
+    },
+    {  # 19
+    },
+    {  # 20
+        'atom':
+            (33, 33, 33, 34, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 34, 34,
+            34, 36, 36, 33),
+        'expr':
+            (34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34, 34,
+            34, 34, 34, 34),
+        'power':
+            (35, 35, 35, 34, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 34, 34,
+            34, 36, 36, 35),
+        'product':
+            (36, 36, 36, 34, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 34, 34,
+            34, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 34, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 34, 34,
+            34, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 34, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 34, 34,
+            34, 36, 36, 38),
+    },
+    {  # 21
+    },
+    {  # 22
+    },
+    {  # 23
+    },
+    {  # 24
+    },
+    {  # 25
+    },
+    {  # 26
+        '__class_stmt_star_1':
+            (46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46, 46,
+            46, 46, 46, 46),
+        '_class_item':
+            (47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47,
+            47, 47, 47, 47),
+        'attr':
+            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 47, 48, 48, 48, 48, 48, 47, 48, 48,
+            47, 48, 48, 48),
+    },
+    {  # 27
+        'atom':
+            (33, 33, 33, 49, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 49, 49,
+            49, 36, 36, 33),
+        'expr':
+            (49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49, 49,
+            49, 49, 49, 49),
+        'power':
+            (35, 35, 35, 49, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 49, 49,
+            49, 36, 36, 35),
+        'product':
+            (36, 36, 36, 49, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 49, 49,
+            49, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 49, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 49, 49,
+            49, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 49, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 49, 49,
+            49, 36, 36, 38),
+    },
+    {  # 28
+        'atom':
+            (33, 33, 33, 50, 33, 33, 33, 33, 33, 33, 33, 50, 33, 33, 33, 33, 50, 50, 33, 50, 50,
+            50, 50, 50, 33),
+        'unary':
+            (50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50, 50,
+            50, 50, 50, 50),
+    },
+    {  # 29
+    },
+    {  # 30
+    },
+    {  # 31
+    },
+    {  # 32
+        'atom':
+            (33, 33, 33, 51, 33, 33, 33, 33, 33, 33, 33, 51, 33, 33, 33, 33, 51, 51, 33, 51, 51,
+            51, 51, 51, 33),
+        'unary':
+            (51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51, 51,
+            51, 51, 51, 51),
+    },
+    {  # 33
+    },
+    {  # 34
+    },
+    {  # 35
+    },
+    {  # 36
+    },
+    {  # 37
+    },
+    {  # 38
+    },
+    {  # 39
+        '__frame_star_2':
+            (61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61, 61,
+            61, 61, 61, 61),
+        '_frame_item':
+            (62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62,
+            62, 62, 62, 62),
+        'attr':
+            (63, 63, 63, 63, 63, 62, 62, 63, 63, 63, 63, 63, 62, 63, 62, 63, 63, 63, 62, 63, 63,
+            62, 63, 63, 63),
+        'frame':
+            (64, 64, 64, 64, 64, 62, 62, 64, 64, 64, 64, 64, 62, 64, 62, 64, 64, 64, 62, 64, 64,
+            62, 64, 64, 64),
+        'geometry':
+            (65, 65, 65, 65, 65, 62, 62, 65, 65, 65, 65, 65, 62, 65, 62, 65, 65, 65, 62, 65, 65,
+            62, 65, 65, 65),
+    },
+    {  # 40
+    },
+    {  # 41
+        '__frame_star_2':
+            (67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67, 67,
+            67, 67, 67, 67),
+        '_frame_item':
+            (62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62, 62,
+            62, 62, 62, 62),
+        'attr':
+            (63, 63, 63, 63, 63, 62, 62, 63, 63, 63, 63, 63, 62, 63, 62, 63, 63, 63, 62, 63, 63,
+            62, 63, 63, 63),
+        'frame':
+            (64, 64, 64, 64, 64, 62, 62, 64, 64, 64, 64, 64, 62, 64, 62, 64, 64, 64, 62, 64, 64,
+            62, 64, 64, 64),
+        'geometry':
+            (65, 65, 65, 65, 65, 62, 62, 65, 65, 65, 65, 65, 62, 65, 62, 65, 65, 65, 62, 65, 65,
+            62, 65, 65, 65),
+    },
+    {  # 42
+    },
+    {  # 43
+        'array':
+            (70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70, 70,
+            72, 70, 70, 70),
+        'atom':
+            (33, 33, 33, 71, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 71, 71,
+            72, 36, 36, 33),
+        'expr':
+            (71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71, 71,
+            72, 71, 71, 71),
+        'power':
+            (35, 35, 35, 71, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 71, 71,
+            72, 36, 36, 35),
+        'product':
+            (36, 36, 36, 71, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 71, 71,
+            72, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 71, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 71, 71,
+            72, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 71, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 71, 71,
+            72, 36, 36, 38),
+        'value':
+            (72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72, 72,
+            72, 72, 72, 72),
+    },
+    {  # 44
+    },
+    {  # 45
+    },
+    {  # 46
+        '_class_item':
+            (74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74,
+            74, 74, 74, 74),
+        'attr':
+            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 74, 48, 48, 48, 48, 48, 74, 48, 48,
+            74, 48, 48, 48),
+    },
+    {  # 47
+    },
+    {  # 48
+    },
+    {  # 49
+    },
+    {  # 50
+    },
+    {  # 51
+    },
+    {  # 52
+    },
+    {  # 53
+        'atom':
+            (33, 33, 33, 76, 33, 33, 33, 33, 33, 33, 33, 76, 33, 33, 33, 33, 76, 38, 33, 76, 76,
+            76, 76, 76, 33),
+        'power':
+            (76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76, 76,
+            76, 76, 76, 76),
+        'unary':
+            (38, 38, 38, 76, 38, 38, 38, 38, 38, 38, 38, 76, 38, 38, 38, 38, 76, 38, 38, 76, 76,
+            76, 76, 76, 38),
+    },
+    {  # 54
+        'atom':
+            (33, 33, 33, 77, 33, 33, 33, 33, 33, 33, 33, 77, 33, 33, 33, 33, 77, 38, 33, 77, 77,
+            77, 77, 77, 33),
+        'power':
+            (77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77, 77,
+            77, 77, 77, 77),
+        'unary':
+            (38, 38, 38, 77, 38, 38, 38, 38, 38, 38, 38, 77, 38, 38, 38, 38, 77, 38, 38, 77, 77,
+            77, 77, 77, 38),
+    },
+    {  # 55
+        'atom':
+            (33, 33, 33, 78, 33, 33, 33, 33, 33, 33, 33, 78, 33, 33, 33, 33, 78, 38, 33, 78, 78,
+            78, 78, 78, 33),
+        'power':
+            (35, 35, 35, 78, 35, 35, 35, 35, 35, 35, 35, 78, 35, 35, 35, 35, 78, 35, 35, 78, 78,
+            78, 78, 78, 35),
+        'product':
+            (78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78, 78,
+            78, 78, 78, 78),
+        'unary':
+            (38, 38, 38, 78, 38, 38, 38, 38, 38, 38, 38, 78, 38, 38, 38, 38, 78, 38, 38, 78, 78,
+            78, 78, 78, 38),
+    },
+    {  # 56
+        'atom':
+            (33, 33, 33, 79, 33, 33, 33, 33, 33, 33, 33, 79, 33, 33, 33, 33, 79, 38, 33, 79, 79,
+            79, 79, 79, 33),
+        'power':
+            (35, 35, 35, 79, 35, 35, 35, 35, 35, 35, 35, 79, 35, 35, 35, 35, 79, 35, 35, 79, 79,
+            79, 79, 79, 35),
+        'product':
+            (79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79, 79,
+            79, 79, 79, 79),
+        'unary':
+            (38, 38, 38, 79, 38, 38, 38, 38, 38, 38, 38, 79, 38, 38, 38, 38, 79, 38, 38, 79, 79,
+            79, 79, 79, 38),
+    },
+    {  # 57
+        'atom':
+            (33, 33, 33, 80, 33, 33, 33, 33, 33, 33, 33, 80, 33, 33, 33, 33, 80, 38, 33, 80, 80,
+            80, 80, 80, 33),
+        'power':
+            (80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80, 80,
+            80, 80, 80, 80),
+        'unary':
+            (38, 38, 38, 80, 38, 38, 38, 38, 38, 38, 38, 80, 38, 38, 38, 38, 80, 38, 38, 80, 80,
+            80, 80, 80, 38),
+    },
+    {  # 58
+    },
+    {  # 59
+    },
+    {  # 60
+    },
+    {  # 61
+        '_frame_item':
+            (83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83,
+            83, 83, 83, 83),
+        'attr':
+            (63, 63, 63, 63, 63, 83, 83, 63, 63, 63, 63, 63, 83, 63, 83, 63, 63, 63, 83, 63, 63,
+            83, 63, 63, 63),
+        'frame':
+            (64, 64, 64, 64, 64, 83, 83, 64, 64, 64, 64, 64, 83, 64, 83, 64, 64, 64, 83, 64, 64,
+            83, 64, 64, 64),
+        'geometry':
+            (65, 65, 65, 65, 65, 83, 83, 65, 65, 65, 65, 65, 83, 65, 83, 65, 65, 65, 83, 65, 65,
+            83, 65, 65, 65),
+    },
+    {  # 62
+    },
+    {  # 63
+    },
+    {  # 64
+    },
+    {  # 65
+    },
+    {  # 66
+    },
+    {  # 67
+        '_frame_item':
+            (83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83, 83,
+            83, 83, 83, 83),
+        'attr':
+            (63, 63, 63, 63, 63, 83, 83, 63, 63, 63, 63, 63, 83, 63, 83, 63, 63, 63, 83, 63, 63,
+            83, 63, 63, 63),
+        'frame':
+            (64, 64, 64, 64, 64, 83, 83, 64, 64, 64, 64, 64, 83, 64, 83, 64, 64, 64, 83, 64, 64,
+            83, 64, 64, 64),
+        'geometry':
+            (65, 65, 65, 65, 65, 83, 83, 65, 65, 65, 65, 65, 83, 65, 83, 65, 65, 65, 83, 65, 65,
+            83, 65, 65, 65),
+    },
+    {  # 68
+        'atom':
+            (33, 33, 33, 87, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 87, 87,
+            87, 36, 36, 33),
+        'expr':
+            (87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87, 87,
+            87, 87, 87, 87),
+        'power':
+            (35, 35, 35, 87, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 87, 87,
+            87, 36, 36, 35),
+        'product':
+            (36, 36, 36, 87, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 87, 87,
+            87, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 87, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 87, 87,
+            87, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 87, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 87, 87,
+            87, 36, 36, 38),
+    },
+    {  # 69
+    },
+    {  # 70
+    },
+    {  # 71
+    },
+    {  # 72
+    },
+    {  # 73
+    },
+    {  # 74
+    },
+    {  # 75
+    },
+    {  # 76
+    },
+    {  # 77
+    },
+    {  # 78
+    },
+    {  # 79
+    },
+    {  # 80
+    },
+    {  # 81
+        '__class_stmt_star_1':
+            (90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90, 90,
+            90, 90, 90, 90),
+        '_class_item':
+            (47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47, 47,
+            47, 47, 47, 47),
+        'attr':
+            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 47, 48, 48, 48, 48, 48, 47, 48, 48,
+            47, 48, 48, 48),
+    },
+    {  # 82
+    },
+    {  # 83
+    },
+    {  # 84
+    },
+    {  # 85
+    },
+    {  # 86
+    },
+    {  # 87
+        '__array_star_3':
+            (94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94, 94,
+            94, 94, 94, 94),
+    },
+    {  # 88
+    },
+    {  # 89
+    },
+    {  # 90
+        '_class_item':
+            (74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74, 74,
+            74, 74, 74, 74),
+        'attr':
+            (48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 48, 74, 48, 48, 48, 48, 48, 74, 48, 48,
+            74, 48, 48, 48),
+    },
+    {  # 91
+    },
+    {  # 92
+        'atom':
+            (33, 33, 33, 97, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 97, 97,
+            97, 36, 36, 33),
+        'expr':
+            (97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97, 97,
+            97, 97, 97, 97),
+        'power':
+            (35, 35, 35, 97, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 97, 97,
+            97, 36, 36, 35),
+        'product':
+            (36, 36, 36, 97, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 97, 97,
+            97, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 97, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 97, 97,
+            97, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 97, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 97, 97,
+            97, 36, 36, 38),
+    },
+    {  # 93
+    },
+    {  # 94
+    },
+    {  # 95
+    },
+    {  # 96
+    },
+    {  # 97
+    },
+    {  # 98
+        'atom':
+            (33, 33, 33, 101, 33, 33, 33, 33, 33, 33, 33, 37, 33, 33, 33, 33, 37, 38, 33, 101,
+            101, 101, 36, 36, 33),
+        'expr':
+            (101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101, 101,
+            101, 101, 101, 101, 101, 101, 101, 101, 101),
+        'power':
+            (35, 35, 35, 101, 35, 35, 35, 35, 35, 35, 35, 37, 35, 35, 35, 35, 37, 35, 35, 101,
+            101, 101, 36, 36, 35),
+        'product':
+            (36, 36, 36, 101, 36, 36, 36, 36, 36, 36, 36, 37, 36, 36, 36, 36, 37, 36, 36, 101,
+            101, 101, 36, 36, 36),
+        'sum':
+            (37, 37, 37, 101, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 37, 101,
+            101, 101, 37, 37, 37),
+        'unary':
+            (38, 38, 38, 101, 38, 38, 38, 38, 38, 38, 38, 37, 38, 38, 38, 38, 37, 38, 38, 101,
+            101, 101, 36, 36, 38),
+    },
+    {  # 99
+    },
+    {  # 100
+    },
+    {  # 101
+    },
+]

@@ -127,47 +127,65 @@ def attribute_value(name: str, kind: str, lengths: tuple[int, ...], node: Node,
     """The value of attribute `name` of `kind` (NUM, VEC, SYM, STR; `lengths`: the array
     lengths it takes) from its value tree `node`: a float, a tuple of floats or a string. On
     failure report the problem and raise FoldError."""
-    def where() -> SourcePos:  # positions cost time: only for messages
-        return node_pos(node, file)
+    data = node.data
+    if data == "ident" and kind == SYM:  # the common shapes first: a name,
+        return node.children[0].value
+    if data == "array" and kind == VEC:  # an array of literals and expressions,
+        elements = [c for c in node.children if isinstance(c, Node)]
+        if len(elements) in lengths:
+            values = tuple([number_value(c.children[0].value) if c.data == "number"
+                            else fold(c, env, file, sink) for c in elements])
+            return _finite(name, values, node, file, sink)
+    elif kind == NUM and data != "array" and data != "string":  # a number expression
+        return _finite(name, fold(node, env, file, sink), node, file, sink)
+    return _other_value(name, kind, lengths, node, env, file, sink)
 
+
+def _other_value(name: str, kind: str, lengths: tuple[int, ...], node: Node,
+                 env: dict[str, float], file: str, sink: DiagnosticSink):
+    """attribute_value's other cases: strings, arrays of numbers, and the wrong shapes."""
     if kind in (SYM, STR):
         if node.data == "string":
             return str(node.children[0])[1:-1]
         if kind == SYM and node.data == "ident":
             return str(node.children[0])
         want = "a name" if kind == SYM else "a string"
-        sink.error(f"expected {want} for '{name}', got {_describe(node)}", where())
+        sink.error(f"expected {want} for '{name}', got {_describe(node)}", node_pos(node, file))
         raise FoldError
     if node.data == "array":
         if kind == NUM and not lengths:
-            sink.error(f"expected a number for '{name}', got {_describe(node)}", where())
+            sink.error(f"expected a number for '{name}', got {_describe(node)}",
+                       node_pos(node, file))
             raise FoldError
         elements = [c for c in node.children if isinstance(c, Node)]
         if len(elements) not in lengths:
             want = " or ".join(str(k) for k in lengths)
-            sink.error(f"expected {want} values for '{name}', got {len(elements)}", where())
+            sink.error(f"expected {want} values for '{name}', got {len(elements)}",
+                       node_pos(node, file))
             raise FoldError
-        return _finite(name, tuple([fold(c, env, file, sink) for c in elements]), where, sink)
+        values = tuple([fold(c, env, file, sink) for c in elements])
+        return _finite(name, values, node, file, sink)
     if node.data == "string":
         sink.error(f"expected {'a number' if kind == NUM else 'an array'} for "
-                   f"'{name}', got a string", where())
+                   f"'{name}', got a string", node_pos(node, file))
         raise FoldError
     if kind == VEC:
         n = " or ".join(str(k) for k in lengths)
-        sink.error(f"expected an array of {n} numbers for '{name}', got a number", where(),
-                   f"write '{name} [...]'")
+        sink.error(f"expected an array of {n} numbers for '{name}', got a number",
+                   node_pos(node, file), f"write '{name} [...]'")
         raise FoldError
-    return _finite(name, fold(node, env, file, sink), where, sink)
+    return _finite(name, fold(node, env, file, sink), node, file, sink)
 
 
-def _finite(name: str, value, where, sink: DiagnosticSink):
+def _finite(name: str, value, node: Node, file: str, sink: DiagnosticSink):
     """Only limits may be infinite (1e999 is how the robray writer spells an open limit);
     an infinite pose, size or mass would reach the C as INFINITY."""
-    if not name.startswith("limit_"):
-        values = value if isinstance(value, tuple) else (value,)
-        if not all(map(math.isfinite, values)):  # folding leaves no NaN: an infinity
-            sink.error(f"'{name}' must be finite", where(), "the largest double is about 1.8e308")
-            raise FoldError
+    values = value if isinstance(value, tuple) else (value,)
+    if not all(map(math.isfinite, values)) and not name.startswith("limit_"):
+        # folding leaves no NaN: an infinity
+        sink.error(f"'{name}' must be finite", node_pos(node, file),
+                   "the largest double is about 1.8e308")
+        raise FoldError
     return value
 
 

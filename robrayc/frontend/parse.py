@@ -4,10 +4,12 @@ How it works:
 
 - The language is ``grammar/robray.lark``. At development time lark builds its LALR(1)
   automaton and ``tablegen.py`` writes it to ``_tables.py`` (``python -m robrayc.regen``):
-  the terminals' regular expressions, ``STATES`` (per state: a terminal or rule name -> the
-  state to shift to, or ``-1 - rule`` to reduce by), ``RULES`` and ``REDUCERS`` (per rule: the
-  function that replaces its values by the node lark's tree builder would make). lark is not
-  imported at run time.
+  the terminals' regular expressions, ``SYMBOLS`` (the terminals in code order), ``ACTIONS``
+  (per state, per terminal code: the state to shift to, ``-1 - rule`` to reduce by, or None),
+  ``GOTOS`` (per state below a reduction and rule origin, per lookahead code: the state to go
+  to, past the unit reductions that lookahead asks for), ``RULES`` and ``REDUCERS`` (per
+  rule: the function that replaces its values by the node lark's tree builder would make).
+  lark is not imported at run time.
 - :func:`lex` is the one lexer: one regular expression of the grammar's terminals (ignored
   text, the named terminals, the literals longest first) splits the whole text in C; each
   distinct token text is then classified once. A keyword's spelling is classified as the
@@ -19,11 +21,12 @@ How it works:
   refuses anyway (no attribute has a statement's name). The language server reads the
   same tokens through :func:`tokens`.
 - :func:`parse_text` is the textbook LALR loop: look up the action for the state on top of
-  the stack and the next token's terminal; shift (push the state, and the token when the tree
-  keeps it), or reduce (the rule's reducer turns its values into one, pop its states, push
-  the goto state), until the end-of-input token is accepted. The tree has lark's shape (same
-  labels, filtered tokens, inlined `_rules`, `?rule` expansion) with light ``Node``/``Tok``
-  objects (``tree.py``).
+  the stack and the next token's terminal code (plain indexing: no dict, no method call per
+  step); shift (push the state, and the token when the tree keeps it), or reduce (the
+  rule's reducer turns its values into one, pop its states, push the goto state), until
+  the end-of-input token is accepted. The tree has lark's shape (same labels, filtered
+  tokens, inlined `_rules`, `?rule` expansion) with light ``Node``/``Tok`` objects
+  (``tree.py``).
 - :func:`parse` turns a syntax error into a located diagnostic (``_syntax_error``).
 """
 
@@ -41,6 +44,11 @@ from robrayc.frontend.tree import Lines, Node, Tok
 
 STATEMENT_WORDS = ("include", "def", "class", "frame", "object", "allow_collision")
 _STATEMENT_KEYWORDS = frozenset(word.upper() for word in STATEMENT_WORDS)
+_KEYWORD_KINDS = frozenset(_tables.KEYWORDS.values())
+_CODE = {name: code for code, name in enumerate(_tables.SYMBOLS)}  # terminal -> table index
+_END_CODE, _NAME_CODE = _CODE["$END"], _CODE["NAME"]
+# terminals the tree keeps (the reducers leave out punctuation and keywords)
+_KEPT = frozenset(_CODE[name] for name in _tables.KEPT)
 
 # Terminal names -> what a user calls them.
 _TERMINAL_TEXT = {
@@ -81,7 +89,7 @@ def _lexer() -> SimpleNamespace:
         # a token's text -> its terminal: the first alternative matching the whole text is
         # the one that matched it (an earlier one matching it would have matched there)
         classes=[(name, re.compile(rx)) for name, rx in named],
-        known={**t.LITERALS, **t.KEYWORDS}, keyword_kinds=frozenset(t.KEYWORDS.values()))
+        known={**t.LITERALS, **t.KEYWORDS})
 
 
 class Lexed:
@@ -127,87 +135,83 @@ def tokens(text: str, start: int = 0):
     is a keyword depends on the parser's state), and where no terminal matches a last token
     of type "$BAD" (empty) marks the spot."""
     lexed = lex(text, start)
-    keywords = _lexer().keyword_kinds
     for word, end in zip(lexed.texts, lexed.ends, strict=True):
         kind = lexed.kind[word]
-        yield Tok("NAME" if kind in keywords else kind, word, end - len(word), end, lexed.lines)
+        kind = "NAME" if kind in _KEYWORD_KINDS else kind
+        yield Tok(kind, word, end - len(word), end, lexed.lines)
     if lexed.bad is not None:
         yield Tok("$BAD", "", lexed.bad, lexed.bad, lexed.lines)
 
 
 def parse_text(text: str) -> Node:
     """Parse a whole file; raises SyntaxProblem at the first error."""
-    states, rules, reducers = _tables.STATES, _tables.RULES, _tables.REDUCERS
-    kept, keywords = frozenset(_tables.KEPT), _lexer().keyword_kinds
+    actions, gotos = _tables.ACTIONS, _tables.GOTOS
+    rules, reducers = _tables.RULES, _tables.REDUCERS
     lexed = lex(text)
-    texts, ends, kind_of, lines = lexed.texts, lexed.ends, lexed.kind, lexed.lines
+    # the tables' index of each token's terminal: one dict look-up a token, in C
+    code_of = {word: _CODE[kind] for word, kind in lexed.kind.items()}
+    codes, texts, ends = list(map(code_of.__getitem__, lexed.texts)), lexed.texts, lexed.ends
+    if lexed.bad is None:  # else the parse stops there, after any earlier error
+        codes, texts, ends = [*codes, _END_CODE], [*texts, ""], [*ends, len(text)]
+    lines, symbols, kept = lexed.lines, _tables.SYMBOLS, _KEPT
     stack, values = [0], []
-    row = states[0]
-    # (state below, rule, lookahead) -> the goto state, after the unit reductions that
-    # lookahead asks for there (a number climbs atom -> unary -> power -> ... -> expr)
-    gotos: dict[tuple[int, int, str], int] = {}
-    for i in range(len(texts) + 1):
-        if i < len(texts):
-            word, end = texts[i], ends[i]
-            kind = kind_of[word]
-            if kind in keywords and kind not in row:
-                if kind in _STATEMENT_KEYWORDS and "RBRACE" in row:
-                    # a statement where a block's items go on (no attribute has its name):
-                    # refused as the keyword, the block was not closed
-                    raise _refused(row, kind, word, end, lexed)
-                kind = "NAME"  # contextual: a keyword's spelling where the grammar takes a name
-        elif lexed.bad is not None:  # the text no terminal matches (any earlier error first)
-            raise SyntaxProblem(lexed.bad, *lines.position(lexed.bad))
-        else:
-            word, end, kind = "", len(text), "$END"
-        while True:
-            action = row.get(kind)
-            if action is None:
-                if kind == "$END" and stack[-1] == _tables.END:
-                    return values[-1]
-                raise _refused(row, kind, word, end, lexed)
-            if action >= 0:  # shift; punctuation and keywords never reach the tree
-                stack.append(action)
-                values.append(Tok(kind, word, end - len(word), end, lines)
-                              if kind in kept else None)
-                row = states[action]
-                break
+    row = actions[0]
+    for code, word, end in zip(codes, texts, ends, strict=True):
+        action = row[code]
+        if action is None:  # a keyword where the grammar takes a name, or an error
+            _contextual(row, code, word, end, lexed)
+            code, action = _NAME_CODE, row[_NAME_CODE]
+        while action < 0:  # reduce
             rule = ~action
             origin, length, unit, wrap = rules[rule]
-            # a unit rule (`?a: b`) passes its value through: only the state changes
             if wrap is not None:  # `number: NUMBER`: a node around the value
                 values[-1] = Node(wrap, [values[-1]])
-            elif not unit:
+            elif not unit:  # a unit rule (`?a: b`) passes its value through
                 reducers[rule](values)  # in place: the rule's values become its one value
             if length:
                 del stack[-length:]
-            key = (stack[-1], rule, kind)
-            state = gotos.get(key)
-            if state is None:
-                state = gotos[key] = _goto(stack[-1], origin, kind)
+            # the goto state, or the state after the unit reductions the lookahead asks for
+            state = gotos[stack[-1]][origin][code]
             stack.append(state)
-            row = states[state]
+            row = actions[state]
+            action = row[code]
+            if action is None:
+                if code == _END_CODE and state == _tables.END:
+                    return values[-1]
+                raise _refused(row, code, word, end, lexed)
+        # shift; punctuation and keywords never reach the tree
+        stack.append(action)
+        values.append(Tok(symbols[code], word, end - len(word), end, lines)
+                      if code in kept else None)
+        row = actions[action]
+    if lexed.bad is not None:  # the text no terminal matches
+        raise SyntaxProblem(lexed.bad, *lexed.lines.position(lexed.bad))
     raise AssertionError("unreachable: $END is accepted or refused")
 
 
-def _goto(below: int, origin: str, kind: str) -> int:
-    """The state after reducing to `origin` above state `below` with lookahead `kind`, and
-    then every unit reduction that lookahead asks for (they change only the state)."""
-    states, rules = _tables.STATES, _tables.RULES
-    state = states[below][origin]
-    while True:
-        action = states[state].get(kind)
-        if action is None or action >= 0 or not rules[~action][2]:
-            return state
-        state = states[below][rules[~action][0]]
+def _contextual(row: tuple, code: int, word: str, end: int, lexed: Lexed) -> None:
+    """Whether a token the state `row` has no action for as lexed is a NAME: a keyword's
+    spelling where the grammar takes a name (contextual lexing, decided in the state the
+    token is read in, as lark's lexer does). Anything else is refused (SyntaxProblem)."""
+    kind = _tables.SYMBOLS[code]
+    if kind in _KEYWORD_KINDS:
+        if kind in _STATEMENT_KEYWORDS and row[_CODE["RBRACE"]] is not None:
+            # a statement where a block's items go on (no attribute has its name):
+            # refused as the keyword, the block was not closed
+            raise _refused(row, code, word, end, lexed)
+        if row[_NAME_CODE] is not None:
+            return
+        code = _NAME_CODE
+    raise _refused(row, code, word, end, lexed)
 
 
-def _refused(row: dict, kind: str, word: str, end: int, lexed: Lexed) -> SyntaxProblem:
+def _refused(row: tuple, code: int, word: str, end: int, lexed: Lexed) -> SyntaxProblem:
     """The syntax error of a token the parser state `row` has no action for."""
-    expected = frozenset(s for s in row if s.isupper() or s == "$END")
+    expected = frozenset(name for name, action in zip(_tables.SYMBOLS, row, strict=True)
+                         if action is not None)
     start = end - len(word)
     return SyntaxProblem(start, *lexed.lines.position(start),
-                         Tok(kind, word, start, end, lexed.lines), expected)
+                         Tok(_tables.SYMBOLS[code], word, start, end, lexed.lines), expected)
 
 
 def _describe_token(tok: Tok) -> str:

@@ -166,19 +166,21 @@ class _Unit(AttributeLowering):
         block = Block()
         values, sources = block.values, block.sources
         isa: list[tuple[str, Node]] = []  # the attribute: positions only for a warning
+        symbols, env, sink = self.symbols, self.env, self.sink
         for item in items:
             if not isinstance(item, Node) or item.data != "attr":
                 continue
             name_tok, value = item.children
-            name = ALIASES.get(name_tok.value, name_tok.value)
-            if self.symbols is not None:
+            name = name_tok.value
+            name = ALIASES.get(name, name)
+            if symbols is not None:
                 self._record_attribute(name_tok, value, file, context)
             if name not in allowed:
                 self._unknown_attr(name, _tok_pos(name_tok, file), allowed, context)
                 continue
+            kind, lengths = ATTR_TYPES[name]
             try:
-                val = attribute_value(name, *ATTR_TYPES[name], value, self.env, file,
-                                      self.sink)
+                val = attribute_value(name, kind, lengths, value, env, file, sink)
             except FoldError:
                 continue
             if name == "isa":

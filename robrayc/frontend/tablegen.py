@@ -14,7 +14,7 @@ import re
 import textwrap
 
 from lark import Lark
-from lark.grammar import NonTerminal, Terminal
+from lark.grammar import NonTerminal
 from lark.lexer import PatternStr
 from lark.parsers.lalr_analysis import Shift
 
@@ -45,6 +45,48 @@ def _states(table, rule_index: dict[int, int]) -> tuple[dict, list[dict[str, int
     return order, states
 
 
+def _symbols(states: list[dict[str, int]], terminals: list, ignore: set[str],
+             rule_specs: list) -> list[str]:
+    """The terminals in code order (`$END` first, then by name): a token's code indexes a
+    state's row of ACTIONS and a goto's row of GOTOS."""
+    origins = {origin for origin, *_ in rule_specs}
+    names = {name for name, _ in terminals if name not in ignore}
+    names |= {sym for row in states for sym in row if sym not in origins}
+    names.discard("$END")
+    return ["$END", *sorted(names)]
+
+
+def _actions(states: list[dict[str, int]], symbols: list[str]) -> list[tuple]:
+    """Per state, per terminal code: the state to shift to, -1 - rule to reduce by, or None
+    (a syntax error)."""
+    return [tuple(row.get(sym) for sym in symbols) for row in states]
+
+
+def _gotos(states: list[dict[str, int]], rule_specs: list,
+           symbols: list[str]) -> list[dict[str, tuple]]:
+    """Per state below a reduction: origin -> per lookahead code, the goto state, or the
+    state after the unit reductions that lookahead then asks for there. A unit rule (`?sum:
+    product`) only changes the state, so the driver jumps over the chain (a number climbs
+    atom -> unary -> power -> product -> sum -> expr) in one look-up."""
+    origins = {origin for origin, *_ in rule_specs}
+    table = []
+    for row in states:
+        entry = {}
+        for origin in sorted(sym for sym in row if sym in origins):
+            after = []
+            for lookahead in symbols:
+                state = row[origin]
+                while True:
+                    action = states[state].get(lookahead)
+                    if action is None or action >= 0 or not rule_specs[~action][2]:
+                        break
+                    state = row[rule_specs[~action][0]]
+                after.append(state)
+            entry[origin] = tuple(after)
+        table.append(entry)
+    return table
+
+
 def _rules(rules) -> tuple[list[tuple[str, int, bool, str | None]], list[str], set[str]]:
     """(per rule: origin, length, unit, wrap), the reducers' source, the terminals the tree
     keeps. `wrap` labels a rule whose value is a node around its one symbol (`number`,
@@ -59,7 +101,7 @@ def _rules(rules) -> tuple[list[tuple[str, int, bool, str | None]], list[str], s
                 plan.append(SPLICE if sym.name.startswith("_") else KEEP)
             else:
                 plan.append(DROP if sym.filter_out else KEEP)
-                if isinstance(sym, Terminal) and not sym.filter_out:
+                if not sym.filter_out:
                     kept.add(sym.name)
         data = None if origin.startswith("_") else str(r.alias or origin)
         expand1 = bool(r.options.expand1 and not r.alias)
@@ -115,6 +157,7 @@ def generate(header: str) -> str:
     order, states = _states(table, {id(r): i for i, r in enumerate(rules)})
     rule_specs, reducers, kept = _rules(rules)
     terminals, ignore, keywords, literals = _terminals(lark)
+    symbols = _symbols(states, terminals, ignore, rule_specs)
 
     rule_lines = [f"    {spec!r},  # {i}: {_rule_text(r)}"
                   for i, (spec, r) in enumerate(zip(rule_specs, rules, strict=True))]
@@ -152,11 +195,40 @@ def generate(header: str) -> str:
                        initial_indent="    ", subsequent_indent="    "),
         "]",
         "",
-        "# state -> {symbol: shift-to state (>= 0) or -1 - rule index (reduce)}",
-        f"STATES = {pprint.pformat(states, width=96)}",
+        "# terminal names in code order: a token's code indexes the rows below",
+        f"SYMBOLS = {pprint.pformat(symbols, width=96)}",
+        "",
+        "# state -> per terminal code: the state to shift to (>= 0), -1 - rule index (reduce),",
+        "#  or None (a syntax error)",
+        "ACTIONS = [",
+        *(line for i, row in enumerate(_actions(states, symbols))
+          for line in _tuple_lines(row, f"    # {i}", "    ")),
+        "]",
+        "",
+        "# state below a reduction -> {origin: per lookahead code, the goto state, or the state",
+        "#  after the unit reductions the lookahead asks for there}",
+        "GOTOS = [",
+        *_gotos_lines(_gotos(states, rule_specs, symbols)),
+        "]",
         "",
     ]
     return "\n".join(body)
+
+
+def _gotos_lines(table: list[dict[str, tuple]]) -> list[str]:
+    lines = []
+    for i, entry in enumerate(table):
+        lines.append(f"    {{  # {i}")
+        for origin, after in entry.items():
+            lines += _tuple_lines(after, f"        {origin!r}:", "            ")
+        lines.append("    },")
+    return lines
+
+
+def _tuple_lines(values: tuple, head: str, indent: str) -> list[str]:
+    """`head` then `values` as a tuple literal on lines of at most 96 characters."""
+    return [head, *textwrap.wrap("(" + ", ".join(map(repr, values)) + "),", 96,
+                                 initial_indent=indent, subsequent_indent=indent)]
 
 
 def reducer(name: str, length: int, data: str | None, expand1: bool,
