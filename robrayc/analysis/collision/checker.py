@@ -41,6 +41,10 @@ class PairDistance:
     method: str = "exact"
 
 
+# Distance methods that give an upper bound on the signed distance (depth.py), not its value.
+_BOUNDS = ("deepest-vertex-bound", "open-mesh")
+
+
 class CollisionChecker:
     """Collision checking for one scene; build once, query many configurations.
 
@@ -578,13 +582,14 @@ class CollisionChecker:
         out = []
         for key in dict.fromkeys(keys):
             fa, fb = divmod(key, n)
-            best = (math.inf, "exact")
-            for a in by_frame.get(fa, ()):
-                for b in by_frame.get(fb, ()):
-                    best = min(best, self.tester.signed_distance(a, b, W[a], W[b]),
-                               key=lambda d: d[0])
+            found = [self.tester.signed_distance(a, b, W[a], W[b])
+                     for a in by_frame.get(fa, ()) for b in by_frame.get(fb, ())]
+            best = min(found, key=lambda d: d[0], default=(math.inf, "exact"))
+            # a solid pair only bounded may be deeper than the least found: so is the frames'
+            loose = [how for _, how in found if how in _BOUNDS]
             na, nb = self.frame_names[fa], self.frame_names[fb]
-            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), *best))
+            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), best[0],
+                                    best[1] if best[1] in _BOUNDS or not loose else loose[0]))
         return sorted(out, key=lambda p: (p.a, p.b))
 
     def closest(self, config: Config = None, k: int = 1,
