@@ -342,8 +342,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' *\n'
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
-      ' * (robrayc/c/checker_kernel.h and checker_kernel.c, verbatim: how a con'
-      'figuration is checked\n'
+      ' * (robrayc/c/checker_kernel.h, checker_kernel.c and motions.c, verbatim'
+      ': how a configuration is checked\n'
       " * is told there), then its kinematics. The kernel's functions checker_*"
       " are this scene's\n"
       f' * {_v4!s}_* (the macros below). Radii carry a margin of {_v5!s}'
@@ -411,8 +411,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v39 = ctx['name']
     _v40 = ctx['name']
     _v41 = ctx['name']
-    _v42 = ctx['kernel_header']
+    _v42 = ctx['name']
     _v43 = ctx['name']
+    _v44 = ctx['name']
+    _v45 = ctx['name']
+    _v46 = ctx['name']
+    _v47 = ctx['kernel_header']
+    _v48 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v22!s}\n'
       f'#define NCELLBYTES_DECL {_v23!s}\n'
       f'#define ANY_CONST_HIT {_v24!s}\n'
@@ -430,144 +435,151 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_colliding_pairs {_v35!s}_colliding_pairs\n'
       f'#define checker_solid_states {_v36!s}_solid_states\n'
       f'#define checker_group_poses {_v37!s}_group_poses\n'
-      f'#define checker_bind {_v38!s}_bind\n'
-      f'#define checker_cells {_v39!s}_cells\n'
-      f'#define checker_tbind {_v40!s}_tbind\n'
-      f'#define checker_tprove {_v41!s}_tprove\n'
+      f'#define checker_check_batch {_v38!s}_check_batch\n'
+      f'#define checker_check_motion {_v39!s}_check_motion\n'
+      f'#define checker_check_motions {_v40!s}_check_motions\n'
+      f'#define checker_motion_samples {_v41!s}_motion_samples\n'
+      f'#define checker_motion_configs {_v42!s}_motion_configs\n'
+      f'#define checker_bind {_v43!s}_bind\n'
+      f'#define checker_cells {_v44!s}_cells\n'
+      f'#define checker_tbind {_v45!s}_tbind\n'
+      f'#define checker_tprove {_v46!s}_tprove\n'
       '\n'
-      f'{_v42!s}\n'
-      f'/* --- the tables of "{_v43!s}'
+      f'{_v47!s}\n'
+      f'/* --- the tables of "{_v48!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:52
-    for (l_a_46, l_b_47,) in ctx['pair_names']:
-        w(f'    {{ {l_a_46!s}, {l_b_47!s} }},\n')
-    # c_checker.c.j2:53
+    # c_checker.c.j2:57
+    for (l_a_51, l_b_52,) in ctx['pair_names']:
+        w(f'    {{ {l_a_51!s}, {l_b_52!s} }},\n')
+    # c_checker.c.j2:58
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:54
-    _v48 = ctx['const_hit']
+    # c_checker.c.j2:59
+    _v53 = ctx['const_hit']
     w('};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v48!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v53!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:60
-    for l_s_51 in ctx['solids']:
-        w(f'    {{ {l_s_51!s} }},\n')
-    # c_checker.c.j2:61
+    # c_checker.c.j2:65
+    for l_s_56 in ctx['solids']:
+        w(f'    {{ {l_s_56!s} }},\n')
+    # c_checker.c.j2:66
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:62
-    _v52 = ctx['group_solids']
+    # c_checker.c.j2:67
+    _v57 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v52!s} }};\n')
-    # c_checker.c.j2:66
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v57!s} }};\n')
+    # c_checker.c.j2:71
     if (not ctx['certify']):
-        # c_checker.c.j2:67
+        # c_checker.c.j2:72
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:69
-        for l_s_55 in ctx['boxes']:
-            w(f'    {{ {l_s_55!s} }},\n')
-        # c_checker.c.j2:70
-        if (not ctx['boxes']):
-            w('    { 0.0f }\n')
-        # c_checker.c.j2:71
-        w('};\n'
-          '\n'
-          'static const float NODE[NODES_DECL][4] = {\n')
         # c_checker.c.j2:74
-        for l_s_58 in ctx['nodes']:
-            w(f'    {{ {l_s_58!s} }},\n')
+        for l_s_60 in ctx['boxes']:
+            w(f'    {{ {l_s_60!s} }},\n')
         # c_checker.c.j2:75
-        if (not ctx['nodes']):
+        if (not ctx['boxes']):
             w('    { 0.0f }\n')
         # c_checker.c.j2:76
         w('};\n'
           '\n'
-          'static const int KID[NODES_DECL][2] = {\n')
+          'static const float NODE[NODES_DECL][4] = {\n')
         # c_checker.c.j2:79
-        for l_k_61 in ctx['kids']:
-            w(f'    {{ {l_k_61!s} }},\n')
+        for l_s_63 in ctx['nodes']:
+            w(f'    {{ {l_s_63!s} }},\n')
         # c_checker.c.j2:80
-        if (not ctx['kids']):
-            w('    { 0, 0 }\n')
+        if (not ctx['nodes']):
+            w('    { 0.0f }\n')
         # c_checker.c.j2:81
         w('};\n'
           '\n'
-          'static const float LEAF[LEAVES_DECL][15] = {\n')
+          'static const int KID[NODES_DECL][2] = {\n')
         # c_checker.c.j2:84
-        for l_s_64 in ctx['leaves']:
-            w(f'    {{ {l_s_64!s} }},\n')
+        for l_k_66 in ctx['kids']:
+            w(f'    {{ {l_k_66!s} }},\n')
         # c_checker.c.j2:85
+        if (not ctx['kids']):
+            w('    { 0, 0 }\n')
+        # c_checker.c.j2:86
+        w('};\n'
+          '\n'
+          'static const float LEAF[LEAVES_DECL][15] = {\n')
+        # c_checker.c.j2:89
+        for l_s_69 in ctx['leaves']:
+            w(f'    {{ {l_s_69!s} }},\n')
+        # c_checker.c.j2:90
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:86
+        # c_checker.c.j2:91
         w('};\n')
-    # c_checker.c.j2:88
+    # c_checker.c.j2:93
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:90
-    for l_p_67 in ctx['pairs']:
-        w(f'    {{ {l_p_67!s} }},\n')
-    # c_checker.c.j2:91
+    # c_checker.c.j2:95
+    for l_p_72 in ctx['pairs']:
+        w(f'    {{ {l_p_72!s} }},\n')
+    # c_checker.c.j2:96
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:92
+    # c_checker.c.j2:97
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:95
-    for l_f_70 in ctx['fixblocks']:
-        w(f'    {{ {l_f_70!s} }},\n')
-    # c_checker.c.j2:96
+    # c_checker.c.j2:100
+    for l_f_75 in ctx['fixblocks']:
+        w(f'    {{ {l_f_75!s} }},\n')
+    # c_checker.c.j2:101
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:97
-    _v71 = ctx['movp']
-    _v72 = ctx['mova']
-    _v73 = ctx['movb']
-    _v74 = ctx['movr2']
-    _v75 = ctx['celltab']
+    # c_checker.c.j2:102
+    _v76 = ctx['movp']
+    _v77 = ctx['mova']
+    _v78 = ctx['movb']
+    _v79 = ctx['movr2']
+    _v80 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v71!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v72!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v73!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v74!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v76!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v77!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v78!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v79!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v75!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v80!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:106
-    for l_c_78 in ctx['celltables']:
-        w(f'    {{ {l_c_78!s} }},\n')
-    # c_checker.c.j2:107
+    # c_checker.c.j2:111
+    for l_c_83 in ctx['celltables']:
+        w(f'    {{ {l_c_83!s} }},\n')
+    # c_checker.c.j2:112
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:108
+    # c_checker.c.j2:113
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:110
-    for l_row_81 in ctx['cellbytes']:
-        w(f'    {l_row_81!s},\n')
-    # c_checker.c.j2:111
+    # c_checker.c.j2:115
+    for l_row_86 in ctx['cellbytes']:
+        w(f'    {l_row_86!s},\n')
+    # c_checker.c.j2:116
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:112
-    _v82 = ctx['kernel']
-    _v83 = ctx['name']
-    _v84 = ctx['fk_code']
-    _v85 = ctx['triangle_code']
+    # c_checker.c.j2:117
+    _v87 = ctx['kernel']
+    _v88 = ctx['motion_code']
+    _v89 = ctx['name']
+    _v90 = ctx['fk_code']
+    _v91 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v82!s}\n'
-      f'/* --- the kinematics of "{_v83!s}'
+      f'{_v87!s}\n'
+      f'{_v88!s}\n'
+      f'/* --- the kinematics of "{_v89!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -581,9 +593,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v84!s}\n'
+      f'{_v90!s}\n'
       '}\n'
-      f'{_v85!s}\n')
+      f'{_v91!s}\n')
     return "".join(out)
 
 
@@ -619,6 +631,14 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v26 = ctx['name']
     _v27 = ctx['name']
     _v28 = ctx['name']
+    _v29 = ctx['name']
+    _v30 = ctx['name']
+    _v31 = ctx['name']
+    _v32 = ctx['name']
+    _v33 = ctx['name']
+    _v34 = ctx['name']
+    _v35 = ctx['name']
+    _v36 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -678,12 +698,53 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' as for _check. */\n'
       f'void {_v25!s}_check8(const double *q, int *out);\n'
       '\n'
+      '/* n configurations (q: n x N_CONFIG doubles, row after row): out[k] as '
+      f'{_v26!s}_check\n'
+      ' * answers row k (each stops at its first certain collision); returns ho'
+      'w many are not FREE. */\n'
+      f'long {_v27!s}_check_batch(const double *q, long n, int *out);\n'
+      '\n'
+      '/* The straight-line motion from a to b (N_CONFIG doubles each) at `reso'
+      'lution` samples per\n'
+      ' * unit of configuration-space length (the Euclidean length over the var'
+      'iables): the samples\n'
+      ' * (1 - t) a + t b, t = k / (8 n), k = 1 .. 8 n, n = max(1, ceil(|b - a|'
+      ' resolution / 8)), as\n'
+      " * VAMP's validate_motion takes them, and a itself; in VAMP's raked orde"
+      'r (eight rakes spread\n'
+      ' * over the motion, stepping back together), stopping at the first certa'
+      'in collision.\n'
+      ' * COLLIDES when a sample certainly collides, else MAYBE when one is MAY'
+      'BE, else FREE.\n'
+      ' * MAYBE also for a value that is not a finite number, a resolution that'
+      ' is not positive, or\n'
+      ' * more than 2^30 samples. */\n'
+      f'int {_v28!s}'
+      '_check_motion(const double *a, const double *b, double resolution);\n'
+      '\n'
+      '/* n motions a[k] -> b[k] (n x N_CONFIG doubles each): out[k] as '
+      f'{_v29!s}_check_motion\n'
+      ' * answers; returns how many are not FREE. */\n'
+      f'long {_v30!s}'
+      '_check_motions(const double *a, const double *b, long n, double resoluti'
+      'on,\n'
+      '                           int *out);\n'
+      '\n'
+      f'/* How many samples {_v31!s}'
+      '_check_motion takes (8 n + 1; 0: it answers MAYBE unchecked), and\n'
+      ' * those samples in its order (out: that many x N_CONFIG doubles). */\n'
+      f'long {_v32!s}'
+      '_motion_samples(const double *a, const double *b, double resolution);\n'
+      f'long {_v33!s}'
+      '_motion_configs(const double *a, const double *b, double resolution,\n'
+      '                           double *out);\n'
+      '\n'
       '/* Every checked frame pair: out[p] is FREE, COLLIDES or MAYBE (N_PAIRS '
       'ints); returns how many\n'
       ' * are not FREE (an INVALID configuration: every pair MAYBE, or COLLIDES'
       ' when it collides at\n'
       ' * every configuration). */\n'
-      f'int {_v26!s}_colliding_pairs(const double *q, int *out);\n'
+      f'int {_v34!s}_colliding_pairs(const double *q, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), the state of each solid pair '
       'tested per\n'
@@ -692,7 +753,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * for an INVALID configuration); pairs with active[p] == 0 are skipped '
       '(FREE); active may be\n'
       ' * NULL (every pair). */\n'
-      f'void {_v27!s}'
+      f'void {_v35!s}'
       '_solid_states(const double *q, long n, const unsigned char *active,\n'
       '                          unsigned char *states);\n'
       '\n'
@@ -700,7 +761,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v28!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v36!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1198,8 +1259,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x1705748b, render_c_checker_c_j2),
-    'c_checker.h.j2': (0xf0230b54, render_c_checker_h_j2),
+    'c_checker.c.j2': (0xc4b2b0a5, render_c_checker_c_j2),
+    'c_checker.h.j2': (0x2c44af2f, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -103,6 +103,7 @@ static const struct celltable CELLS[NCELLTABLES_DECL] = {
 static const unsigned char CELLBITS[NCELLBYTES_DECL] = { 0 };
 
 #include "checker_kernel.c"
+#include "motions.c"
 
 static void fk(const double *q, double g[][12])
 {

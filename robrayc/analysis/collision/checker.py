@@ -8,6 +8,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from robrayc import ir
+from robrayc.analysis.collision import motions
 from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
@@ -554,11 +555,28 @@ class CollisionChecker:
         return out
 
     def in_collision(self, configs) -> np.ndarray:
-        """(N,) booleans: anything colliding at each configuration."""
+        """(N,) booleans: anything colliding at each configuration (compiled: each stops at
+        its first certain collision)."""
         q = self._configs(configs)
         if self.mode == "dense":
-            return self.collision_matrix(q).any(axis=1)
+            return motions.in_collision(self, q)
         return np.array([bool(self._sparse_one(row)) for row in q])
+
+    def check(self, config: Config) -> bool:
+        """in_collision of one configuration (a mapping or a vector, as colliding_pairs);
+        compiled: one call into C when it decides."""
+        return motions.check(self, config)
+
+    def check_motion(self, a: Config, b: Config,
+                     resolution: float = motions.DEFAULT_RESOLUTION) -> bool:
+        """Whether the straight-line motion a -> b collides at one of its samples: VAMP's
+        (resolution per unit of configuration-space length) and a; see
+        motions.motion_samples. Compiled: one call into C when it decides."""
+        return motions.check_motion(self, a, b, resolution)
+
+    def check_motions(self, a, b, resolution: float = motions.DEFAULT_RESOLUTION) -> np.ndarray:
+        """(N,) check_motion of each row pair of a and b ((N, dof) each)."""
+        return motions.check_motions(self, a, b, resolution)
 
     def distance(self, config: Config = None,
                  pairs: Iterable[tuple[str, str]] | None = None) -> list[PairDistance]:

@@ -296,14 +296,15 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
 def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c and, with triangles, triangles.c,
-    pasted in); it includes ``include``, or holds the header inline when None."""
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and, with triangles,
+    triangles.c, pasted in); it includes ``include``, or holds the header inline when None."""
     from robrayc.templating import render
 
     return render("c_checker.c.j2", {
         **model, "include": include, "inline_header": None if include else header,
         "kernel_header": kernel_source("checker_kernel.h"),
         "kernel": kernel_source("checker_kernel.c"),
+        "motion_code": kernel_source("motions.c"),
         "triangle_code": kernel_source("triangles.c") if triangles else ""})
 
 
@@ -418,6 +419,27 @@ class Kernel:
         g.argtypes = (ctypes.c_void_p,)
         g.restype = ctypes.c_int
         self._check = g
+        self._bind_motions()
+
+    def _bind_motions(self) -> None:
+        """The batch and motion entry points (robrayc/c/motions.c), and the buffers a call of
+        one configuration or motion copies into (taking an array's address costs more than
+        the check)."""
+        lib, ptr, long_ = self.lib, ctypes.c_void_p, ctypes.c_long
+        for name, args, result in (
+                ("rc_check_batch", (ptr, long_, ptr), long_),
+                ("rc_check_motion", (ptr, ptr, ctypes.c_double), ctypes.c_int),
+                ("rc_check_motions", (ptr, ptr, long_, ctypes.c_double, ptr), long_),
+                ("rc_motion_samples", (ptr, ptr, ctypes.c_double), long_),
+                ("rc_motion_configs", (ptr, ptr, ctypes.c_double, ptr), long_)):
+            fn = getattr(lib, name)
+            fn.argtypes, fn.restype = args, result
+        self._one = (ctypes.c_double * max(1, self.n_config))()
+        self._two = (ctypes.c_double * max(1, self.n_config))()
+        self._one_at, self._two_at = ctypes.addressof(self._one), ctypes.addressof(self._two)
+        self._answer = ctypes.c_int()
+        self._answer_at = ctypes.addressof(self._answer)
+        self._check_batch = lib.rc_check_batch
 
     def states(self, q: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q; solid
@@ -473,6 +495,60 @@ class Kernel:
     def check(self, q: np.ndarray) -> int:
         q = np.ascontiguousarray(q, dtype=np.float64)
         return int(self._check(q.ctypes.data))
+
+    def _copy(self, buffer, config) -> bool:
+        """config (a sequence of n_config numbers) into a buffer; False when it is not one."""
+        try:
+            buffer[:] = config
+        except (TypeError, ValueError):
+            return False
+        return True
+
+    def check_one(self, config) -> int:
+        """NAME_check of one configuration given as any sequence of n_config numbers (MAYBE
+        for anything else, and for values that are not finite numbers): one foreign call."""
+        if not self._copy(self._one, config):
+            return MAYBE
+        self._check_batch(self._one_at, 1, self._answer_at)
+        return self._answer.value
+
+    def check_motion_one(self, a, b, resolution: float) -> int:
+        """NAME_check_motion of a -> b (sequences of n_config numbers; MAYBE for anything
+        else)."""
+        if not (self._copy(self._one, a) and self._copy(self._two, b)):
+            return MAYBE
+        try:
+            return self.lib.rc_check_motion(self._one_at, self._two_at, resolution)
+        except ctypes.ArgumentError:  # a resolution that is no number: the caller's error
+            return MAYBE
+
+    def check_batch(self, q: np.ndarray) -> np.ndarray:
+        """(N,) int32: NAME_check of each row of q (N, n_config), each stopping at its first
+        certain collision."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        out = np.empty(q.shape[0], dtype=np.int32)
+        self.lib.rc_check_batch(q.ctypes.data, q.shape[0], out.ctypes.data)
+        return out
+
+    def check_motions(self, a: np.ndarray, b: np.ndarray, resolution: float) -> np.ndarray:
+        """(N,) int32: NAME_check_motion of each row pair of a and b (N, n_config)."""
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        out = np.empty(a.shape[0], dtype=np.int32)
+        self.lib.rc_check_motions(a.ctypes.data, b.ctypes.data, a.shape[0], resolution,
+                                  out.ctypes.data)
+        return out
+
+    def motion_configs(self, a: np.ndarray, b: np.ndarray, resolution: float) -> np.ndarray:
+        """(samples, n_config): the samples NAME_check_motion takes, in its order."""
+        a = np.ascontiguousarray(a, dtype=np.float64)
+        b = np.ascontiguousarray(b, dtype=np.float64)
+        n = self.lib.rc_motion_samples(a.ctypes.data, b.ctypes.data, resolution)
+        if n <= 0:  # (the caller checks the motion can be sampled: never free unchecked)
+            raise ValueError("the motion cannot be sampled")
+        out = np.empty((n, self.n_config))
+        self.lib.rc_motion_configs(a.ctypes.data, b.ctypes.data, resolution, out.ctypes.data)
+        return out
 
     @property
     def triangles_bound(self) -> bool:

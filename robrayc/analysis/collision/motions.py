@@ -1,0 +1,153 @@
+"""What a motion planner asks a checker, fast: one configuration, batches that stop at each
+configuration's first certain collision, and straight-line motions sampled as VAMP samples
+them (KavrakiLab/vamp, validate_motion), plus their start.
+
+With the compiled kernel, a configuration or a motion costs one foreign call when the C
+decides it (FREE, or a certain collision); what it leaves MAYBE goes to the exact tests, every
+open solid pair of every MAYBE configuration in one batch, a configuration's (or a motion's)
+remaining pairs skipped once one of its pairs collides. Without the kernel (the exact backend,
+or a checker restricted to some pairs), the same questions go through collision_matrix.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from robrayc.analysis.collision.checker import CollisionChecker
+
+FREE, COLLIDES, MAYBE = 0, 1, 2
+# samples per unit of configuration-space length: VAMP's Panda, UR5 and Fetch
+DEFAULT_RESOLUTION = 32.0
+# more samples than this in one motion is an error (as the C's MAYBE: not checked)
+MAX_SAMPLES = 1 << 30
+
+
+def motion_steps(a: np.ndarray, b: np.ndarray, resolution: float) -> int:
+    """n: each of the 8 rakes of the motion a -> b takes n samples (the C's motion_steps; the
+    length summed in the same order)."""
+    if isinstance(resolution, (str, bytes)) or not (
+            isinstance(resolution, (int, float, np.number)) and resolution > 0
+            and math.isfinite(resolution)):
+        raise ValueError(f"motion resolution must be a positive number, got {resolution!r}")
+    length = 0.0
+    for d in (b - a).tolist():
+        length += d * d
+    steps = math.sqrt(length) * resolution / 8.0
+    if not steps <= MAX_SAMPLES // 8:  # (also an overflow to infinity)
+        raise ValueError(f"the motion would take {8 * steps + 1:.3g} samples at resolution "
+                         f"{resolution} (at most {MAX_SAMPLES})")
+    return max(1, math.ceil(steps))
+
+
+def motion_samples(a: np.ndarray, b: np.ndarray, resolution: float) -> np.ndarray:
+    """(8 n + 1, dof): the samples check_motion takes of the straight line a -> b, in its
+    order: (1 - t) a + t b at t = k / (8 n), k = 1 .. 8 n (VAMP's), n = max(1, ceil(|b - a|
+    resolution / 8)), in raked order (the rake r = 1 .. 8 ends at t = r / 8 and steps back
+    by 1 / (8 n); the rakes advance together), then a."""
+    n = motion_steps(a, b, resolution)
+    step = np.arange(n, dtype=np.int64)[:, None]
+    rake = np.arange(1, 9, dtype=np.int64)[None, :]
+    t = ((rake * n - step) / float(8 * n)).reshape(-1, 1)
+    return np.concatenate([(1.0 - t) * a + t * b, a[None]])
+
+
+def in_collision(checker: CollisionChecker, q: np.ndarray) -> np.ndarray:
+    """(N,) whether anything collides at each (validated) configuration of q (a dense-mode
+    checker)."""
+    if not _fast(checker):
+        return checker.collision_matrix(q).any(axis=1)
+    return any_collides(checker, q, np.arange(q.shape[0]), q.shape[0])
+
+
+def check(checker: CollisionChecker, config) -> bool:
+    """Whether anything collides at one configuration: one foreign call when the C decides
+    it; else (MAYBE, or a config the C call does not take) in_collision's way."""
+    if _fast(checker):
+        state = checker._kernel.check_one(config)
+        if state != MAYBE:
+            return state == COLLIDES
+    return bool(checker.in_collision(checker.config_vector(config)[None])[0])
+
+
+def check_motion(checker: CollisionChecker, a, b,
+                 resolution: float = DEFAULT_RESOLUTION) -> bool:
+    """Whether the straight-line motion a -> b collides at one of its samples
+    (motion_samples): one foreign call when the C decides it."""
+    if _fast(checker):
+        state = checker._kernel.check_motion_one(a, b, resolution)
+        if state != MAYBE:
+            return state == COLLIDES
+    qa, qb = checker.config_vector(a)[None], checker.config_vector(b)[None]
+    return bool(check_motions(checker, qa, qb, resolution)[0])
+
+
+def check_motions(checker: CollisionChecker, a, b,
+                  resolution: float = DEFAULT_RESOLUTION) -> np.ndarray:
+    """(N,) whether each motion a[k] -> b[k] ((N, dof) each) collides at one of its
+    samples."""
+    a, b = checker._configs(a), checker._configs(b)
+    if a.shape != b.shape:
+        raise ValueError(f"motion starts {a.shape} and ends {b.shape} differ in shape")
+    for x, y in zip(a, b, strict=True):  # each motion can be sampled
+        motion_steps(x, y, resolution)
+    if not a.shape[0]:
+        return np.zeros(0, dtype=bool)
+    if not _fast(checker):
+        samples = [motion_samples(x, y, resolution) for x, y in zip(a, b, strict=True)]
+        owner = np.repeat(np.arange(a.shape[0]), [len(s) for s in samples])
+        out = np.zeros(a.shape[0], dtype=bool)
+        out[owner[checker.in_collision(np.concatenate(samples))]] = True
+        return out
+    kernel = checker._kernel
+    state = kernel.check_motions(a, b, resolution)
+    out = state == COLLIDES
+    open_ = np.flatnonzero(state == MAYBE)
+    if open_.size:
+        samples = [kernel.motion_configs(a[k], b[k], resolution) for k in open_.tolist()]
+        owner = np.repeat(open_, [len(s) for s in samples])
+        out |= any_collides(checker, np.concatenate(samples), owner, a.shape[0])
+    return out
+
+
+def _fast(checker: CollisionChecker) -> bool:
+    """Whether the kernel answers for the checker as it is (not restricted to some pairs)."""
+    return checker._kernel is not None and checker._active is None and len(checker._pi) > 0
+
+
+def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n: int
+                 ) -> np.ndarray:
+    """(n,) whether a row of q collides, for each of n owners (owner[k]: row k's), by the
+    kernel, each row stopping at its first certain collision; then the MAYBE rows of owners
+    not yet colliding, exactly (_resolve)."""
+    state = checker._kernel.check_batch(q)
+    out = np.zeros(n, dtype=bool)
+    out[owner[state == COLLIDES]] = True
+    open_ = np.flatnonzero((state == MAYBE) & ~out[owner])
+    if open_.size:
+        out[_resolve(checker, q[open_], owner[open_])] = True
+    return out
+
+
+def _resolve(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray) -> np.ndarray:
+    """The owners of MAYBE rows q that collide: every solid pair the kernel leaves open in
+    them, by the exact tests in one batch (vectorised stages over all; the pairs left one by
+    one are skipped once their owner is known to collide)."""
+    kernel, s = checker._kernel, checker.solids
+    rows, pairs, states = kernel.open_states(q)
+    hit = owner[rows[states == COLLIDES]]
+    keep = (states == MAYBE) & ~np.isin(owner[rows], hit)
+    rows, pairs = rows[keep], pairs[keep]
+    if not rows.size:
+        return hit
+    at_rows, at = np.unique(rows, return_inverse=True)  # poses only where a pair is open
+    G = kernel.group_poses(q[at_rows])
+    a, b = checker._pi[pairs], checker._pj[pairs]
+    Ta = G[at, checker.group[a]] @ s.placement[a]
+    Tb = G[at, checker.group[b]] @ s.placement[b]
+    keys = owner[rows]
+    found = checker.tester.test(a, b, Ta, Tb, keys=keys)
+    return np.union1d(hit, keys[found])
