@@ -8,11 +8,14 @@
 // stdout: line 1: "valid" flags (1 collision-free) per configuration, as vamp.validate answers;
 // line 2: us per configuration: all, collision-free ones, colliding ones (single configuration
 // broadcast over a block, as vamp.validate does), and per configuration of blocks of 8
-// distinct collision-free configurations (fkcc on a whole block, as motion validation uses it).
+// distinct collision-free configurations (fkcc on a whole block, as motion validation uses it),
+// "0", us per straight-line motion from configuration 2k to 2k + 1 (validate_motion at the
+// robot's resolution); line 3: "valid" flags of those motions.
 #include <algorithm>
 #include <array>
 #include <chrono>
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include <vamp/collision/environment.hh>
@@ -110,6 +113,19 @@ int main()
     const double block = best_us(
         [&]() { for (const auto &b : blocks) sink += Robot::template fkcc<rake>(env, b); },
         blocks.size() * rake);
-    std::printf("%.6g %.6g %.6g %.6g %ld\n", all, clear, hit, block, sink < 0 ? 0L : 0L);
+
+    // straight-line motions between configurations 0 -> 1, 2 -> 3, ... at the robot's
+    // resolution (validate_motion: `rake` samples a block, the first collision exits)
+    auto motion = [&](long k)
+    {
+        return vamp::planning::validate_motion<Robot, rake, Robot::resolution>(
+            configs[k], configs[k + 1], env);
+    };
+    std::string motion_valid;
+    for (long k = 0; k + 1 < n; k += 2) motion_valid += motion(k) ? '1' : '0';
+    const double motions = best_us(
+        [&]() { for (long k = 0; k + 1 < n; k += 2) sink += motion(k); }, n / 2);
+    std::printf("%.6g %.6g %.6g %.6g %ld %.6g\n%s\n", all, clear, hit, block,
+                sink < 0 ? 0L : 0L, motions, motion_valid.c_str());
     return 0;
 }

@@ -9,7 +9,7 @@
  * colliding configuration is not free. The samples are taken in VAMP's raked order: eight
  * rakes spread evenly over the motion (the first ends at 1/8 of it, the last at b), each
  * stepping back by 1 / (8 n) at a time, so that a collision anywhere on the motion is met
- * after few samples; the first certain collision ends the check.
+ * after few samples; the first sample that is not FREE ends the check.
  *
  * A configuration holding a value that is not a finite number is MAYBE here (neither free nor
  * a certain collision): its poses mean nothing. So is a motion whose resolution is not a
@@ -82,12 +82,13 @@ long checker_motion_configs(const double *a, const double *b, double resolution,
 }
 
 /* The straight-line motion a -> b (NQ doubles each) at `resolution` samples per unit of
- * configuration-space length, in raked order: COLLIDES at the first sample that certainly
- * collides, else MAYBE when a sample is MAYBE, else FREE. */
+ * configuration-space length, in raked order: the answer of the first sample that is not
+ * FREE (COLLIDES, or MAYBE: a sphere-only checker's "colliding"; a later sample may collide
+ * for certain), else FREE. */
 int checker_check_motion(const double *a, const double *b, double resolution)
 {
     long n = motion_steps(a, b, resolution), step;
-    int rake, i, maybe = 0, r;
+    int rake, i, r;
     double q[NQ > 0 ? NQ : 1];
     if (!n || !finite_config(a) || !finite_config(b)) return CHECKER_MAYBE;
     for (step = 0; step < n; step++)
@@ -95,11 +96,9 @@ int checker_check_motion(const double *a, const double *b, double resolution)
             double t = (double)(rake * n - step) / (double)(8 * n);
             for (i = 0; i < NQ; i++) q[i] = (1.0 - t) * a[i] + t * b[i];
             r = check_finite(q);
-            if (r == CHECKER_COLLIDES) return r;
-            maybe |= r == CHECKER_MAYBE;
+            if (r != CHECKER_FREE) return r;
         }
-    r = checker_check(a);
-    return r == CHECKER_COLLIDES ? r : maybe ? CHECKER_MAYBE : r;
+    return checker_check(a);
 }
 
 /* n motions, a[k] -> b[k] (n x NQ doubles each): out[k] as checker_check_motion answers;

@@ -5,7 +5,8 @@ them (KavrakiLab/vamp, validate_motion), plus their start.
 With the compiled kernel, a configuration or a motion costs one foreign call when the C
 decides it (FREE, or a certain collision); what it leaves MAYBE goes to the exact tests, every
 open solid pair of every MAYBE configuration in one batch, a configuration's (or a motion's)
-remaining pairs skipped once one of its pairs collides. Without the kernel (the exact backend,
+remaining pairs skipped once one of its pairs collides; a motion's samples in rounds, in its
+raked order, so that one colliding early ends it. Without the kernel (the exact backend,
 or a checker restricted to some pairs), the same questions go through collision_matrix.
 """
 
@@ -24,6 +25,8 @@ FREE, COLLIDES, MAYBE = 0, 1, 2
 DEFAULT_RESOLUTION = 32.0
 # more samples than this in one motion is an error (as the C's MAYBE: not checked)
 MAX_SAMPLES = 1 << 30
+# the rounds in which an owner's rows (a motion's samples) are tried: [from, to) of its rows
+ROUNDS = ((0, 8), (8, 64), (64, math.inf))
 
 
 def motion_steps(a: np.ndarray, b: np.ndarray, resolution: float) -> int:
@@ -120,16 +123,30 @@ def _fast(checker: CollisionChecker) -> bool:
 
 def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n: int
                  ) -> np.ndarray:
-    """(n,) whether a row of q collides, for each of n owners (owner[k]: row k's), by the
-    kernel, each row stopping at its first certain collision; then the MAYBE rows of owners
-    not yet colliding, exactly (_resolve)."""
-    state = checker._kernel.check_batch(q)
+    """(n,) whether a row of q collides, for each of n owners (owner[k]: row k's; rows grouped
+    by owner, in the order to try them): in rounds of each owner's rows (its first 8, the
+    next 56, the rest) among owners not yet colliding, each row by the kernel (stopping at
+    its first certain collision), then the MAYBE rows exactly (_resolve)."""
     out = np.zeros(n, dtype=bool)
-    out[owner[state == COLLIDES]] = True
-    open_ = np.flatnonzero((state == MAYBE) & ~out[owner])
-    if open_.size:
-        out[_resolve(checker, q[open_], owner[open_])] = True
+    rank = _ranks(owner)
+    for lo, hi in ROUNDS:
+        rows = np.flatnonzero((rank >= lo) & (rank < hi) & ~out[owner])
+        if not rows.size:
+            continue
+        state = checker._kernel.check_batch(q[rows])
+        out[owner[rows[state == COLLIDES]]] = True
+        maybe = rows[(state == MAYBE) & ~out[owner[rows]]]
+        if maybe.size:
+            out[_resolve(checker, q[maybe], owner[maybe])] = True
     return out
+
+
+def _ranks(owner: np.ndarray) -> np.ndarray:
+    """Each row's place among its owner's rows (rows grouped by owner)."""
+    if not owner.size:
+        return owner
+    first = np.flatnonzero(np.r_[True, owner[1:] != owner[:-1]])
+    return np.arange(owner.size) - np.repeat(first, np.diff(np.r_[first, owner.size]))
 
 
 def _resolve(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray) -> np.ndarray:

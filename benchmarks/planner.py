@@ -1,0 +1,232 @@
+"""What a motion planner asks (issue 30's table, the rows robrayc can time so far): the compiled
+checker from C and from Python, next to VAMP's kernels on the same boxes, configurations and
+motions.
+
+    python benchmarks/planner.py [--robots panda,ur5,fetch] [--configs 10000] [--vamp PATH]
+
+Per robot among 20 random fixed boxes (benchmarks/checker.py's robot_scene: its self pairs
+allowed as `robrayc allowed-collisions` finds them), the same random configurations for every
+row, and the motions configuration 2k -> 2k + 1 (random pairs over the joint ranges). Rows
+(microseconds):
+- C one: NAME_check per configuration, over all of them (gcc -O3 -march=native, VAMP's two
+  math flags; best of 5 passes);
+- C motion: NAME_check_motion at resolution 32 per motion (raked samples, the first certain
+  collision exits; best of 5 passes);
+- py one: CollisionChecker.check(q) per call, a Python loop over the configurations (MAYBE
+  ones resolved exactly; best of --passes passes of process time); py one decided: the same
+  over the configurations the C decides alone (FREE or COLLIDES: one foreign call each);
+- py batch: CollisionChecker.in_collision(Q) per configuration, and its ratio to C one;
+- py motion / py motions: check_motion per call and check_motions per motion over the first
+  --py-motions motions;
+- C answers: the shares of FREE, COLLIDES and MAYBE configurations.
+With --vamp PATH (a checkout of KavrakiLab/vamp; Panda, UR5, Fetch, Baxter): VAMP's own
+kernels by benchmarks/vamp_harness.cc (see benchmarks/checker.py): validate per configuration
+(vamp.validate's kernel, from C++: its Python module is not built here) and validate_motion at
+the robot's resolution (32 for Panda, UR5, Fetch) per motion; the harnesses take turns
+(--rounds, each figure the median of its rounds); and how many answers differ from robrayc's
+(exact) ones, configurations and motions (VAMP's own models and spheres: a sanity check).
+The VAMP commit and the CPU are printed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from benchmarks.checker import VAMP_ROBOTS, alternating, build_vamp, robot_scene  # noqa: E402
+
+RESOLUTION = 32.0
+
+HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "rb.h"
+static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
+                          return t.tv_sec + 1e-9 * t.tv_nsec; }
+int main(int argc, char **argv)
+{
+    long n = atol(argv[1]), k, sink = 0;
+    double *q = malloc(sizeof(double) * n * RB_N_CONFIG), t, one = 1e30, motion = 1e30;
+    int r, count[3] = { 0, 0, 0 };
+    for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
+    for (k = 0; k < n; k++) count[rb_check(q + k * RB_N_CONFIG)]++;
+    for (k = 0; k + 1 < n; k += 2)
+        putchar('0' + rb_check_motion(q + k * RB_N_CONFIG, q + (k + 1) * RB_N_CONFIG, 32.0));
+    putchar('\n');
+    for (r = 0; r < 5; r++) {
+        t = now();
+        for (k = 0; k < n; k++) sink += rb_check(q + k * RB_N_CONFIG);
+        t = now() - t; if (t < one) one = t;
+        t = now();
+        for (k = 0; k + 1 < n; k += 2)
+            sink += rb_check_motion(q + k * RB_N_CONFIG, q + (k + 1) * RB_N_CONFIG, 32.0);
+        t = now() - t; if (t < motion) motion = t;
+    }
+    printf("%.6g %.6g %d %d %d %ld\n", 1e6 * one / n, 1e6 * motion / (n / 2), count[0],
+           count[1], count[2], sink < 0 ? sink : 0L);
+    return 0;
+}
+"""
+
+
+def build_c(checker, tmp: Path) -> Path:
+    """The C harness over the robot's generated checker (as benchmarks/checker.py builds
+    it)."""
+    from robrayc.analysis.collision.compiled import c_source
+
+    source, header = c_source(checker, "rb", None, "rb.h")
+    (tmp / "rb.c").write_text(source)
+    (tmp / "rb.h").write_text(header)
+    (tmp / "main.c").write_text(HARNESS)
+    exe = tmp / "planner"
+    subprocess.run(["gcc", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math",
+                    "-o", str(exe), str(tmp / "rb.c"), str(tmp / "main.c"), "-lm"], check=True)
+    return exe
+
+
+def c_times(exe: Path, configs: np.ndarray) -> dict:
+    text = "\n".join(" ".join(map(repr, row)) for row in configs.tolist())
+    lines = subprocess.run([str(exe), str(len(configs))], input=text, capture_output=True,
+                           text=True, check=True).stdout.split("\n")
+    out = lines[1].split()
+    n = len(configs)
+    return {"c_one": float(out[0]), "c_motion": float(out[1]),
+            "free": int(out[2]) / n, "collides": int(out[3]) / n, "maybe": int(out[4]) / n}
+
+
+def vamp_times(exe: Path, stdin: str) -> dict:
+    out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
+                         check=True).stdout.split("\n")[1].split()
+    return {"vamp_one": float(out[0]), "vamp_motion": float(out[5])}
+
+
+def vamp_differ(exe: Path, stdin: str, exact, compiled, configs: np.ndarray) -> dict:
+    """How many of VAMP's answers differ from robrayc's (exact) ones."""
+    lines = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
+                           check=True).stdout.split("\n")
+    valid = np.array([c == "1" for c in lines[0]])
+    motion_valid = np.array([c == "1" for c in lines[2]])
+    motions = compiled.check_motions(configs[0:-1:2], configs[1::2], RESOLUTION)
+    return {"vamp_differ": int((valid == exact.in_collision(configs)).sum()),
+            "vamp_motion_differ": int((motion_valid == motions).sum()),
+            "motions": len(motions)}
+
+
+def best_us(fn, count: int, passes: int) -> float:
+    """The least process time of `passes` runs of fn, in microseconds per one of its items."""
+    best = float("inf")
+    for _ in range(passes):
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return 1e6 * best / count
+
+
+def python_times(compiled, configs: np.ndarray, n_motions: int, passes: int) -> dict:
+    rows = list(configs)
+    decided = [q for q, s in zip(rows, compiled._kernel.check_batch(configs), strict=True)
+               if s != 2]
+    a, b = configs[0:2 * n_motions:2], configs[1:2 * n_motions:2]
+    check, check_motion = compiled.check, compiled.check_motion
+    return {
+        "py_one": best_us(lambda: [check(q) for q in rows], len(rows), passes),
+        "py_one_decided": best_us(lambda: [check(q) for q in decided], len(decided), passes),
+        "py_batch": best_us(lambda: compiled.in_collision(configs), len(configs), passes),
+        "py_motion": best_us(lambda: [check_motion(x, y, RESOLUTION)
+                                      for x, y in zip(a, b, strict=True)], len(a), passes),
+        "py_motions": best_us(lambda: compiled.check_motions(a, b, RESOLUTION), len(a), passes),
+    }
+
+
+def run_robot(key: str, args: argparse.Namespace) -> dict:
+    from robrayc.analysis.collision import CollisionChecker
+    from robrayc.kinematics import sample_ranges
+
+    scene, _ = robot_scene(key)
+    exact = CollisionChecker(scene)
+    compiled = CollisionChecker(scene, backend="compiled")
+    lo, hi = sample_ranges(scene)
+    configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
+    row: dict = {"robot": key}
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = build_c(CollisionChecker(scene, broadphase="dense"), Path(tmp))
+        runs = [lambda: c_times(exe, configs),
+                lambda: python_times(compiled, configs, args.py_motions, args.passes)]
+        if args.vamp and key in VAMP_ROBOTS:
+            vexe, stdin = build_vamp(Path(args.vamp), key, exact, configs, Path(tmp))
+            runs.append(lambda: vamp_times(vexe, stdin))
+            row.update(vamp_differ(vexe, stdin, exact, compiled, configs))
+        row.update(alternating(runs, args.rounds))
+    return row
+
+
+def print_row(row: dict) -> None:
+    cells = [f"{row['robot']:6}",
+             f"C free/collides/maybe {row['free']:.0%}/{row['collides']:.0%}/{row['maybe']:.0%}"]
+    for col in ("c_one", "vamp_one", "py_one", "py_one_decided", "py_batch", "c_motion",
+                "vamp_motion",
+                "py_motion", "py_motions"):
+        if col in row:
+            cells.append(f"{col}={row[col]:.3g}")
+    cells.append(f"py_batch/c_one={row['py_batch'] / row['c_one']:.1f}x")
+    if "vamp_one" in row:
+        cells.append(f"c_motion/vamp_motion={row['c_motion'] / row['vamp_motion']:.2f}x "
+                     f"py_one/vamp_one={row['py_one'] / row['vamp_one']:.1f}x "
+                     f"differ: {row['vamp_differ']} configurations, "
+                     f"{row['vamp_motion_differ']} of {row['motions']} motions")
+    print("  ".join(cells), flush=True)
+
+
+def vamp_commit(path: str) -> str:
+    run = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True,
+                         text=True)
+    return run.stdout.strip() or "(not a git checkout: commit unknown)"
+
+
+def cpu() -> str:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def main() -> None:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--robots", default="panda,ur5,fetch")
+    p.add_argument("--configs", type=int, default=10000)
+    p.add_argument("--py-motions", type=int, default=500,
+                   help="motions timed from Python (each can take the exact checker)")
+    p.add_argument("--vamp", metavar="PATH", help="a checkout of KavrakiLab/vamp: time it too")
+    p.add_argument("--vamp-commit", help="the commit of --vamp when it is not a git checkout")
+    p.add_argument("--rounds", type=int, default=3)
+    p.add_argument("--passes", type=int, default=3, help="Python passes a round (best)")
+    args = p.parse_args()
+    print(f"CPU: {cpu()}; VAMP: "
+          f"{(args.vamp_commit or vamp_commit(args.vamp)) if args.vamp else 'not timed'}")
+    print("(us; one: per configuration; motion: per motion, resolution 32, configuration "
+          "2k -> 2k + 1)")
+    for key in args.robots.split(","):
+        try:
+            row = run_robot(key, args)
+        except ImportError as exc:
+            print(f"{key}: skipped ({exc})")
+            continue
+        print_row(row)
+
+
+if __name__ == "__main__":
+    main()
