@@ -163,14 +163,15 @@ def robot_scene(key: str, seed: int = 1):
     return scene, path
 
 
-def build_compiled(checker, tmp: Path) -> Path:
-    """NAME_check's timing harness, built as VAMP's Release flags would."""
+def build_compiled(checker, tmp: Path, harness: str = HARNESS) -> Path:
+    """NAME_check's timing harness (a C main over rb.h), built as VAMP's Release flags
+    would."""
     from robrayc.analysis.collision.compiled import c_source
 
     source, header = c_source(checker, "rb", None, "rb.h")
     (tmp / "rb.c").write_text(source)
     (tmp / "rb.h").write_text(header)
-    (tmp / "main.c").write_text(HARNESS)
+    (tmp / "main.c").write_text(harness)
     exe = tmp / "bench"
     subprocess.run(["gcc", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math",
                     "-o", str(exe), str(tmp / "rb.c"), str(tmp / "main.c"), "-lm"], check=True)
@@ -411,13 +412,18 @@ def main() -> None:
                    help="runs of the compiled and VAMP harnesses, taking turns (medians)")
     args = p.parse_args()
     print("robot   pairs  free  (us per configuration)")
+    each_robot(args, run_robot, print_row)
+
+
+def each_robot(args: argparse.Namespace, run, show) -> None:
+    """show(run(key, args)) for each robot of args.robots, skipping those missing here."""
     for key in args.robots.split(","):
         try:
-            row = run_robot(key, args)
+            row = run(key, args)
         except ImportError as exc:
             print(f"{key}: skipped ({exc})")
             continue
-        print_row(row)
+        show(row)
 
 
 if __name__ == "__main__":

@@ -43,7 +43,14 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.checker import VAMP_ROBOTS, alternating, build_vamp, robot_scene  # noqa: E402
+from benchmarks.checker import (  # noqa: E402
+    VAMP_ROBOTS,
+    alternating,
+    build_compiled,
+    build_vamp,
+    each_robot,
+    robot_scene,
+)
 
 RESOLUTION = 32.0
 
@@ -58,7 +65,7 @@ int main(int argc, char **argv)
 {
     long n = atol(argv[1]), k, sink = 0;
     double *q = malloc(sizeof(double) * n * RB_N_CONFIG), t, one = 1e30, motion = 1e30;
-    int r, count[3] = { 0, 0, 0 };
+    int r, count[4] = { 0, 0, 0, 0 };
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
     for (k = 0; k < n; k++) count[rb_check(q + k * RB_N_CONFIG)]++;
     for (k = 0; k + 1 < n; k += 2)
@@ -78,21 +85,6 @@ int main(int argc, char **argv)
     return 0;
 }
 """
-
-
-def build_c(checker, tmp: Path) -> Path:
-    """The C harness over the robot's generated checker (as benchmarks/checker.py builds
-    it)."""
-    from robrayc.analysis.collision.compiled import c_source
-
-    source, header = c_source(checker, "rb", None, "rb.h")
-    (tmp / "rb.c").write_text(source)
-    (tmp / "rb.h").write_text(header)
-    (tmp / "main.c").write_text(HARNESS)
-    exe = tmp / "planner"
-    subprocess.run(["gcc", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math",
-                    "-o", str(exe), str(tmp / "rb.c"), str(tmp / "main.c"), "-lm"], check=True)
-    return exe
 
 
 def c_times(exe: Path, configs: np.ndarray) -> dict:
@@ -136,7 +128,7 @@ def best_us(fn, count: int, passes: int) -> float:
 def python_times(compiled, configs: np.ndarray, n_motions: int, passes: int) -> dict:
     rows = list(configs)
     decided = [q for q, s in zip(rows, compiled._kernel.check_batch(configs), strict=True)
-               if s != 2]
+               if s < 2]
     a, b = configs[0:2 * n_motions:2], configs[1:2 * n_motions:2]
     check, check_motion = compiled.check, compiled.check_motion
     return {
@@ -160,7 +152,7 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
     configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
     row: dict = {"robot": key}
     with tempfile.TemporaryDirectory() as tmp:
-        exe = build_c(CollisionChecker(scene, broadphase="dense"), Path(tmp))
+        exe = build_compiled(CollisionChecker(scene, broadphase="dense"), Path(tmp), HARNESS)
         runs = [lambda: c_times(exe, configs),
                 lambda: python_times(compiled, configs, args.py_motions, args.passes)]
         if args.vamp and key in VAMP_ROBOTS:
@@ -219,13 +211,7 @@ def main() -> None:
           f"{(args.vamp_commit or vamp_commit(args.vamp)) if args.vamp else 'not timed'}")
     print("(us; one: per configuration; motion: per motion, resolution 32, configuration "
           "2k -> 2k + 1)")
-    for key in args.robots.split(","):
-        try:
-            row = run_robot(key, args)
-        except ImportError as exc:
-            print(f"{key}: skipped ({exc})")
-            continue
-        print_row(row)
+    each_robot(args, run_robot, print_row)
 
 
 if __name__ == "__main__":

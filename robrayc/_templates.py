@@ -343,9 +343,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
       ' * (robrayc/c/checker_kernel.h, checker_kernel.c and motions.c, verbatim'
-      ': how a configuration is checked\n'
-      " * is told there), then its kinematics. The kernel's functions checker_*"
-      " are this scene's\n"
+      ': how a configuration\n'
+      " * is checked is told there), then its kinematics. The kernel's function"
+      "s checker_* are this scene's\n"
       f' * {_v4!s}_* (the macros below). Radii carry a margin of {_v5!s}'
       ' (scene units) over\n'
       ' * float32 rounding.\n'
@@ -712,13 +712,13 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' resolution / 8)), as\n'
       " * VAMP's validate_motion takes them, and a itself; in VAMP's raked orde"
       'r (eight rakes spread\n'
-      ' * over the motion, stepping back together), stopping at the first certa'
-      'in collision.\n'
-      ' * COLLIDES when a sample certainly collides, else MAYBE when one is MAY'
-      'BE, else FREE.\n'
-      ' * MAYBE also for a value that is not a finite number, a resolution that'
-      ' is not positive, or\n'
-      ' * more than 2^30 samples. */\n'
+      ' * over the motion, stepping back together), stopping at the first sampl'
+      'e that is not FREE:\n'
+      ' * its answer, COLLIDES, MAYBE (a later sample may collide for certain) '
+      'or INVALID; else FREE.\n'
+      ' * INVALID also for a resolution that is not positive, and for more than'
+      ' 2^30 samples (or a\n'
+      ' * length that overflows). */\n'
       f'int {_v28!s}'
       '_check_motion(const double *a, const double *b, double resolution);\n'
       '\n'
@@ -731,7 +731,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       '                           int *out);\n'
       '\n'
       f'/* How many samples {_v31!s}'
-      '_check_motion takes (8 n + 1; 0: it answers MAYBE unchecked), and\n'
+      '_check_motion takes (8 n + 1; 0: it answers INVALID unchecked), and\n'
       ' * those samples in its order (out: that many x N_CONFIG doubles). */\n'
       f'long {_v32!s}'
       '_motion_samples(const double *a, const double *b, double resolution);\n'
@@ -1259,8 +1259,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xc4b2b0a5, render_c_checker_c_j2),
-    'c_checker.h.j2': (0x2c44af2f, render_c_checker_h_j2),
+    'c_checker.c.j2': (0xcc66f898, render_c_checker_c_j2),
+    'c_checker.h.j2': (0x23885b07, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -23,7 +23,7 @@ from tests.corpus import ros_package_path
 from tests.urdf_robots import load, robot_path
 
 STRICT = ["-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic"]
-FREE, COLLIDES, MAYBE = 0, 1, 2
+FREE, COLLIDES, MAYBE, INVALID = 0, 1, 2, 3
 
 
 def among_boxes(key: str, seed: int, boxes: int = 12) -> ir.Scene:
@@ -147,19 +147,19 @@ def test_generated_motion_check_is_its_samples_checked_one_by_one(ur5: ir.Scene,
 @pytest.mark.slow
 def test_generated_motion_check_refuses_what_it_cannot_sample(ur5: ir.Scene,
                                                               tmp_path: Path) -> None:
-    """MAYBE, never FREE: a value that is not a finite number (start, end, or a sample that
+    """INVALID, never FREE: a value that is not a finite number (start, end, or a length that
     overflows), a resolution that is not positive, more than 2^30 samples."""
     lib = strict_library(CollisionChecker(ur5), tmp_path)
     a = b = configurations(ur5, 1, seed=2)[0]
     for x, y, resolution in ((a, b, 0.0), (a, b, -1.0), (a, b, math.nan), (a, b, math.inf),
                              (a + math.nan, b, 32.0), (a, b + math.inf, 32.0),
                              (a, b + 1e308, 32.0), (a, b + 1e3, 1e9)):
-        assert lib.rb_check_motion(_at(x), _at(y), resolution) == MAYBE
+        assert lib.rb_check_motion(_at(x), _at(y), resolution) == INVALID
         assert lib.rb_motion_samples(_at(x), _at(y), resolution) == 0
     bad = np.array([a, a + math.nan])
     out = np.empty(2, dtype=np.int32)
     lib.rb_check_batch(_at(bad), 2, _at(out))
-    assert out[1] == MAYBE
+    assert out[1] == INVALID
 
 
 @needs_cc

@@ -11,26 +11,12 @@
  * stepping back by 1 / (8 n) at a time, so that a collision anywhere on the motion is met
  * after few samples; the first sample that is not FREE ends the check.
  *
- * A configuration holding a value that is not a finite number is MAYBE here (neither free nor
- * a certain collision): its poses mean nothing. So is a motion whose resolution is not a
- * positive number, or that would take more than MOTION_MAX_SAMPLES samples.
+ * A motion is INVALID (no answer, never FREE) when a sample is (a value that is not a finite
+ * number: checker_check), and when its resolution is not a positive number or it would take
+ * more than MOTION_MAX_SAMPLES samples.
  */
 
 #define MOTION_MAX_SAMPLES (1L << 30)
-
-static int finite_config(const double *q)
-{
-    int i;
-    for (i = 0; i < NQ; i++)
-        if (!isfinite(q[i])) return 0;
-    return 1;
-}
-
-/* checker_check, with values that are not finite numbers MAYBE */
-static int check_finite(const double *q)
-{
-    return finite_config(q) ? checker_check(q) : CHECKER_MAYBE;
-}
 
 /* n configurations (q: n x NQ doubles): out[k] as checker_check answers q[k] (each stops at
  * its first certain collision); returns how many are not FREE */
@@ -38,7 +24,7 @@ long checker_check_batch(const double *q, long n, int *out)
 {
     long k, open = 0;
     for (k = 0; k < n; k++) {
-        out[k] = check_finite(q + k * NQ);
+        out[k] = checker_check(q + k * NQ);
         open += out[k] != CHECKER_FREE;
     }
     return open;
@@ -83,19 +69,19 @@ long checker_motion_configs(const double *a, const double *b, double resolution,
 
 /* The straight-line motion a -> b (NQ doubles each) at `resolution` samples per unit of
  * configuration-space length, in raked order: the answer of the first sample that is not
- * FREE (COLLIDES, or MAYBE: a sphere-only checker's "colliding"; a later sample may collide
- * for certain), else FREE. */
+ * FREE (COLLIDES; MAYBE, a sphere-only checker's "colliding": a later sample may collide for
+ * certain; INVALID), else FREE. */
 int checker_check_motion(const double *a, const double *b, double resolution)
 {
     long n = motion_steps(a, b, resolution), step;
     int rake, i, r;
     double q[NQ > 0 ? NQ : 1];
-    if (!n || !finite_config(a) || !finite_config(b)) return CHECKER_MAYBE;
+    if (!n) return CHECKER_INVALID;
     for (step = 0; step < n; step++)
         for (rake = 1; rake <= 8; rake++) {
             double t = (double)(rake * n - step) / (double)(8 * n);
             for (i = 0; i < NQ; i++) q[i] = (1.0 - t) * a[i] + t * b[i];
-            r = check_finite(q);
+            r = checker_check(q);
             if (r != CHECKER_FREE) return r;
         }
     return checker_check(a);

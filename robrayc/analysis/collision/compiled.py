@@ -47,6 +47,7 @@ _MARGIN = 4e-6
 # neither flag changes a result
 CFLAGS = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared")
 FREE, COLLIDES, MAYBE = 0, 1, 2
+INVALID = 3  # CHECKER_INVALID: no answer (a value not finite, poses past 1e18)
 # Leaf pairs (two ints each) the triangle proofs keep open across the boxes being split.
 TRIANGLE_WORK = 1 << 22
 
@@ -506,7 +507,7 @@ class Kernel:
 
     def check_one(self, config) -> int:
         """NAME_check of one configuration given as any sequence of n_config numbers (MAYBE
-        for anything else, and for values that are not finite numbers): one foreign call."""
+        for anything else): one foreign call."""
         if not self._copy(self._one, config):
             return MAYBE
         self._check_batch(self._one_at, 1, self._answer_at)
@@ -520,7 +521,7 @@ class Kernel:
         try:
             return self.lib.rc_check_motion(self._one_at, self._two_at, resolution)
         except ctypes.ArgumentError:  # a resolution that is no number: the caller's error
-            return MAYBE
+            return INVALID
 
     def check_batch(self, q: np.ndarray) -> np.ndarray:
         """(N,) int32: NAME_check of each row of q (N, n_config), each stopping at its first

@@ -20,7 +20,7 @@ import numpy as np
 if TYPE_CHECKING:
     from robrayc.analysis.collision.checker import CollisionChecker
 
-FREE, COLLIDES, MAYBE = 0, 1, 2
+FREE, COLLIDES, MAYBE, INVALID = 0, 1, 2, 3  # the kernel's answers (INVALID: none)
 # samples per unit of configuration-space length: VAMP's Panda, UR5 and Fetch
 DEFAULT_RESOLUTION = 32.0
 # more samples than this in one motion is an error (as the C's MAYBE: not checked)
@@ -68,10 +68,10 @@ def in_collision(checker: CollisionChecker, q: np.ndarray) -> np.ndarray:
 
 def check(checker: CollisionChecker, config) -> bool:
     """Whether anything collides at one configuration: one foreign call when the C decides
-    it; else (MAYBE, or a config the C call does not take) in_collision's way."""
+    it; else (MAYBE, INVALID, or a config the C call does not take) in_collision's way."""
     if _fast(checker):
         state = checker._kernel.check_one(config)
-        if state != MAYBE:
+        if state in (FREE, COLLIDES):
             return state == COLLIDES
     return bool(checker.in_collision(checker.config_vector(config)[None])[0])
 
@@ -82,7 +82,7 @@ def check_motion(checker: CollisionChecker, a, b,
     (motion_samples): one foreign call when the C decides it."""
     if _fast(checker):
         state = checker._kernel.check_motion_one(a, b, resolution)
-        if state != MAYBE:
+        if state in (FREE, COLLIDES):
             return state == COLLIDES
     qa, qb = checker.config_vector(a)[None], checker.config_vector(b)[None]
     return bool(check_motions(checker, qa, qb, resolution)[0])
@@ -108,7 +108,7 @@ def check_motions(checker: CollisionChecker, a, b,
     kernel = checker._kernel
     state = kernel.check_motions(a, b, resolution)
     out = state == COLLIDES
-    open_ = np.flatnonzero(state == MAYBE)
+    open_ = np.flatnonzero(state >= MAYBE)
     if open_.size:
         samples = [kernel.motion_configs(a[k], b[k], resolution) for k in open_.tolist()]
         owner = np.repeat(open_, [len(s) for s in samples])
@@ -135,7 +135,7 @@ def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n:
             continue
         state = checker._kernel.check_batch(q[rows])
         out[owner[rows[state == COLLIDES]]] = True
-        maybe = rows[(state == MAYBE) & ~out[owner[rows]]]
+        maybe = rows[(state >= MAYBE) & ~out[owner[rows]]]  # INVALID: every pair open
         if maybe.size:
             out[_resolve(checker, q[maybe], owner[maybe])] = True
     return out
