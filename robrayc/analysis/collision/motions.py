@@ -13,12 +13,12 @@ or a checker restricted to some pairs), the same questions go through collision_
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING
+from typing import Any
 
 import numpy as np
 
-if TYPE_CHECKING:
-    from robrayc.analysis.collision.checker import CollisionChecker
+# a robrayc.analysis.collision.checker.CollisionChecker (which imports this module: no cycle)
+CollisionChecker = Any
 
 FREE, COLLIDES, MAYBE, INVALID = 0, 1, 2, 3  # the kernel's answers (INVALID: none)
 # samples per unit of configuration-space length: VAMP's Panda, UR5 and Fetch
