@@ -217,7 +217,7 @@ def _overshoot_mesh(sub: np.ndarray, centres, radii) -> float:
 def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> float:
     """The largest distance from a query to its nearest point (max over queries of min over
     points). Queries with a point within `reach` are nearer than those without: while some
-    have none, only those are kept, with reach grown by a quarter (a small step: the pairs a
+    have none, only those are kept, with reach grown by half (a small step: the pairs a
     round lists grow with the reach squared); exact distances are taken for the queries of
     the round where all find one."""
     todo = queries
@@ -228,7 +228,7 @@ def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> 
             i, _ = radius_pairs(todo[start:start + _QUERY_BLOCK], points, reach)
             found[start + i] = True
         if not found.all():
-            todo, reach = todo[~found], reach * 1.25
+            todo, reach = todo[~found], reach * 1.5
             continue
         worst = 0.0
         for start in range(0, len(todo), _QUERY_BLOCK):
@@ -242,7 +242,7 @@ def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> 
     return 0.0 if not len(todo) else math.inf
 
 
-_QUERY_BLOCK = 4096
+_QUERY_BLOCK = 8192
 
 
 def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:
