@@ -242,7 +242,7 @@ def _farthest_nearest(points: np.ndarray, queries: np.ndarray, reach: float) -> 
     return 0.0 if not len(todo) else math.inf
 
 
-_QUERY_BLOCK = 8192
+_QUERY_BLOCK = 4096
 
 
 def grid_solid(shape: ir.Grid, scale: float = 1.0) -> Solid:
