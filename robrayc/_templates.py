@@ -574,7 +574,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v88 = ctx['motion_code']
     _v89 = ctx['name']
     _v90 = ctx['fk_code']
-    _v91 = ctx['triangle_code']
+    _v91 = ctx['name']
+    _v92 = ctx['travel']
+    _v93 = ctx['triangle_code']
     w('};\n'
       '\n'
       f'{_v87!s}\n'
@@ -595,7 +597,15 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
       f'{_v90!s}\n'
       '}\n'
-      f'{_v91!s}\n')
+      '\n'
+      f'/* how far the prismatic joints of "{_v91!s}'
+      '" have slid (checker_kernel.c, world_frame) */\n'
+      'static double travel(const double *q)\n'
+      '{\n'
+      '    (void)q;\n'
+      f'    return {_v92!s};\n'
+      '}\n'
+      f'{_v93!s}\n')
     return "".join(out)
 
 
@@ -644,7 +654,9 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       f' * Collision checker for scene "{_v2!s}'
       '", C99, no amino, no allocation. Link with -lm.\n'
       ' * -fno-math-errno (the checker never reads errno) makes the kinematics '
-      'faster.\n'
+      'faster. Not\n'
+      ' * -ffast-math: it would drop the tests for NaN and infinite values (INV'
+      'ALID below).\n'
       ' * Compile with -mavx2 (or -march=native) for the AVX2 path; any other t'
       'arget gets the\n'
       ' * portable scalar path (same answers).\n'
@@ -1259,8 +1271,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xcc66f898, render_c_checker_c_j2),
-    'c_checker.h.j2': (0x23885b07, render_c_checker_h_j2),
+    'c_checker.c.j2': (0xcf9663ed, render_c_checker_c_j2),
+    'c_checker.h.j2': (0x7d2cfffe, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -115,4 +115,10 @@ static void fk(const double *q, double g[][12])
     turn(base, axis, q[0], g[1]);
 }
 
+static double travel(const double *q)
+{
+    (void)q;
+    return 0.0;
+}
+
 #include "triangles.c"

@@ -507,8 +507,10 @@ static float world_frame(const double *q, double g[][12], double *o)
     double m;
     int k, far = 0;
     o[0] = o[1] = o[2] = 0.0;
-    for (k = 0; k < NQ; k++)
-        if (!(fabs(q[k]) <= DBL_MAX)) return -1.0f;
+    m = 0.0;
+    for (k = 0; k < NQ; k++) m += q[k] * 0.0;  /* 0, or NaN when a value is NaN or infinite */
+    if (m != 0.0) return -1.0f;
+    if (travel(q) <= 1.0) return 0.0f;  /* within GROUP_REACH without looking at g */
     m = group_reach(g, &far);
     if (m <= GROUP_REACH) return 0.0f;
     if (!(m <= 1e18)) return -1.0f;
@@ -527,12 +529,11 @@ static float world_frame(const double *q, double g[][12], double *o)
 /* cppcheck-suppress constParameter ; C99 converts double (*)[12] to const only with a cast */
 static void solid_centres(double g[][12], float centre[3][NS_DECL])
 {
-    const int world = g[0][9] == 0.0 && g[0][10] == 0.0 && g[0][11] == 0.0;
     int s, k;
     for (s = 0; s < NS; s++) {
         const double *w = g[SOLID[s].group];
         const float *b = SOLID[s].bound;
-        if (SOLID[s].group == 0 && world) {  /* the world's pose is the identity */
+        if (SOLID[s].group == 0) {  /* the world's pose is the identity */
             for (k = 0; k < 3; k++) centre[k][s] = b[k];
             continue;
         }
@@ -540,6 +541,11 @@ static void solid_centres(double g[][12], float centre[3][NS_DECL])
             centre[k][s] = (float)(w[3 * k] * b[0] + w[3 * k + 1] * b[1] + w[3 * k + 2] * b[2]
                                    + w[9 + k]);
     }
+    if (g[0][9] != 0.0 || g[0][10] != 0.0 || g[0][11] != 0.0)  /* moved (world_frame) */
+        for (s = 0; s < NS; s++)
+            if (SOLID[s].group == 0)
+                for (k = 0; k < 3; k++)
+                    centre[k][s] = (float)(SOLID[s].bound[k] + g[0][9 + k]);
 }
 
 /* lanes of 8 solid pairs (solids sa[l], sb[l], squared reach r2[l]) whose bounding spheres,
@@ -598,18 +604,18 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
     double g[NG][12], o[3];
     float centre[3][NS_DECL], slack;
     struct boxcache cache;
-    int k, l, hit = 0, maybe = 0, moved;
+    int k, l, hit = 0, maybe = 0, far;
     fk(q, g);
     slack = world_frame(q, g, o);
     if (slack < 0.0f) return invalid(active, states);
-    moved = o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
+    far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
     solid_centres(g, centre);
     start_cache(&cache, g, centre, slack);
     for (k = 0; k < NFB && !(hit && !states); k++) {
         const struct fixblock *f = &FIXB[k];
         const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
-        const float reach = SOLID[f->solid].bound[3] + slack;
-        unsigned m = moved ? near_block_at(f, c, reach, o) : near_block(f, c, reach);
+        unsigned m = far ? near_block_at(f, c, SOLID[f->solid].bound[3] + slack, o)
+                         : near_block(f, c, SOLID[f->solid].bound[3]);
         for (l = 0; m && l < 8; l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;

@@ -46,7 +46,6 @@
 #ifndef ROBRAYC_CHECKER_KERNEL_H
 #define ROBRAYC_CHECKER_KERNEL_H
 
-#include <float.h>
 #include <math.h>
 
 #if defined(__AVX2__)
@@ -81,5 +80,9 @@ struct celltable { int var[3], n[3], wrap[3]; double lo[3], inv[3]; long first; 
 /* every group's pose at configuration q (rotation row-major, translation), parents first: the
  * robot's kinematics, defined after the kernel */
 static void fk(const double *q, double g[][12]);
+
+/* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
+ * offset| times each axis' length (GROUP_REACH counts one unit of it) */
+static double travel(const double *q);
 
 #endif

@@ -98,3 +98,17 @@ def fk_code(motions: list[tuple]) -> tuple[str, bool]:
         lines += _motion(group, motion)
         general |= motion[2] == "revolute" and sum(float(a) != 0.0 for a in motion[3]) != 1
     return "\n".join(lines), general
+
+
+def travel_code(motions: list[tuple]) -> str:
+    """The expression of how far the prismatic joints have slid at configuration q (the sum
+    of |value + offset| times the axis' length): while it is at most 1, every group origin
+    lies within the kernel's GROUP_REACH (which counts one unit of travel)."""
+    terms = []
+    for _, _, kind, axis, var, offset in motions:
+        if kind == "revolute":
+            continue
+        length = float(np.linalg.norm(np.asarray(axis, dtype=float)))
+        term = f"fabs(q[{var}] + {c_double(offset)})"
+        terms.append(term if length == 1.0 else f"{term} * {c_double(length)}")
+    return " + ".join(terms) or "0.0"

@@ -92,7 +92,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
     those solids get sphere trees, the others their bounding sphere alone). The trees are
     also there as arrays ("trees"); without texts, only so (a certifying build binds them)."""
     from robrayc import __version__
-    from robrayc.analysis.collision.c_kinematics import fk_code
+    from robrayc.analysis.collision.c_kinematics import fk_code, travel_code
     from robrayc.ctext import c_comment, c_string
 
     if checker.mode != "dense":
@@ -117,7 +117,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
                              or "(no files)"),
         "variables": c_comment(" ".join(checker.variables) or "(none)"),
         "n_config": len(checker.variables), "n_groups": len(motions) + 1,
-        "fk_code": kinematics, "fk_turns": turns,
+        "fk_code": kinematics, "fk_turns": turns, "travel": travel_code(motions),
         "n_solids": len(s), "n_solids_decl": max(1, len(s)), "solids": solids,
         "trees": table, **(_tree_texts(table) if texts else {}),
         "n_solid_pairs": len(checker._pi), "n_solid_pairs_decl": max(1, len(checker._pi)),
