@@ -9,8 +9,9 @@ pairs whose relative pose depends on one to three joint variables skip the trees
 those variables proven apart at generation time (robrayc.analysis.collision.cells; proving
 builds and runs C, so it needs a C compiler: without one, or with --no-cells, there are no
 tables and the answers are the same). Allowed pairs and `collision 0` geometry are never
-generated. Entry points: NAME_check, NAME_check8, NAME_colliding_pairs, NAME_solid_states (see
-the header).
+generated. Entry points: NAME_check, NAME_check8, NAME_check_batch, NAME_check_motion(s) (a
+straight-line motion's samples in VAMP's raked order, robrayc/c/motions.c),
+NAME_colliding_pairs, NAME_solid_states (see the header).
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from robrayc.records import record
 
 NAME = "c-checker"
 HELP = ("C99 collision checker (certified sphere trees, AVX2 or scalar, exact sphere/box "
-        "tests): NAME_check, NAME_check8, NAME_colliding_pairs; also writes OUTPUT.h")
+        "tests): NAME_check, NAME_check8, NAME_check_motion, NAME_colliding_pairs; also "
+        "writes OUTPUT.h")
 
 
 def add_arguments(group: argparse._ArgumentGroup) -> None:
