@@ -251,3 +251,33 @@ def test_restricted_in_collision_checks_only_the_pairs_asked(tmp_path: Path) -> 
     assert not checker.check_motion([0.0], [0.1])
     checker.restrict(None)
     assert checker.in_collision([[0.0]])[0] and checker.check([0.0])
+
+
+# The ball meets the post at angle 0 (a sphere and a box: decided in C); the rod (a cylinder)
+# passes 2.4 mm from a small box at its sphere tree's corner there: MAYBE in C, apart exactly.
+NEAR_MISS = ARM.replace("""frame post""", """frame wall { translation [0.542, 0.042, 0.1];
+    geometry { shape box; dimension [0.01, 0.01, 0.01]; } }
+frame post""").replace("""radius 0.1; } } }""", """radius 0.1; } }
+    frame rod { translation [0.5, 0, 0];
+        geometry { shape cylinder; radius 0.05; height 0.3; } } }""")
+
+
+@needs_cc
+def test_in_collision_stops_at_a_certain_collision(tmp_path: Path) -> None:
+    """A configuration the C finds colliding for certain asks no exact test of the pairs it
+    left MAYBE (in_collision was collision_matrix(...).any(): every pair of every
+    configuration, the MAYBE ones through python-fcl)."""
+    from robrayc.frontend import load_scene
+
+    (tmp_path / "near.robray").write_text(NEAR_MISS)
+    checker = CollisionChecker(load_scene([str(tmp_path / "near.robray")]),
+                               backend="compiled", cells=False)
+    q = np.array([[0.0]])
+    assert checker._kernel.check_batch(q).tolist() == [COLLIDES]
+    assert MAYBE in checker._kernel.states(q)[0]  # the rod's pair, open in C
+    asked = []
+    exact_test = checker.tester.test
+    checker.tester.test = lambda *args, **kw: asked.append(args) or exact_test(*args, **kw)
+    assert checker.in_collision(q).tolist() == [True] and checker.check([0.0])
+    assert not asked
+    assert checker.collision_matrix(q).any() and asked  # (what in_collision was)
