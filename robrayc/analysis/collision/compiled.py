@@ -438,9 +438,6 @@ class Kernel:
         self._one = (ctypes.c_double * max(1, self.n_config))()
         self._two = (ctypes.c_double * max(1, self.n_config))()
         self._one_at, self._two_at = ctypes.addressof(self._one), ctypes.addressof(self._two)
-        self._answer = ctypes.c_int()
-        self._answer_at = ctypes.addressof(self._answer)
-        self._check_batch = lib.rc_check_batch
 
     def states(self, q: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q; solid
@@ -510,8 +507,7 @@ class Kernel:
         for anything else): one foreign call."""
         if not self._copy(self._one, config):
             return MAYBE
-        self._check_batch(self._one_at, 1, self._answer_at)
-        return self._answer.value
+        return self._check(self._one_at)  # (INVALID for a value that is not finite)
 
     def check_motion_one(self, a, b, resolution: float) -> int:
         """NAME_check_motion of a -> b (sequences of n_config numbers; MAYBE for anything
