@@ -80,6 +80,7 @@ def test_picture_legend_names_links(ur5, tmp_path) -> None:
 def test_a_scene_without_links_keeps_frame_names(tmp_path) -> None:
     scene = tmp_path / "s.robray"
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n"
-                     "frame b { translation [0.5, 0, 0]; geometry { shape sphere; radius 0.3; } }\n")
+                     "frame b { translation [0.5, 0, 0];\n"
+                     "          geometry { shape sphere; radius 0.3; } }\n")
     r = _run("collide", scene)
     assert r.stdout == "a b\n" and "1 colliding pair at" in r.stderr
