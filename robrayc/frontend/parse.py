@@ -148,11 +148,15 @@ def parse_text(text: str) -> Node:
     actions, gotos = _tables.ACTIONS, _tables.GOTOS
     rules, reducers = _tables.RULES, _tables.REDUCERS
     lexed = lex(text)
-    # the tables' index of each token's terminal: one dict look-up a token, in C
+    texts, ends = lexed.texts, lexed.ends
+    if lexed.bad is None:  # the end-of-input token (else the parse stops at the bad text)
+        texts.append("")
+        ends.append(len(text))
+    # each token's terminal as the tables' index: one dict look-up a token, in C, as the loop
+    # goes (no list of them)
     code_of = {word: _CODE[kind] for word, kind in lexed.kind.items()}
-    codes, texts, ends = list(map(code_of.__getitem__, lexed.texts)), lexed.texts, lexed.ends
-    if lexed.bad is None:  # else the parse stops there, after any earlier error
-        codes, texts, ends = [*codes, _END_CODE], [*texts, ""], [*ends, len(text)]
+    code_of[""] = _END_CODE
+    codes = map(code_of.__getitem__, texts)
     lines, symbols, kept = lexed.lines, _tables.SYMBOLS, _KEPT
     stack, values = [0], []
     row = actions[0]
