@@ -249,9 +249,12 @@ def test_allowed_collisions_cli(tmp_path: Path, capsys) -> None:
     assert "does not exist" in capsys.readouterr().err
 
 
-def test_collide_distance_of_meshes_is_zero_with_a_note(tmp_path: Path, capsys) -> None:
-    """Overlapping boxes report their depth; an overlapping mesh pair reports 0 and the output
-    says why (FCL has no penetration depth for triangle soups)."""
+def test_collide_distance_of_convex_meshes_is_their_depth(tmp_path: Path, capsys) -> None:
+    """Overlapping boxes report their depth; so does an overlapping pair of closed convex meshes,
+    saying how it was found (FCL has no penetration depth for triangle soups). Two tetrahedra
+    (0,0,0) (1,0,0) (0,2,0) (0,0,3), one moved by (0.2, 0.2, 0.2): the least overlap over the
+    faces' normals and the edge pairs' cross products, worked out by a separating-axis sweep
+    outside robrayc, is 0.5428571428571428 (along the slanted face's normal)."""
     import shutil
 
     shutil.copy(Path(__file__).parent / "conformance" / "tet.obj", tmp_path / "tet.obj")
@@ -265,9 +268,11 @@ def test_collide_distance_of_meshes_is_zero_with_a_note(tmp_path: Path, capsys) 
                      ' geometry { shape box; dimension [1, 1, 1]; } }\n')
     assert main(["collide", str(scene), "--distance"]) == 1
     out = capsys.readouterr()
-    assert "distance a b 0.0\n" in out.out
+    depth = next(line for line in out.out.splitlines() if line.startswith("distance a b "))
+    assert abs(float(depth.split()[3]) + 0.5428571428571428) < 1e-12
+    assert depth.endswith("(convex: exact)")
     assert "distance c d -0.5\n" in out.out
-    assert "a colliding pair with a mesh reports distance 0" in out.err
+    assert "reports distance 0" not in out.err
 
 
 def test_proof_rates_bound_how_fast_distances_change(demo) -> None:
