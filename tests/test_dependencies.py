@@ -21,6 +21,7 @@ OPTIONAL = {
     "PIL": ("pictures", "robrayc/backends/png.py"),
     "xacro": ("formats", "robrayc/frontend/xacro_in.py"),
     "lark": ("test", "robrayc/frontend/tablegen.py"),
+    "scipy": ("fast", "robrayc/analysis/spheres.py"),
     "jinja2": ("test", "robrayc/templating.py"),
 }
 # Required although no robrayc module imports them by name.

@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from robrayc.analysis.collision import CONTACT_TOL, radius_pairs, sphere_pairs
-from robrayc.analysis.spheres import SphereCover, _farthest_nearest, contains
+from robrayc.analysis.spheres import SphereCover, _farthest_nearest_grid, contains
 
 cKDTree = pytest.importorskip("scipy.spatial").cKDTree
 
@@ -71,4 +71,5 @@ def test_cover_containment_and_nearest_distances() -> None:
     assert (contains(SphereCover(centres, radii, 0.0), points, 1e-3) == expect).all()
     dist, _ = cKDTree(centres).query(points)
     for reach in (1e-4, 0.01, 10.0):
-        assert _farthest_nearest(centres, points, reach) == pytest.approx(dist.max(), rel=1e-12)
+        got = _farthest_nearest_grid(centres, points, reach)
+        assert got == pytest.approx(dist.max(), rel=1e-12)

@@ -229,3 +229,18 @@ frame caster {{ parent slide; translation [0.1, 0, 0]; rpy [0, 0, 1];
 frame lamp {{ parent table; translation [0.3, 0, 0.1]; geometry {{ shape sphere; radius 0.05; }} }}
 """)
     _sphere_urdf_holds_the_scene(str(scene), tmp_path)
+
+
+@pytest.mark.slow
+def test_numpy_overshoot_gives_the_kd_trees_output(tmp_path, monkeypatch) -> None:
+    """scipy (the `fast` extra) is optional: without it the numpy search writes the same bytes."""
+    pytest.importorskip("scipy")
+    import robrayc.analysis.spheres as spheres
+    from robrayc.cli.main import main
+
+    monkeypatch.setenv("ROS_PACKAGE_PATH", ros_package_path())
+    path = str(robot_path("lwa4d"))
+    assert main(["spheres", path, "-o", str(tmp_path / "kd.yml"), "-q"]) == 0
+    monkeypatch.setattr(spheres, "_kd_tree", lambda: None)
+    assert main(["spheres", path, "-o", str(tmp_path / "grid.yml"), "-q"]) == 0
+    assert (tmp_path / "kd.yml").read_bytes() == (tmp_path / "grid.yml").read_bytes()
