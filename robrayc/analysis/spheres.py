@@ -236,8 +236,7 @@ def _farthest_nearest_grid(points: np.ndarray, queries: np.ndarray, reach: float
     """:func:`_farthest_nearest` in numpy only. Points are sorted on a grid once a round;
     each query's nearest point among the 27 cells around its own is exact when it is within
     a cell's width (anything outside is farther). Queries left without one are all farther
-    than every exact distance found, so
-    only they go on, to a grid of cells twice as wide."""
+    than every exact distance found, so only they go on, to a grid of cells twice as wide."""
     todo = queries
     cell = max(reach * 2, 1e-12)
     while len(todo) and len(points):
