@@ -27,7 +27,7 @@ def _make0(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
-# robrayc.analysis.collision.checker.PairDistance
+# robrayc.analysis.collision.distances.PairDistance
 def _make1(
         _setattr, _FACTORY, _default_method,
 ):

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Mapping, Sequence
 
 import numpy as np
@@ -10,11 +9,11 @@ import numpy as np
 from robrayc import ir
 from robrayc.analysis.collision import motions
 from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
+from robrayc.analysis.collision.distances import PairDistance, frame_distances
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import GroupFK, chain_reaches
-from robrayc.records import record
 
 # Moving solid pairs up to which the dense (all pairs, bounding spheres) broad phase is used.
 DENSE_MAX_PAIRS = 20000
@@ -30,20 +29,6 @@ BACKENDS = ("exact", "compiled", "auto")
 CAPSULE_MARGIN = 1e-6
 
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
-
-
-@record(frozen=True)
-class PairDistance:
-    a: str
-    b: str
-    distance: float  # signed: negative is penetration (as deep as the library can tell)
-    # how: "exact", or for a colliding pair with a mesh "convex-exact",
-    # "deepest-vertex-bound" (at least this deep) or "open-mesh" (0: no inside, no depth)
-    method: str = "exact"
-
-
-# Distance methods that give an upper bound on the signed distance (depth.py), not its value.
-_BOUNDS = ("deepest-vertex-bound", "open-mesh")
 
 
 class CollisionChecker:
@@ -583,7 +568,6 @@ class CollisionChecker:
         """Signed distance of each frame pair (default: every pair checked; in a big scene,
         give ``pairs``), sorted by frame names; negative means penetration."""
         q = self.config_vector(config)
-        W = self._solid_poses(q[None])[0]
         n = self._n_frames
         if pairs is None:
             if self.mode != "dense":
@@ -594,21 +578,7 @@ class CollisionChecker:
             for a, b in pairs:
                 ia, ib = self.scene.index(a), self.scene.index(b)
                 keys.append(min(ia, ib) * n + max(ia, ib))
-        by_frame: dict[int, list[int]] = {}
-        for k, f in enumerate(self.owner.tolist()):
-            by_frame.setdefault(f, []).append(k)
-        out = []
-        for key in dict.fromkeys(keys):
-            fa, fb = divmod(key, n)
-            found = [self.tester.signed_distance(a, b, W[a], W[b])
-                     for a in by_frame.get(fa, ()) for b in by_frame.get(fb, ())]
-            best = min(found, key=lambda d: d[0], default=(math.inf, "exact"))
-            # a solid pair only bounded may be deeper than the least found: so is the frames'
-            loose = [how for _, how in found if how in _BOUNDS]
-            na, nb = self.frame_names[fa], self.frame_names[fb]
-            out.append(PairDistance(*((na, nb) if na < nb else (nb, na)), best[0],
-                                    best[1] if best[1] in _BOUNDS or not loose else loose[0]))
-        return sorted(out, key=lambda p: (p.a, p.b))
+        return frame_distances(self, self._solid_poses(q[None])[0], keys)
 
     def closest(self, config: Config = None, k: int = 1,
                 pairs: Iterable[tuple[str, str]] | None = None) -> list[PairDistance]:
