@@ -16,7 +16,8 @@ import pytest
 
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.analysis.collision import cells as cl
-from robrayc.analysis.collision.compiled import c_model, checker_text, sphere_size
+from robrayc.analysis.collision.c_build import checker_text
+from robrayc.analysis.collision.compiled import c_model, certifying_model, sphere_size
 from robrayc.kinematics import sample_ranges
 from tests.backends.test_c_checker import STRICT, assert_same, robot_in_field
 
@@ -116,7 +117,7 @@ def _border_samples(table: cl.CellTable, lo, hi, rng, n: int) -> np.ndarray:
 
 @needs_cc
 def test_proven_cells_are_apart_by_fcl(ur5) -> None:
-    tables = cl.prove_cells(ur5)
+    tables = cl.prove_cells(ur5, certifying_model)
     assert len(tables) >= 4  # UR5's two-joint self pairs, at least
     lo, hi = sample_ranges(ur5.scene)
     rng = np.random.default_rng(3)
@@ -143,7 +144,7 @@ def test_random_scenes_proven_cells_are_apart_by_fcl() -> None:
         rng = np.random.default_rng(seed)
         checker = CollisionChecker(random_scene(rng, frusta=True), broadphase="dense")
         lo, hi = sample_ranges(checker.scene)
-        for t in cl.prove_cells(checker):
+        for t in cl.prove_cells(checker, certifying_model):
             seen.add((len(t.var), bool(min(t.wrap))))
             if t.bits.all():  # proven everywhere: any cell
                 q = lo + rng.random((60, len(lo))) * (hi - lo)
@@ -195,9 +196,9 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
     from robrayc.templating import render
 
     lo, hi = sample_ranges(ur5.scene)
-    tables = cl.prove_cells(ur5)
+    tables = cl.prove_cells(ur5, certifying_model)
     everything = set(range(len(ur5.solids)))
-    model = c_model(ur5, "rcells", sphere_size(ur5, None) * cl.FINER, everything, texts=False)
+    model = certifying_model(ur5, cl.FINER, everything)
     prover = cl._Prover(ur5, model, lo, hi)
     model.update(upper="RCELLS", guard="RCELLS_H_", certify=True)
     source = checker_text(model, None, render("c_checker.h.j2", model))

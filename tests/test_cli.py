@@ -129,7 +129,7 @@ def test_a_library_caller_keeps_its_garbage_collector(scene: Path, tmp_path: Pat
 
 def test_the_tests_write_no_cache_of_the_user(private_cache: Path) -> None:
     """tests/conftest.py points robrayc's cache (compiled checkers) into the test session."""
-    from robrayc.analysis.collision.compiled import cache_dir
+    from robrayc.analysis.collision.c_build import cache_dir
 
     assert cache_dir().is_relative_to(private_cache)
     assert not cache_dir().is_relative_to(Path.home() / ".cache")

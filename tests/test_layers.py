@@ -11,15 +11,6 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 PACKAGE = REPO / "robrayc"
 
-# Cycles still to break, each a set of modules (the test fails when one is gone, so that the
-# list only shrinks). The collision checker's compiled kernel and its cell tables call each
-# other (issue 29, deliverable 3 moves the kernel's C and its Python around it).
-KNOWN_CYCLES = [
-    {"robrayc.analysis.collision.checker", "robrayc.analysis.collision.compiled",
-     "robrayc.analysis.collision.cells"},
-]
-
-
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(REPO).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
@@ -132,11 +123,8 @@ def _cycles(graph: dict[str, set[str]]) -> list[set[str]]:
 
 
 def test_no_import_cycles() -> None:
-    cycles = _cycles(GRAPH)
-    unknown = [sorted(c) for c in cycles if c not in KNOWN_CYCLES]
-    assert not unknown, unknown
-    gone = [sorted(c) for c in KNOWN_CYCLES if c not in cycles]
-    assert not gone, f"broken at last: remove from KNOWN_CYCLES {gone}"
+    cycles = [sorted(c) for c in _cycles(GRAPH)]
+    assert not cycles, cycles
 
 
 def test_the_checker_sees_cycles_and_upward_imports() -> None:

@@ -178,7 +178,7 @@ def _named(pair: tuple[str, str], links: dict[str, str] | None) -> tuple[str, st
 
 def _checker(scene, sink: DiagnosticSink, args: argparse.Namespace):
     from robrayc.analysis.collision import CollisionChecker
-    from robrayc.analysis.collision.compiled import CompilerMissing
+    from robrayc.analysis.collision.c_build import CompilerMissing
 
     try:
         checker = CollisionChecker(scene, sink, use_allowed=not args.ignore_allowed,

@@ -20,9 +20,12 @@ from __future__ import annotations
 import ctypes
 import math
 import sys
+from collections.abc import Callable
 
 import numpy as np
 
+from robrayc.analysis.collision import c_build
+from robrayc.analysis.collision.c_build import CompilerMissing, cache_dir, checker_text, load
 from robrayc.analysis.collision.solids import BOX, SPHERE
 from robrayc.kinematics import (
     RangeError,
@@ -119,7 +122,6 @@ class _Prover:
     and compile than to prove with)."""
 
     def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray) -> None:
-        from robrayc.analysis.collision.compiled import checker_text, load
         from robrayc.templating import render
 
         model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
@@ -192,10 +194,15 @@ class CellTable:
         return (at >= 0) & self.bits[np.maximum(at, 0)].astype(bool)
 
 
-def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
+# A checker's model for the certifying build (compiled.certifying_model): (checker, scale,
+# solids) -> its c_model with trees of scale times the default sphere size, for solids only
+# when given. Passed in: compiled.py imports this module.
+Models = Callable[..., dict]
+
+
+def prove_cells(checker, models: Models, model: dict | None = None) -> list[CellTable]:
     """The checker's tables of proven cells (none without a C compiler); model: the
     checker's c_model, when made already (its trees are tried first)."""
-    from robrayc.analysis.collision.compiled import CompilerMissing, c_model, sphere_size
     from robrayc.kinematics import sample_configs
 
     try:
@@ -227,16 +234,14 @@ def prove_cells(checker, model: dict | None = None) -> list[CellTable]:
         # first with the checker's own trees, then (for the pairs they leave well short of
         # how often the pair is apart) with trees FINER times the default's: both sets of
         # trees contain the solids, so a cell either proves is proven
-        coarse = _Prover(checker, model if model is not None else c_model(
-            checker, "rcells", texts=False), lo, hi)
+        coarse = _Prover(checker, model if model is not None else models(checker), lo, hi)
         bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
                 for (p, var, n), grid in zip(chosen, grids, strict=True)]
         weak = [k for k, (p, _, n) in enumerate(chosen)
                 if np.unpackbits(bits[k]).sum() < (apart_of[p] - SLACK) * n ** len(chosen[k][1])]
         if weak:
             solids = {int(x[chosen[k][0]]) for k in weak for x in (checker._pi, checker._pj)}
-            fine = _Prover(checker, c_model(checker, "rcells", sphere_size(checker, None)
-                                            * FINER, solids, texts=False), lo, hi)
+            fine = _Prover(checker, models(checker, FINER, solids), lo, hi)
             fine.left = coarse.left
             for k in weak:
                 p, var, n = chosen[k]
@@ -275,23 +280,21 @@ def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
     return out
 
 
-def cell_tables(checker, model: dict | None = None) -> dict:
+def cell_tables(checker, model: dict | None, models: Models) -> dict:
     """The templates' cell variables for a checker (model: its c_model, when made), from the
     user cache when the same checker was proven before (as its compiled library is)."""
     import json
     import os
     import tempfile
 
-    from robrayc.analysis.collision.compiled import cache_dir
-
-    path = (cache_dir() / f"cells-{_cache_key(checker, model)}.json" if model is not None
-            else None)
+    path = (cache_dir() / f"cells-{_cache_key(checker, model, models)}.json"
+            if model is not None else None)
     if path is not None and path.is_file():
         try:
             return json.loads(path.read_text())
         except (OSError, ValueError):
             pass  # unreadable: proven again, and stored anew
-    out = _cell_texts(checker, model)
+    out = _cell_texts(checker, model, models)
     if path is not None and out["celltables"]:
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -303,21 +306,21 @@ def cell_tables(checker, model: dict | None = None) -> dict:
     return out
 
 
-def _cache_key(checker, model: dict) -> str:
+def _cache_key(checker, model: dict, models: Models) -> str:
     """What the cells depend on: robrayc's version and the code that proves them (this
-    module, the kinematics, the compiled checker, its templates and its kernel: a change
-    while the version stays is not served stale cells), the checker's solids (meshes
-    included), pairs, kinematics and ranges, and its trees."""
+    module, the kinematics, the compiled checker (the module of models and c_build), its
+    templates and its kernel: a change while the version stays is not served stale cells),
+    the checker's solids (meshes included), pairs, kinematics and ranges, and its trees."""
     import hashlib
     from pathlib import Path
 
     from robrayc import __version__, _templates, kinematics
-    from robrayc.analysis.collision import compiled
 
     digest = hashlib.sha256(__version__.encode())
-    for module in (__name__, kinematics.__name__, compiled.__name__, _templates.__name__):
+    for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
+                   _templates.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
-    digest.update(compiled.kernel_source("checker_kernel.c").encode())
+    digest.update(c_build.kernel_source("checker_kernel.c").encode())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
     try:
@@ -334,11 +337,11 @@ def _cache_key(checker, model: dict) -> str:
     return digest.hexdigest()[:32]
 
 
-def _cell_texts(checker, model: dict | None) -> dict:
+def _cell_texts(checker, model: dict | None, models: Models) -> dict:
     """The templates' cell variables, proven now."""
     from robrayc.ctext import c_double
 
-    tables = prove_cells(checker, model)
+    tables = prove_cells(checker, models, model)
     if not tables:
         return empty_tables(len(checker._pi))
     celltab, texts, first = [-1] * len(checker._pi), [], 0

@@ -120,7 +120,8 @@ class CollisionChecker:
             self._use_compiled(backend == "compiled", sphere_size, cells)
 
     def _use_compiled(self, required: bool, sphere_size: float | None, cells: bool) -> None:
-        from robrayc.analysis.collision.compiled import CompilerMissing, Kernel
+        from robrayc.analysis.collision.c_build import CompilerMissing
+        from robrayc.analysis.collision.compiled import Kernel
 
         try:
             multi = [self.scene.frames[b.frame].name for b in self.fk.groups.bodies

@@ -7,24 +7,38 @@ resolves what the trees leave open (MAYBE), so the answers are the exact checker
 from __future__ import annotations
 
 import ctypes
-import hashlib
-import os
-import shutil
-import subprocess
-import tempfile
-from pathlib import Path
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Protocol
 
 import numpy as np
 
-from robrayc.analysis.collision.cells import empty_tables
+from robrayc import ir
+from robrayc.analysis.collision.c_build import checker_text, load
+from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
-from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE
+from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE, Solids
 from robrayc.analysis.collision.tolerance import CONTACT_TOL
 from robrayc.records import record
 
-if TYPE_CHECKING:
-    from robrayc.analysis.collision.checker import CollisionChecker
+
+class CollisionChecker(Protocol):
+    """What the compiled checker reads of an exact checker (checker.CollisionChecker, which
+    imports this module, so is described here rather than imported)."""
+
+    scene: ir.Scene
+    mode: str
+    variables: Sequence[str]
+    motions: list[tuple]  # the rigid groups' (parent, 4x4 constant, kind, axis, var, offset)
+    solids: Solids
+    group: np.ndarray  # each solid's rigid group
+    _pi: np.ndarray  # the solid pairs tested (first, second) and their frame pairs
+    _pj: np.ndarray
+    _pfp: np.ndarray
+    _const_hit: np.ndarray  # frame pairs that collide in every configuration
+
+    @property
+    def frame_pairs(self) -> list[tuple[str, str]]: ...
+
 
 # Target sphere cell edge, as a fraction of the scene's largest solid: ~the size VAMP's fits use.
 DEFAULT_SPHERE_FRACTION = 0.08
@@ -43,17 +57,10 @@ DEFAULT_SPHERE_FRACTION = 0.08
 # |R_ij| (checker_kernel.c, `sat1`) covers the rotations' rounding (<= ~4 u = 2.4e-7 an entry).
 # tests/test_far_coordinates.py checks the kernel against python-fcl at 1e3..1e7.
 _MARGIN = 4e-6
-# -fno-math-errno lets sin and cos of one angle be one call (the checker never reads errno);
-# neither flag changes a result
-CFLAGS = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared")
 FREE, COLLIDES, MAYBE = 0, 1, 2
 INVALID = 3  # CHECKER_INVALID: no answer (a value not finite, poses past 1e18)
 # Leaf pairs (two ints each) the triangle proofs keep open across the boxes being split.
 TRIANGLE_WORK = 1 << 22
-
-
-class CompilerMissing(RuntimeError):
-    """No working C compiler: the compiled backend is not available."""
 
 
 def _f32_up(x) -> np.ndarray:
@@ -135,6 +142,13 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
                                   for g in range(len(motions) + 1)),
         **empty_tables(len(checker._pi)),
     }
+
+
+def certifying_model(checker: CollisionChecker, scale: float = 1.0,
+                     solids: set[int] | None = None) -> dict:
+    """c_model for the certified cells' own build (cells.prove_cells): trees of scale times
+    the default sphere size (only solids get them, when given), as arrays only."""
+    return c_model(checker, "rcells", sphere_size(checker, None) * scale, solids, texts=False)
 
 
 def _f32(c: np.ndarray) -> np.ndarray:
@@ -281,7 +295,6 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     variables get tables of certified cells (robrayc.analysis.collision.cells). With
     triangles, it also holds the exact proofs on triangle trees bound at run time
     (``NAME_tbind``, ``NAME_tprove``: robrayc.analysis.collision.triangles)."""
-    from robrayc.analysis.collision.cells import cell_tables
     from robrayc.ctext import c_identifier
     from robrayc.templating import render
 
@@ -289,114 +302,11 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     model["upper"] = name.upper()
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     if cells:
-        model.update(cell_tables(checker, model))
+        model.update(cell_tables(checker, model, certifying_model))
     header = render("c_checker.h.j2", model)
     return checker_text(model, include, header, triangles), header
 
 
-def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
-                 ) -> str:
-    """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and, with triangles,
-    triangles.c, pasted in); it includes ``include``, or holds the header inline when None."""
-    from robrayc.templating import render
-
-    return render("c_checker.c.j2", {
-        **model, "include": include, "inline_header": None if include else header,
-        "kernel_header": kernel_source("checker_kernel.h"),
-        "kernel": kernel_source("checker_kernel.c"),
-        "motion_code": kernel_source("motions.c"),
-        "triangle_code": kernel_source("triangles.c") if triangles else ""})
-
-
-def kernel_source(name: str) -> str:
-    """The text of one of the kernel's C files (robrayc/c/)."""
-    from robrayc.resources import resource_path
-
-    return resource_path("c", name).read_text(encoding="utf-8")
-
-
-# --- building and loading -------------------------------------------------------------------
-
-
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "robrayc" / "checkers"
-
-
-def compiler() -> str | None:
-    """The system C compiler: $CC when set (as make), else cc, gcc or clang; None if none."""
-    cc = os.environ.get("CC")
-    for cand in (cc,) if cc else ("cc", "gcc", "clang"):
-        if shutil.which(cand):
-            return cand
-    return None
-
-
-def build(source: str) -> Path:
-    """The shared library of a C source: from the cache when it is whole, else compiled
-    (-march=native, which turns the AVX2 path on where the CPU has it) and stored atomically,
-    with its size and SHA-256 beside it (``.sum``). A cached library whose size or hash
-    differs from its record (truncated or overwritten: loading it could kill the process with
-    SIGBUS), or without a record, is compiled again."""
-    cc = compiler()
-    if cc is None:
-        raise CompilerMissing("no C compiler found (set CC)")
-    flags = (*CFLAGS, "-march=native")
-    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
-    folder = cache_dir()
-    lib = folder / f"checker-{key}.so"
-    if _intact(lib):
-        return lib
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=folder) as tmp:
-            src = Path(tmp) / "checker.c"
-            src.write_text(source)
-            out = Path(tmp) / "checker.so"
-            run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
-            record = Path(tmp) / "checker.sum"
-            record.write_text(_fingerprint(out.read_bytes()))
-            # the record first: a library in place always has its record (a reader racing a
-            # second writer at worst finds another build's record, and compiles again)
-            os.replace(record, _record(lib))
-            os.replace(out, lib)
-    except OSError as exc:  # the library has nowhere to go: as good as no compiler
-        raise CompilerMissing(f"cannot build in the cache folder {folder}: "
-                              f"{exc.strerror or exc}") from exc
-    return lib
-
-
-def load(source: str) -> ctypes.CDLL:
-    """The loaded library of a C source (built or taken from the cache, as build); a library
-    the loader refuses is CompilerMissing, as a failed build is."""
-    lib = build(source)
-    try:
-        return ctypes.CDLL(str(lib))
-    except OSError as exc:
-        raise CompilerMissing(f"cannot load the compiled checker {lib}: {exc}") from exc
-
-
-def _record(lib: Path) -> Path:
-    return lib.with_suffix(".sum")
-
-
-def _fingerprint(data: bytes) -> str:
-    return f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
-
-
-def _intact(lib: Path) -> bool:
-    """Whether the cached library exists and matches its record (size, then SHA-256)."""
-    try:
-        expected = _record(lib).read_text()
-        if lib.stat().st_size != int(expected.split()[0]):
-            return False
-        return _fingerprint(lib.read_bytes()) == expected
-    except (OSError, ValueError, IndexError):
-        return False
 
 
 class Kernel:

@@ -1,0 +1,128 @@
+"""Building the compiled checker's C: its source (the templates' tables around the kernel's C
+files in robrayc/c/), and its shared library, built by the system C compiler on first use and
+cached by content hash in the user's cache folder. Below compiled.py (the robot's tables and
+the loaded Kernel) and cells.py (the certified cells, which build a checker of their own).
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+# -fno-math-errno lets sin and cos of one angle be one call (the checker never reads errno);
+# neither flag changes a result
+CFLAGS = ("-std=c99", "-O3", "-fno-math-errno", "-fno-trapping-math", "-fPIC", "-shared")
+
+
+class CompilerMissing(RuntimeError):
+    """No working C compiler: the compiled backend is not available."""
+
+
+def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
+                 ) -> str:
+    """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and, with triangles,
+    triangles.c, pasted in); it includes ``include``, or holds the header inline when None."""
+    from robrayc.templating import render
+
+    return render("c_checker.c.j2", {
+        **model, "include": include, "inline_header": None if include else header,
+        "kernel_header": kernel_source("checker_kernel.h"),
+        "kernel": kernel_source("checker_kernel.c"),
+        "motion_code": kernel_source("motions.c"),
+        "triangle_code": kernel_source("triangles.c") if triangles else ""})
+
+
+def kernel_source(name: str) -> str:
+    """The text of one of the kernel's C files (robrayc/c/)."""
+    from robrayc.resources import resource_path
+
+    return resource_path("c", name).read_text(encoding="utf-8")
+
+
+# --- building and loading -------------------------------------------------------------------
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "robrayc" / "checkers"
+
+
+def compiler() -> str | None:
+    """The system C compiler: $CC when set (as make), else cc, gcc or clang; None if none."""
+    cc = os.environ.get("CC")
+    for cand in (cc,) if cc else ("cc", "gcc", "clang"):
+        if shutil.which(cand):
+            return cand
+    return None
+
+
+def build(source: str) -> Path:
+    """The shared library of a C source: from the cache when it is whole, else compiled
+    (-march=native, which turns the AVX2 path on where the CPU has it) and stored atomically,
+    with its size and SHA-256 beside it (``.sum``). A cached library whose size or hash
+    differs from its record (truncated or overwritten: loading it could kill the process with
+    SIGBUS), or without a record, is compiled again."""
+    cc = compiler()
+    if cc is None:
+        raise CompilerMissing("no C compiler found (set CC)")
+    flags = (*CFLAGS, "-march=native")
+    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
+    folder = cache_dir()
+    lib = folder / f"checker-{key}.so"
+    if _intact(lib):
+        return lib
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=folder) as tmp:
+            src = Path(tmp) / "checker.c"
+            src.write_text(source)
+            out = Path(tmp) / "checker.so"
+            run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
+                                 capture_output=True, text=True)
+            if run.returncode != 0:
+                raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
+            record = Path(tmp) / "checker.sum"
+            record.write_text(_fingerprint(out.read_bytes()))
+            # the record first: a library in place always has its record (a reader racing a
+            # second writer at worst finds another build's record, and compiles again)
+            os.replace(record, _record(lib))
+            os.replace(out, lib)
+    except OSError as exc:  # the library has nowhere to go: as good as no compiler
+        raise CompilerMissing(f"cannot build in the cache folder {folder}: "
+                              f"{exc.strerror or exc}") from exc
+    return lib
+
+
+def load(source: str) -> ctypes.CDLL:
+    """The loaded library of a C source (built or taken from the cache, as build); a library
+    the loader refuses is CompilerMissing, as a failed build is."""
+    lib = build(source)
+    try:
+        return ctypes.CDLL(str(lib))
+    except OSError as exc:
+        raise CompilerMissing(f"cannot load the compiled checker {lib}: {exc}") from exc
+
+
+def _record(lib: Path) -> Path:
+    return lib.with_suffix(".sum")
+
+
+def _fingerprint(data: bytes) -> str:
+    return f"{len(data)} {hashlib.sha256(data).hexdigest()}\n"
+
+
+def _intact(lib: Path) -> bool:
+    """Whether the cached library exists and matches its record (size, then SHA-256)."""
+    try:
+        expected = _record(lib).read_text()
+        if lib.stat().st_size != int(expected.split()[0]):
+            return False
+        return _fingerprint(lib.read_bytes()) == expected
+    except (OSError, ValueError, IndexError):
+        return False
