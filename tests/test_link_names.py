@@ -5,14 +5,13 @@ while SRDFs and users speak of links). Link names checked against the URDF itsel
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 from lxml import etree
 
-from tests.corpus import require_corpus, ros_package_path
-from tests.urdf_robots import robot_path
+from tests.corpus import require_corpus
+from tests.run import robrayc
+from tests.urdf_robots import env_with_packages, robot_path
 
 
 @pytest.fixture(scope="module")
@@ -23,30 +22,24 @@ def ur5():
     return path, links
 
 
-def _run(*args) -> subprocess.CompletedProcess:
-    import os
-
-    env = dict(os.environ, ROS_PACKAGE_PATH=ros_package_path())
-    return subprocess.run([sys.executable, "-m", "robrayc", *map(str, args)],
-                          capture_output=True, text=True, env=env)
-
-
 def test_collide_names_links(ur5) -> None:
     path, links = ur5
-    r = _run("collide", path, "--var", "elbow_joint", "--val", "3", "--distance")
-    assert r.returncode == 1, r.stderr
-    pairs = [line.split() for line in r.stdout.splitlines() if not line.startswith("distance")]
+    r = robrayc("collide", path, "--var", "elbow_joint", "--val", "3", "--distance",
+                env=env_with_packages(), process=True)
+    assert r.status == 1, r.err
+    pairs = [line.split() for line in r.out.splitlines() if not line.startswith("distance")]
     assert ["forearm_link", "upper_arm_link"] in pairs
     assert all(a in links and b in links and a <= b for a, b in pairs), pairs
     assert len(pairs) == len({tuple(p) for p in pairs})
-    dist = [line.split()[1:3] for line in r.stdout.splitlines() if line.startswith("distance")]
+    dist = [line.split()[1:3] for line in r.out.splitlines() if line.startswith("distance")]
     assert dist and all(a in links and b in links for a, b in dist)
 
 
 def test_collide_json_keeps_frames_and_adds_links(ur5) -> None:
     path, links = ur5
-    r = _run("collide", path, "--var", "elbow_joint", "--val", "3", "--json", "--distance")
-    doc = json.loads(r.stdout)
+    r = robrayc("collide", path, "--var", "elbow_joint", "--val", "3", "--json", "--distance",
+                env=env_with_packages(), process=True)
+    doc = json.loads(r.out)
     assert ["elbow_joint", "shoulder_lift_joint"] in doc["collisions"]  # as before
     assert len(doc["collision_links"]) == len(doc["collisions"])
     for (fa, fb), (la, lb) in zip(doc["collisions"], doc["collision_links"], strict=True):
@@ -57,10 +50,12 @@ def test_collide_json_keeps_frames_and_adds_links(ur5) -> None:
 
 def test_allowed_collisions_name_links(ur5) -> None:
     path, links = ur5
-    r = _run("allowed-collisions", path, "--samples", "200", "--format", "json")
-    pairs = json.loads(r.stdout)["pairs"]
+    r = robrayc("allowed-collisions", path, "--samples", "200", "--format", "json",
+                env=env_with_packages(), process=True)
+    pairs = json.loads(r.out)["pairs"]
     assert pairs and all({p["link_a"], p["link_b"]} <= links for p in pairs)
-    text = _run("allowed-collisions", path, "--samples", "200").stdout
+    text = robrayc("allowed-collisions", path, "--samples", "200", env=env_with_packages(),
+                   process=True).out
     assert ('allow_collision "elbow_joint" "shoulder_lift_joint";  // links forearm_link '
             "upper_arm_link: adjacent") in text
 
@@ -68,8 +63,9 @@ def test_allowed_collisions_name_links(ur5) -> None:
 def test_picture_legend_names_links(ur5, tmp_path) -> None:
     path, links = ur5
     out = tmp_path / "ur5.svg"
-    r = _run(path, "-o", out, "--highlight-collisions", "--var", "elbow_joint", "--val", "3")
-    assert r.returncode == 0, r.stderr
+    r = robrayc(path, "-o", out, "--highlight-collisions", "--var", "elbow_joint", "--val", "3",
+                env=env_with_packages(), process=True)
+    assert r.status == 0, r.err
     legend = etree.parse(str(out)).getroot().find(".//{*}g[@class='legend']")
     texts = [t.text for t in legend.iter("{*}text") if t.text and "<->" in t.text]
     assert "forearm_link <-> upper_arm_link" in texts or \
@@ -82,5 +78,5 @@ def test_a_scene_without_links_keeps_frame_names(tmp_path) -> None:
     scene.write_text("frame a { geometry { shape box; dimension [1, 1, 1]; } }\n"
                      "frame b { translation [0.5, 0, 0];\n"
                      "          geometry { shape sphere; radius 0.3; } }\n")
-    r = _run("collide", scene)
-    assert r.stdout == "a b\n" and "1 colliding pair at" in r.stderr
+    r = robrayc("collide", scene, env=env_with_packages(), process=True)
+    assert r.out == "a b\n" and "1 colliding pair at" in r.err

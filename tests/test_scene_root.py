@@ -4,8 +4,6 @@ variables never looks at mesh files."""
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -13,6 +11,7 @@ import pytest
 from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from tests.imports_probe import modules_after
+from tests.run import robrayc
 
 # frames naming the root as parent, a top-level frame and a robot-like joint chain
 ROOTED = """class robot { }
@@ -24,11 +23,6 @@ frame side { translation [0, 0.5, 0]; geometry { shape sphere; radius 0.1; } }
 frame fence { parent world; translation [0, -0.4, 0];
     geometry { shape box; dimension [1, 0.05, 0.3]; } }
 """
-
-
-def _run(*args: str, cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *args], cwd=cwd,
-                          capture_output=True, text=True)
 
 
 def test_root_frames_are_top_level_in_the_ir(tmp_path: Path) -> None:
@@ -44,12 +38,12 @@ def test_root_frames_are_top_level_in_the_ir(tmp_path: Path) -> None:
 def test_collide_takes_root(tmp_path: Path) -> None:
     src = tmp_path / "rooted.robray"
     src.write_text(ROOTED)
-    r = _run("collide", str(src), "--root", "world", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    r = robrayc("collide", str(src), "--root", "world", cwd=tmp_path, process=True)
+    assert r.status == 0, r.err
     src.write_text(ROOTED + "frame hit { parent world; translation [1, 0, 0.05];\n"
                    "    geometry { shape sphere; radius 0.1; } }\n")
-    r = _run("collide", str(src), "--root", "world", cwd=tmp_path)
-    assert r.returncode == 1 and "base" in r.stdout and "hit" in r.stdout, r.stdout + r.stderr
+    r = robrayc("collide", str(src), "--root", "world", cwd=tmp_path, process=True)
+    assert r.status == 1 and "base" in r.out and "hit" in r.out, r.out + r.err
 
 
 def test_root_in_outputs(tmp_path: Path) -> None:

@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import json
 import math
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -22,6 +20,7 @@ from robrayc.frontend import load_scene
 from robrayc.kinematics import RangeError, periodic_variables, sample_ranges
 from tests import test_collision as tc
 from tests.backends.test_c_checker import needs_cc
+from tests.run import robrayc
 from tests.test_collision import vector_paths  # noqa: F401 (a fixture)
 
 # Issue 28, defect 1: one variable turns the arm and slides the slider. At q = 1 the pole on
@@ -53,11 +52,6 @@ def scene_from(tmp_path: Path, text: str, name: str = "scene.robray") -> ir.Scen
     path = tmp_path / name
     path.write_text(text)
     return load_scene([str(path)])
-
-
-def robrayc(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *args], capture_output=True,
-                          text=True, timeout=300)
 
 
 # --- one rule for wrapping a variable -----------------------------------------------------
@@ -92,8 +86,9 @@ def test_cells_never_wrap_a_variable_that_also_slides(tmp_path: Path, backend: s
 def test_collide_command_finds_the_shared_variable_collision(tmp_path: Path) -> None:
     path = tmp_path / "shared.robray"
     path.write_text(SHARED)
-    r = robrayc("collide", str(path), "--var", "q", "--val", "1.0", "--backend", "compiled")
-    assert r.returncode == 1 and r.stdout == "pole slider\n", r.stderr
+    r = robrayc("collide", str(path), "--var", "q", "--val", "1.0", "--backend", "compiled",
+                process=True)
+    assert r.status == 1 and r.out == "pole slider\n", r.err
 
 
 # --- configuration values and ranges ------------------------------------------------------
@@ -103,13 +98,13 @@ def test_collide_command_finds_the_shared_variable_collision(tmp_path: Path) -> 
 def test_non_finite_configuration_values_are_errors(tmp_path: Path, value: str) -> None:
     path = tmp_path / "shared.robray"
     path.write_text(SHARED)
-    r = robrayc("collide", str(path), "--var", "q", f"--val={value}")
-    assert r.returncode == 2 and "is not a finite number" in r.stderr, r.stderr
+    r = robrayc("collide", str(path), "--var", "q", f"--val={value}", process=True)
+    assert r.status == 2 and "is not a finite number" in r.err, r.err
     config = tmp_path / "c.cfg"
     config.write_text(f"# pose\nq = {value}\n")
-    r = robrayc("collide", str(path), "--config", str(config))
-    assert r.returncode == 2, r.stderr
-    assert f"{config}:2:5: error: '{value}' is not a finite number" in r.stderr
+    r = robrayc("collide", str(path), "--config", str(config), process=True)
+    assert r.status == 2, r.err
+    assert f"{config}:2:5: error: '{value}' is not a finite number" in r.err
 
 
 @pytest.mark.parametrize("backend", ["exact", pytest.param("compiled", marks=needs_cc)])
@@ -155,16 +150,17 @@ def test_sliding_limits_wider_than_a_double_are_an_error(tmp_path: Path) -> None
                     % ("-1e308", "1e308"))
     with pytest.raises(RangeError, match="too far apart"):
         sample_ranges(load_scene([str(path)]))
-    r = robrayc("allowed-collisions", str(path), "--samples", "100", "-j", "1")
-    assert r.returncode == 1 and r.stdout == "", r.stderr
-    assert f"{path}:2:7: error: the limits [-1e+308, 1e+308] of variable 'arm'" in r.stderr
-    assert "^~~" in r.stderr
+    r = robrayc("allowed-collisions", str(path), "--samples", "100", "-j", "1", process=True)
+    assert r.status == 1 and r.out == "", r.err
+    assert f"{path}:2:7: error: the limits [-1e+308, 1e+308] of variable 'arm'" in r.err
+    assert "^~~" in r.err
     # a viewer's sliders need no sampling: their ends are cut to a finite width
-    r = robrayc(str(path), "-o", str(tmp_path / "slide.html"))
-    assert r.returncode == 0 and (tmp_path / "slide.html").is_file(), r.stderr
+    r = robrayc(str(path), "-o", str(tmp_path / "slide.html"), process=True)
+    assert r.status == 0 and (tmp_path / "slide.html").is_file(), r.err
     # a check at one configuration needs no sampling: the compiled checker has no cells
-    r = robrayc("collide", str(path), "--var", "arm", "--val", "-2", "--backend", "auto")
-    assert r.returncode == 1 and r.stdout == "ball post\n", r.stderr
+    r = robrayc("collide", str(path), "--var", "arm", "--val", "-2", "--backend", "auto",
+                process=True)
+    assert r.status == 1 and r.out == "ball post\n", r.err
 
 
 def test_too_few_samples_are_an_error(tmp_path: Path) -> None:
@@ -172,17 +168,17 @@ def test_too_few_samples_are_an_error(tmp_path: Path) -> None:
     path = tmp_path / "wide.robray"
     path.write_text(WIDE % ("-pi", "pi"))
     for n in ("1", "29"):
-        r = robrayc("allowed-collisions", str(path), "--samples", n)
-        assert r.returncode == 2 and "--samples must be 0 (no sampling) or at least 30" \
-            in r.stderr, r.stderr
+        r = robrayc("allowed-collisions", str(path), "--samples", n, process=True)
+        assert r.status == 2 and "--samples must be 0 (no sampling) or at least 30" \
+            in r.err, r.err
     with pytest.raises(ValueError, match="at least 30"):
         acm.generate(load_scene([str(path)]), samples=5)
     r = robrayc("allowed-collisions", str(path), "--samples", "30", "-j", "1", "--format",
-                "json")
-    assert r.returncode == 0 and json.loads(r.stdout)["samples"] >= 30, r.stderr
-    r = robrayc("allowed-collisions", str(path), "--samples", "0", "--format", "json")
-    assert r.returncode == 0 and all(p["reason"] != "never"
-                                     for p in json.loads(r.stdout)["pairs"]), r.stdout
+                "json", process=True)
+    assert r.status == 0 and json.loads(r.out)["samples"] >= 30, r.err
+    r = robrayc("allowed-collisions", str(path), "--samples", "0", "--format", "json", process=True)
+    assert r.status == 0 and all(p["reason"] != "never"
+                                     for p in json.loads(r.out)["pairs"]), r.out
 
 
 def test_sphere_count_is_at_most_n_or_an_error(tmp_path: Path) -> None:
@@ -193,13 +189,13 @@ frame a { geometry { shape box; dimension [1, 0.1, 0.1]; } }
 frame b { translation [0, 2, 0]; geometry { shape cylinder; radius 0.1; height 1; } }
 frame c { translation [0, 4, 0]; geometry { shape sphere; radius 0.2; } }
 """)
-    r = robrayc("spheres", str(path), "--count", "2")
-    assert r.returncode == 1 and r.stdout == "", r.stderr
-    assert "--count 2: the coarsest cover of this geometry has" in r.stderr
+    r = robrayc("spheres", str(path), "--count", "2", process=True)
+    assert r.status == 1 and r.out == "", r.err
+    assert "--count 2: the coarsest cover of this geometry has" in r.err
     for n in (3, 10, 40):
-        r = robrayc("spheres", str(path), "--count", str(n), "--format", "yaml")
-        assert r.returncode == 0, r.stderr
-        assert 3 <= r.stdout.count("radius") <= n
+        r = robrayc("spheres", str(path), "--count", str(n), "--format", "yaml", process=True)
+        assert r.status == 0, r.err
+        assert 3 <= r.out.count("radius") <= n
 
 
 # --- one contact tolerance ----------------------------------------------------------------

@@ -17,6 +17,7 @@ from robrayc import ir
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.kinematics import fk
 from tests.corpus import URDF_CORPUS, require_corpus
+from tests.run import robrayc
 from tests.urdf_robots import (
     env_with_packages,
     load,
@@ -117,11 +118,6 @@ def _write(tmp_path: Path, name: str, body: str) -> Path:
     return path
 
 
-def _run(*args, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, env=env_with_packages())
-
-
 ARM = """  <xacro:arg name="len" default="0.5"/>
   <xacro:property name="l" value="$(arg len)"/>
   <xacro:include filename="parts.xacro"/>
@@ -144,8 +140,9 @@ def test_xacro_args_includes_and_depfile(tmp_path):
     main = _write(tmp_path, "arm.urdf.xacro", ARM)
     (tmp_path / "parts.xacro").write_text(PARTS)
     out = tmp_path / "arm.json"
-    r = _run(main, "--xacro-arg", "len:=0.25", "-o", out, "-MD", cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
+    r = robrayc(main, "--xacro-arg", "len:=0.25", "-o", out, "-MD", cwd=tmp_path,
+                env=env_with_packages(), process=True)
+    assert r.status == 0, r.err
     import json
 
     frames = {f["name"]: f for f in json.loads(out.read_text())["frames"]}
@@ -188,13 +185,13 @@ def test_errors_are_located_never_a_traceback(tmp_path, body, where, message):
     """Every xacro error reads like robrayc's own: located, the message once, no Python class
     name, a hint."""
     path = _write(tmp_path, "bad.xacro", body)
-    r = _run(path)
-    assert r.returncode == 1, r.stderr
-    assert "Traceback" not in r.stderr and "<class" not in r.stderr, r.stderr
-    first = r.stderr.splitlines()[0]
-    assert first.startswith(str(path)) and where in first and message in first, r.stderr
-    assert first.count(message) == 1, r.stderr
-    assert "hint: " in r.stderr or "XML syntax" in first, r.stderr
+    r = robrayc(path, env=env_with_packages(), process=True)
+    assert r.status == 1, r.err
+    assert "Traceback" not in r.err and "<class" not in r.err, r.err
+    first = r.err.splitlines()[0]
+    assert first.startswith(str(path)) and where in first and message in first, r.err
+    assert first.count(message) == 1, r.err
+    assert "hint: " in r.err or "XML syntax" in first, r.err
 
 
 def test_ros1_unprefixed_tags_are_read_with_a_warning(tmp_path):
