@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from robrayc.cli.main import main
+from tests.run import robrayc
 
 # (id, source, message regex, line, col, exit status, extra args)
 CASES: list[tuple[str, bytes | str, str, int, int, int, tuple[str, ...]]] = [
@@ -94,7 +94,8 @@ CASES: list[tuple[str, bytes | str, str, int, int, int, tuple[str, ...]]] = [
 ]
 
 
-def _run(tmp_path: Path, source: bytes | str, args: tuple[str, ...] = ()):
+def _files(tmp_path: Path, source: bytes | str, args: tuple[str, ...] = ()):
+    """The scene (source) and an existing output ("precious"), and the extra arguments."""
     scene = tmp_path / "scene.robray"
     scene.write_bytes(source.encode() if isinstance(source, str) else source)
     out = tmp_path / "out.c"
@@ -103,11 +104,12 @@ def _run(tmp_path: Path, source: bytes | str, args: tuple[str, ...] = ()):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c[0] for c in CASES])
-def test_bad_input(case, tmp_path: Path, capsys) -> None:
+def test_bad_input(case, tmp_path: Path) -> None:
     _, source, message, line, col, status, args = case
-    scene, out, extra = _run(tmp_path, source, args)
-    assert main([str(scene), "-o", str(out), *extra]) == status
-    err = capsys.readouterr().err
+    scene, out, extra = _files(tmp_path, source, args)
+    run = robrayc(scene, "-o", out, *extra)
+    assert run.status == status, run.err
+    err = run.err
     assert "Traceback" not in err
     first = next(ln for ln in err.splitlines() if ": error: " in ln)
     m = re.match(r"(.*):(\d+):(\d+): error: (.*)", first)
@@ -123,39 +125,45 @@ def test_at_least_forty_cases() -> None:
     assert len(CASES) >= 40
 
 
-def test_hints(tmp_path: Path, capsys) -> None:
-    scene, out, _ = _run(tmp_path, "def length 1;\ndef b lenght;")
-    assert main([str(scene)]) == 1
-    assert "hint: did you mean 'length'?" in capsys.readouterr().err
+def test_hints(tmp_path: Path) -> None:
+    scene, out, _ = _files(tmp_path, "def length 1;\ndef b lenght;")
+    run = robrayc(str(scene))
+    assert run.status == 1, run.err
+    assert "hint: did you mean 'length'?" in run.err
     scene.write_text("def a 1;\ndef b 2;\ndef c a-b;")
-    assert main([str(scene)]) == 1
-    assert "write 'a - b'" in capsys.readouterr().err
+    run = robrayc(str(scene))
+    assert run.status == 1, run.err
+    assert "write 'a - b'" in run.err
     scene.write_text("frame a { transation [0,0,0]; }")
-    assert main([str(scene)]) == 1
-    assert "did you mean 'translation'?" in capsys.readouterr().err
+    run = robrayc(str(scene))
+    assert run.status == 1, run.err
+    assert "did you mean 'translation'?" in run.err
 
 
-def test_include_cycle_prints_the_chain(tmp_path: Path, capsys) -> None:
+def test_include_cycle_prints_the_chain(tmp_path: Path) -> None:
     (tmp_path / "a.robray").write_text('include "b.robray"\nframe a { }')
     (tmp_path / "b.robray").write_text('include "a.robray"\n')
-    assert main([str(tmp_path / "a.robray")]) == 1
-    err = capsys.readouterr().err
+    run = robrayc(str(tmp_path / "a.robray"))
+    assert run.status == 1, run.err
+    err = run.err
     assert "include cycle: " in err and "a.robray -> " in err and "b.robray -> " in err
     assert f"{tmp_path / 'b.robray'}:1:9: error" in err
 
 
-def test_include_directory(tmp_path: Path, capsys) -> None:
+def test_include_directory(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     (tmp_path / "s.robray").write_text('include "d"\nframe a { }')
-    assert main([str(tmp_path / "s.robray")]) == 1
-    assert "is a directory" in capsys.readouterr().err
+    run = robrayc(str(tmp_path / "s.robray"))
+    assert run.status == 1, run.err
+    assert "is a directory" in run.err
 
 
-def test_duplicate_frame_across_files(tmp_path: Path, capsys) -> None:
+def test_duplicate_frame_across_files(tmp_path: Path) -> None:
     (tmp_path / "a.robray").write_text("frame x { }")
     (tmp_path / "b.robray").write_text("\nframe x { }")
-    assert main([str(tmp_path / "a.robray"), str(tmp_path / "b.robray")]) == 1
-    err = capsys.readouterr().err
+    run = robrayc(str(tmp_path / "a.robray"), str(tmp_path / "b.robray"))
+    assert run.status == 1, run.err
+    err = run.err
     assert f"{tmp_path / 'b.robray'}:2:7: error: duplicate frame 'x'" in err
     assert f"{tmp_path / 'a.robray'}:1:7: note: first defined here" in err
 
@@ -163,7 +171,8 @@ def test_duplicate_frame_across_files(tmp_path: Path, capsys) -> None:
 def test_unknown_parent_resolved_across_files(tmp_path: Path) -> None:
     (tmp_path / "a.robray").write_text("frame child { parent base; }")
     (tmp_path / "b.robray").write_text("frame base { }")
-    assert main([str(tmp_path / "a.robray"), str(tmp_path / "b.robray")]) == 0
+    run = robrayc(str(tmp_path / "a.robray"), str(tmp_path / "b.robray"))
+    assert run.status == 0, run.err
 
 
 @pytest.mark.parametrize("args,message", [
@@ -174,38 +183,46 @@ def test_unknown_parent_resolved_across_files(tmp_path: Path) -> None:
     (["x.robray", "--color=sometimes"], "invalid choice"),  # -W: test_warning_options.py
     (["x.robray", "--format", "nope"], "invalid choice"),
 ])
-def test_usage_errors_exit_2(args, message, capsys) -> None:
-    assert main(args) == 2
-    err = capsys.readouterr().err
+def test_usage_errors_exit_2(args, message) -> None:
+    run = robrayc(*args)
+    assert run.status == 2, run.err
+    err = run.err
     assert message in err and "Traceback" not in err
 
 
-def test_input_problems(tmp_path: Path, capsys) -> None:
+def test_input_problems(tmp_path: Path) -> None:
     (tmp_path / "d.robray").mkdir()
-    assert main([str(tmp_path / "d.robray")]) == 1
-    assert "is a directory" in capsys.readouterr().err
-    assert main([str(tmp_path / "missing.robray")]) == 1
-    assert "No such file or directory" in capsys.readouterr().err
+    run = robrayc(str(tmp_path / "d.robray"))
+    assert run.status == 1, run.err
+    assert "is a directory" in run.err
+    run = robrayc(str(tmp_path / "missing.robray"))
+    assert run.status == 1, run.err
+    assert "No such file or directory" in run.err
     (tmp_path / "f.robray").write_text("frame a { }")
-    assert main([str(tmp_path / "f.robray" / "x.robray")]) == 1
-    assert "Not a directory" in capsys.readouterr().err
+    run = robrayc(str(tmp_path / "f.robray" / "x.robray"))
+    assert run.status == 1, run.err
+    assert "Not a directory" in run.err
     fifo = tmp_path / "p.robray"
     os.mkfifo(fifo)
-    assert main([str(fifo)]) == 1
-    assert "not a regular file" in capsys.readouterr().err
+    run = robrayc(str(fifo))
+    assert run.status == 1, run.err
+    assert "not a regular file" in run.err
     (tmp_path / "x.txt").write_text("frame a { }")
-    assert main([str(tmp_path / "x.txt")]) == 1
-    assert "unrecognized scene file suffix '.txt'" in capsys.readouterr().err
+    run = robrayc(str(tmp_path / "x.txt"))
+    assert run.status == 1, run.err
+    assert "unrecognized scene file suffix '.txt'" in run.err
 
 
-def test_bad_scene_name(tmp_path: Path, capsys) -> None:
+def test_bad_scene_name(tmp_path: Path) -> None:
     (tmp_path / "s.robray").write_text("frame a { }")
-    assert main([str(tmp_path / "s.robray"), "-n", "bad-name", "-o", str(tmp_path / "o.c")]) == 1
-    assert "is not a C identifier" in capsys.readouterr().err
+    run = robrayc(str(tmp_path / "s.robray"), "-n", "bad-name", "-o", str(tmp_path / "o.c"))
+    assert run.status == 1, run.err
+    assert "is not a C identifier" in run.err
 
 
-def test_several_errors_in_one_run(tmp_path: Path, capsys) -> None:
+def test_several_errors_in_one_run(tmp_path: Path) -> None:
     (tmp_path / "s.robray").write_text("def a b;\ndef c d;\nframe x { parent y; }")
-    assert main([str(tmp_path / "s.robray")]) == 1
-    err = capsys.readouterr().err
+    run = robrayc(str(tmp_path / "s.robray"))
+    assert run.status == 1, run.err
+    err = run.err
     assert "unknown name 'b'" in err and "unknown name 'd'" in err
