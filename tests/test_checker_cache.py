@@ -5,13 +5,12 @@ back to the exact checker with a warning when it cannot be."""
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+
+from tests.run import Run, robrayc
 
 pytestmark = [pytest.mark.slow,
               pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
@@ -28,12 +27,11 @@ frame post { translation [0.5, 0, 0]; geometry { shape box; dimension [0.1, 0.1,
 COLLIDING = ["--var", "q", "--val", "0", "--var", "r", "--val", "1.2"]
 
 
-def _run(tmp: Path, *args: str, cc: str | None = None) -> subprocess.CompletedProcess:
-    env = {**os.environ, "XDG_CACHE_HOME": str(tmp / "cache")}
-    if cc is not None:
-        env["CC"] = cc
-    return subprocess.run([sys.executable, "-m", "robrayc", *args], capture_output=True,
-                          text=True, env=env, timeout=300)
+def _run(tmp: Path, *args: str, cc: str | None = None) -> Run:
+    """robrayc with its cache in tmp (and CC when given), in a process of its own: a damaged
+    library, loaded by mistake, would kill it (SIGBUS), not the test session."""
+    env = {"XDG_CACHE_HOME": str(tmp / "cache"), **({"CC": cc} if cc is not None else {})}
+    return robrayc(*args, env=env, process=True, timeout=300)
 
 
 def _libraries(tmp: Path) -> list[Path]:
@@ -50,7 +48,7 @@ def test_damaged_cached_checker_is_rebuilt(tmp_path: Path, how: str) -> None:
     scene = tmp_path / "arm.robray"
     scene.write_text(SCENE)
     first = _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend", "compiled")
-    assert first.returncode == 1 and first.stdout, first.stderr
+    assert first.status == 1 and first.out, first.err
     libs = _libraries(tmp_path)
     # the kernel collide loads (the cells' prover, also cached, is not loaded again: the
     # proven cells are cached too)
@@ -61,14 +59,14 @@ def test_damaged_cached_checker_is_rebuilt(tmp_path: Path, how: str) -> None:
         for lib in libs:
             _damage(lib, how)
         again = _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend", backend)
-        assert (again.returncode, again.stdout) == (1, first.stdout), again.stderr
-        assert "warning" not in again.stderr
+        assert (again.status, again.out) == (1, first.out), again.err
+        assert "warning" not in again.err
         assert kernel[0].read_bytes() == whole  # repaired
     for lib in libs:
         _damage(lib, how)
     acm = _run(tmp_path, "allowed-collisions", str(scene), "--samples", "200", "-j", "1")
-    assert acm.returncode == 0 and "allow_collision" in acm.stdout, acm.stderr
-    assert "warning" not in acm.stderr
+    assert acm.status == 0 and "allow_collision" in acm.out, acm.err
+    assert "warning" not in acm.err
 
 
 def test_damaged_cache_without_a_compiler(tmp_path: Path) -> None:
@@ -78,7 +76,7 @@ def test_damaged_cache_without_a_compiler(tmp_path: Path) -> None:
     scene.write_text(SCENE)
     exact = _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend", "exact")
     assert _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend",
-                "compiled").returncode == 1
+                "compiled").status == 1
     for lib in _libraries(tmp_path):
         _damage(lib, "truncated")
     broken_cc = tmp_path / "cc"
@@ -86,8 +84,8 @@ def test_damaged_cache_without_a_compiler(tmp_path: Path) -> None:
     broken_cc.chmod(0o755)
     auto = _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend", "auto",
                 cc=str(broken_cc))
-    assert (auto.returncode, auto.stdout) == (1, exact.stdout), auto.stderr
-    assert "warning: exact checker used" in auto.stderr
+    assert (auto.status, auto.out) == (1, exact.out), auto.err
+    assert "warning: exact checker used" in auto.err
     compiled = _run(tmp_path, "collide", str(scene), *COLLIDING, "--backend", "compiled",
                     cc=str(broken_cc))
-    assert compiled.returncode == 2 and "compiled checker is not available" in compiled.stderr
+    assert compiled.status == 2 and "compiled checker is not available" in compiled.err
