@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import os
 import shutil
-import subprocess
-import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
-from tests.corpus import REPO, URDF_CORPUS, require_corpus, ros_package_path
+from tests import run
+from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
 
 SEVEN_DOF = "amino/demo/tutorial/plugin/7dof/7dof.robray"
 UR5 = "ros-industrial+universal_robot/ur_description/urdf/ur5_robot.urdf"
@@ -37,12 +35,11 @@ BOXES = textwrap.dedent("""\
     """)
 
 
-def robrayc(*args: str, env: dict | None = None, cwd: Path | None = None
-            ) -> subprocess.CompletedProcess:
-    full = {**os.environ, "PYTHONPATH": str(REPO), "ROS_PACKAGE_PATH": ros_package_path(),
-            **(env or {})}
-    return subprocess.run([sys.executable, "-m", "robrayc", *args], capture_output=True,
-                          text=True, env=full, cwd=cwd)
+def robrayc(*args: str, env: dict | None = None, cwd: Path | None = None) -> run.Run:
+    """tests/run.py's robrayc with the corpus's ROS packages (the URDF robots' meshes), in a
+    process of its own (the picture writers run POV-Ray, headless browsers)."""
+    return run.robrayc(*args, env={"ROS_PACKAGE_PATH": ros_package_path(), **(env or {})},
+                       cwd=cwd, process=True)
 
 
 def write_boxes(tmp_path: Path) -> Path:

@@ -13,7 +13,6 @@ import ctypes
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +24,7 @@ from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LOADERS, LoadOptions, load_scene
 from robrayc.kinematics import fk_batch, quat_to_matrix, sample_configs
 from tests.corpus import CORPUS, URDF_CORPUS, require_corpus, ros_package_path
+from tests.run import robrayc
 
 TESTS = Path(__file__).resolve().parents[1]
 CONFORMANCE = TESTS / "conformance"
@@ -45,21 +45,15 @@ ROBOTS = {
 }
 
 
-def robrayc(*args: str, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    r = subprocess.run([sys.executable, "-m", "robrayc", *args], cwd=cwd, capture_output=True,
-                       text=True, env=env)
-    assert r.returncode == 0, r.stderr
-    return r
-
-
 def compile_scene(paths: list[str], tmp: Path, name: str = "sc",
                   env: dict | None = None, extra: tuple[str, ...] = (),
                   scene: ir.Scene | None = None) -> Path:
     """robrayc -> NAME.c/.h -> strict gcc -> a shared library; returns its path. Given the
     loaded `scene`, the backend runs in this process (no interpreter start-up per scene)."""
     if scene is None:
-        robrayc(*paths, *extra, "--format", "c-standalone", "-n", name, "-o", f"{name}.c",
-                cwd=tmp, env=env)
+        r = robrayc(*paths, *extra, "--format", "c-standalone", "-n", name, "-o", f"{name}.c",
+                    cwd=tmp, env=env)
+        assert r.status == 0, r.err
     else:
         ctx = EmitContext(tmp / f"{name}.c", c_standalone.Options(), DiagnosticSink(),
                           name=name)
@@ -250,7 +244,8 @@ def test_sanitizers(case: str, tmp_path: Path) -> None:
     else:
         src = CONFORMANCE / case
     scene = load_scene([str(src)])
-    robrayc(str(src), "--format", "c-standalone", "-n", "sc", "-o", "sc.c", cwd=tmp_path)
+    r = robrayc(src, "--format", "c-standalone", "-n", "sc", "-o", "sc.c", cwd=tmp_path)
+    assert r.status == 0, r.err
     (tmp_path / "driver.c").write_text(DRIVER.replace("NAME", "sc"))
     exe = tmp_path / "driver_san"
     r = subprocess.run([CC, *STRICT, "-g", "-O1", "-fsanitize=address,undefined",
@@ -340,8 +335,9 @@ def test_root_option_and_stdout_output(tmp_path: Path) -> None:
                    "axis [1, 0, 0]; }\n")
     r = robrayc(str(src), "--root", "world", "--format", "c-standalone", "-n", "w",
                 cwd=tmp_path)
-    (tmp_path / "w.c").write_text(r.stdout)
-    assert not (tmp_path / "w.h").exists() and "#include \"" not in r.stdout
+    assert r.status == 0, r.err
+    (tmp_path / "w.c").write_text(r.out)
+    assert not (tmp_path / "w.h").exists() and "#include \"" not in r.out
     lib = tmp_path / "libw.so"
     c = subprocess.run([CC, *STRICT, "-shared", "-fPIC", "w.c", "-o", str(lib), "-lm"],
                        cwd=tmp_path, capture_output=True, text=True)
@@ -382,31 +378,29 @@ def test_large_scene_split_fk(tmp_path: Path) -> None:
 
 def test_empty_tables_and_bad_name(tmp_path: Path) -> None:
     (tmp_path / "empty.robray").write_text("class unused { color [1, 0, 0]; }\n")
-    r = subprocess.run([sys.executable, "-m", "robrayc", "empty.robray", "--format",
-                        "c-standalone", "-o", "e.c", "-n", "e"], cwd=tmp_path,
-                       capture_output=True, text=True)
-    if r.returncode == 0:  # a scene without frames: zero-length tables must still be C99
+    r = robrayc("empty.robray", "--format", "c-standalone", "-o", "e.c", "-n", "e", cwd=tmp_path)
+    if r.status == 0:  # a scene without frames: zero-length tables must still be C99
         c = subprocess.run([CC, *STRICT, "-c", "e.c"], cwd=tmp_path, capture_output=True,
                            text=True)
         assert c.returncode == 0, c.stderr
     (tmp_path / "fixed.robray").write_text("frame a { translation [1, 2, 3]; }\n")
-    robrayc("fixed.robray", "--format", "c-standalone", "-o", "f.c", "-n", "f", cwd=tmp_path)
+    r = robrayc("fixed.robray", "--format", "c-standalone", "-o", "f.c", "-n", "f", cwd=tmp_path)
+    assert r.status == 0, r.err
     c = subprocess.run([CC, *STRICT, "-c", "f.c"], cwd=tmp_path, capture_output=True, text=True)
     assert c.returncode == 0, c.stderr
     assert "f_fk(const double *q," in (tmp_path / "f.h").read_text()
-    r = subprocess.run([sys.executable, "-m", "robrayc", "fixed.robray", "--format",
-                        "c-standalone", "-o", "x.c", "-n", "not-an-identifier"], cwd=tmp_path,
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "not a C identifier" in r.stderr
+    r = robrayc("fixed.robray", "--format", "c-standalone", "-o", "x.c", "-n",
+                "not-an-identifier", cwd=tmp_path)
+    assert r.status == 1 and "not a C identifier" in r.err
     assert not (tmp_path / "x.c").exists()
 
 
 def test_two_scenes_link_into_one_program(tmp_path: Path) -> None:
     """The shared types are guarded: two generated headers in one translation unit."""
-    robrayc(str(CONFORMANCE / "chain.robray"), "--format", "c-standalone", "-o", "a.c",
-            "-n", "a", cwd=tmp_path)
-    robrayc(str(CONFORMANCE / "shared_variable.robray"), "--format", "c-standalone",
-            "-o", "b.c", "-n", "b", cwd=tmp_path)
+    for name, scene in (("a", "chain.robray"), ("b", "shared_variable.robray")):
+        r = robrayc(CONFORMANCE / scene, "--format", "c-standalone", "-o", f"{name}.c",
+                    "-n", name, cwd=tmp_path)
+        assert r.status == 0, r.err
     (tmp_path / "main.c").write_text(
         '#include "a.h"\n#include "b.h"\n'
         "int main(void) { double qa[a_N_CONFIG] = { 0 }, qb[b_N_CONFIG] = { 0 };\n"

@@ -38,7 +38,7 @@ def test_boxes_nodes_bounds_and_materials(tmp_path):
     src = write_boxes(tmp_path)
     out = tmp_path / "b.glb"
     r = robrayc(str(src), "-o", str(out), "--var", "slide", "--val", "0.25")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     glb = _load(out)
     scene = load_scene([str(src)])
     _check_nodes(glb, scene, {"slide": 0.25})
@@ -53,7 +53,7 @@ def test_highlight_makes_colliding_frames_red(tmp_path):
     out = tmp_path / "b.glb"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--var", "slide", "--val", "0.5",
                 "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     glb = _load(out)
     names = {g.visual.material.name for g in glb.geometry.values()}
     assert "colliding" in names
@@ -69,7 +69,7 @@ def test_7dof_one_node_per_frame(tmp_path):
     config = {"s0": 0.3, "e": -0.8, "w1": 1.1}
     args = [a for k, v in config.items() for a in ("--var", k, "--val", repr(v))]
     r = robrayc(str(src), "-o", str(out), *args)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     glb = _load(out)
     scene = load_scene([str(src)])
     _check_nodes(glb, scene, config)
@@ -83,7 +83,7 @@ def test_ur5_world_bounds_match_fk(tmp_path, monkeypatch):
     config = {"shoulder_lift_joint": -1.0, "elbow_joint": 0.7, "wrist_2_joint": 0.4}
     args = [a for k, v in config.items() for a in ("--var", k, "--val", repr(v))]
     r = robrayc(str(src), "-o", str(out), *args)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     glb = _load(out)
     sink = DiagnosticSink()
     scene = load_scene([str(src)], None, sink)
@@ -126,7 +126,7 @@ def test_khronos_validator_finds_no_errors_or_warnings(tmp_path):
         out = tmp_path / "b.glb"
         r = robrayc(str(scene), "-o", str(out), "--highlight-collisions", "-q",
                     *(("--var", "slide", "--val", "0.5") if scene != empty else ()))
-        assert r.returncode == 0, r.stderr
+        assert r.status == 0, r.err
         done = subprocess.run(["node", "-e", VALIDATE, validator, str(out)],
                               capture_output=True, text=True, check=True)
         issues = json.loads(done.stdout)
@@ -140,5 +140,5 @@ def test_hostile_frame_names_survive_byte_for_byte(tmp_path):
                      encoding="utf-8")
     out = tmp_path / "h.glb"
     r = robrayc(str(scene), "-o", str(out))
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     assert name in _load(out).graph.nodes

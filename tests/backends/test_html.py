@@ -65,7 +65,7 @@ def test_renders_moves_the_right_link_and_names_frames(browser, tmp_path):
 
     page = tmp_path / "boxes.html"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(page), *FIXED)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     canvas = _open(browser, page)
     before = _canvas_pixels(canvas)
     h, w, _ = before.shape
@@ -115,7 +115,7 @@ def _limits(browser) -> list:
 def test_fk_in_the_page_is_robraycs(browser, tmp_path):
     src = corpus_file(SEVEN_DOF)
     page = tmp_path / "7dof.html"
-    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    assert robrayc(str(src), "-o", str(page)).status == 0
     _open(browser, page)
     scene = load_scene([str(src)])
     _check_fk(browser, scene, 7)
@@ -136,7 +136,7 @@ def test_fk_prismatic_offsets_and_fixed_chains(browser, tmp_path):
         "frame tip { parent turn; translation [0, 0, 0.2];\n"
         "  geometry { shape box; dimension [0.1, 0.1, 0.1]; } }\n")
     page = tmp_path / "p.html"
-    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    assert robrayc(str(src), "-o", str(page)).status == 0
     _open(browser, page)
     _check_fk(browser, load_scene([str(src)]), 11)
     assert _limits(browser) == [["slide", -0.5, 1.5], ["turn", -math.pi, math.pi]]
@@ -151,7 +151,7 @@ def test_geometry_toggle_and_collision_legend(browser, tmp_path):
         "          geometry { shape sphere; radius 0.3; color [0, 0, 1]; } }\n")
     page = tmp_path / "t.html"
     r = robrayc(str(scene), "-o", str(page), *FIXED, "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     canvas = _open(browser, page)
     assert "colliding (drawn red):\na <-> b" in browser.find_element("id", "legend").text
     visual = _canvas_pixels(canvas)
@@ -171,7 +171,7 @@ def test_the_overlay_is_shown_only_at_the_written_configuration(browser, tmp_pat
     page = tmp_path / "b.html"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(page), *FIXED, "--var", "slide",
                 "--val", "0.5", "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     canvas = _open(browser, page)
     legend = browser.find_element("id", "legend")
     assert "colliding (drawn red):\nblue_box <-> slider" in legend.text
@@ -210,7 +210,7 @@ def test_hostile_frame_names_survive_byte_for_byte(browser, tmp_path):
                      encoding="utf-8")
     page = tmp_path / "h.html"
     r = robrayc(str(scene), "-o", str(page), *FIXED)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     canvas = _open(browser, page)
     from selenium.webdriver.common.action_chains import ActionChains
 
@@ -233,7 +233,7 @@ def test_a_big_scene_is_drawn_coarse_while_moving_and_in_full_at_rest(browser, t
     full meshes again by itself."""
     page = tmp_path / "ur5.html"
     r = robrayc(str(corpus_file(UR5)), "-o", str(page), "--var", "elbow_joint", "--val", "1")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     canvas = _open(browser, page)
     full, ratio = browser.execute_script(COARSE_STATE)
     assert full > 90_000 and ratio == 1
@@ -294,7 +294,7 @@ def test_fk_of_ball_and_floating_joints_and_their_sliders(browser, tmp_path):
         "frame tip { parent wrist; translation [0, 0, 0.2];\n"
         "  geometry { shape box; dimension [0.1, 0.1, 0.1]; } }\n")
     page = tmp_path / "m.html"
-    assert robrayc(str(src), "-o", str(page)).returncode == 0
+    assert robrayc(str(src), "-o", str(page)).status == 0
     _open(browser, page)
     scene = load_scene([str(src)])
     _check_fk(browser, scene, 13)

@@ -30,7 +30,7 @@ def test_box_colours_land_where_the_fixed_camera_puts_them(tmp_path):
     out = tmp_path / "boxes.png"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), *FIXED, "--pov-x", "400",
                 "--pov-y", "300")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     img = pixels(out)
     assert img.shape == (300, 400, 3)
     # Camera on +X looking at the origin, Z up: +Y is on the right of the picture. The boxes
@@ -48,7 +48,7 @@ def test_box_colours_land_where_the_fixed_camera_puts_them(tmp_path):
 def test_7dof_demo_is_drawn_and_framed(tmp_path):
     out = tmp_path / "7dof.png"
     r = robrayc(str(corpus_file(SEVEN_DOF)), "-o", str(out), "--var", "e", "--val", "0.7")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     img = pixels(out)
     assert img.shape == (480, 640, 3)
     drawn = (img < 200).any(axis=2)
@@ -66,7 +66,7 @@ def test_ur5_with_meshes_and_a_configuration_file(tmp_path):
     out = tmp_path / "ur5.png"
     r = robrayc(str(corpus_file(UR5)), "-o", str(out), "--config", str(config),
                 "--pov-x", "320", "--pov-y", "240")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     img = pixels(out)
     assert img.shape == (240, 320, 3)
     drawn = (img < 230).any(axis=2)
@@ -81,9 +81,9 @@ def test_highlight_colours_the_colliding_pair_red_with_a_legend(tmp_path):
     plain, lit = tmp_path / "plain.png", tmp_path / "lit.png"
     args = [str(scene), *FIXED, "--var", "slide", "--val", "0.5", "--pov-x", "400",
             "--pov-y", "300"]
-    assert robrayc(*args, "-o", str(plain)).returncode == 0
+    assert robrayc(*args, "-o", str(plain)).status == 0
     r = robrayc(*args, "-o", str(lit), "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     before, after = pixels(plain), pixels(lit)
     # the blue box collides with the green sphere at slide = 0.5: both turn red
     assert dominant(before, 2)[150, 200 + 86] and dominant(after, 0)[150, 200 + 86]
@@ -103,9 +103,9 @@ def test_missing_povray_names_the_package(tmp_path):
     empty = tmp_path / "bin"
     empty.mkdir()
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), env={"PATH": str(empty)})
-    assert r.returncode == 1
-    assert "POV-Ray" in r.stderr and "apt-get install povray" in r.stderr
-    assert "Traceback" not in r.stderr
+    assert r.status == 1
+    assert "POV-Ray" in r.err and "apt-get install povray" in r.err
+    assert "Traceback" not in r.err
     assert out.read_bytes() == b"old"  # a failed run leaves existing outputs alone
 
 
@@ -114,7 +114,7 @@ def test_bad_camera_options_are_errors(tmp_path):
     for args in (("--fov", "0"), ("--pov-x", "0"), ("--cam-up", "0 0 0"),
                  ("--cam-eye", "1 2 3", "--cam-look", "1 2 3")):
         r = robrayc(scene, "-o", str(tmp_path / "x.png"), *args)
-        assert r.returncode != 0 and "error" in r.stderr and "Traceback" not in r.stderr, args
+        assert r.status != 0 and "error" in r.err and "Traceback" not in r.err, args
     assert not os.path.exists(tmp_path / "x.png")
 
 
@@ -125,9 +125,10 @@ def test_progress_on_a_terminal_only(tmp_path):
     import subprocess
     import sys
 
-    from tests.backends.pictures import REPO
+    from tests.corpus import REPO
 
     scene = str(write_boxes(tmp_path))
+    # its own runner: stderr a pseudo-terminal (tests/run.py captures it into a pipe)
     cmd = [sys.executable, "-m", "robrayc", scene, "-o", str(tmp_path / "t.png"),
            "--pov-x", "800", "--pov-y", "600"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -147,7 +148,7 @@ def test_progress_on_a_terminal_only(tmp_path):
     os.close(leader)
     assert b"robrayc: rendering" in seen and b"%" in seen
     piped = robrayc(scene, "-o", str(tmp_path / "u.png"))
-    assert piped.returncode == 0 and "rendering" not in piped.stderr
+    assert piped.status == 0 and "rendering" not in piped.err
 
 
 def test_geometry_collision_draws_the_collision_geometry(tmp_path):
@@ -160,7 +161,7 @@ def test_geometry_collision_draws_the_collision_geometry(tmp_path):
         out = tmp_path / f"{kind}.png"
         r = robrayc(str(scene), "-o", str(out), *FIXED, "--geometry", kind, "--pov-x", "200",
                     "--pov-y", "150")
-        assert r.returncode == 0, r.stderr
+        assert r.status == 0, r.err
         shots[kind] = pixels(out)
     assert dominant(shots["visual"], 0)[75, 100] and not dominant(shots["visual"], 2).any()
     assert dominant(shots["collision"], 2)[75, 100] and not dominant(shots["collision"], 0).any()
@@ -175,7 +176,7 @@ def test_alpha_lets_what_is_behind_show_through(tmp_path, alpha):
         f"  geometry {{ shape box; dimension [0.1, 1, 1]; color [0, 0, 1]; alpha {alpha}; }} }}\n")
     out = tmp_path / "a.png"
     r = robrayc(str(scene), "-o", str(out), *FIXED, "--pov-x", "200", "--pov-y", "150")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     r_, g, b = (int(c) for c in pixels(out)[75, 100])
     assert b > g + 60
     assert (r_ > g + 60) == (alpha < 1)  # the red box shows through only when translucent
@@ -185,8 +186,8 @@ def test_povray_failure_is_reported_with_its_message(tmp_path):
     missing = tmp_path / "missing.inc"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(tmp_path / "x.png"), "--pov-include",
                 str(missing))
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "error: POV-Ray failed" in r.stderr and "missing.inc" in r.stderr
+    assert r.status == 1 and "Traceback" not in r.err
+    assert "error: POV-Ray failed" in r.err and "missing.inc" in r.err
     assert not (tmp_path / "x.png").exists()
 
 
@@ -226,7 +227,7 @@ def test_ur5_meshes_cover_the_pixels_fk_puts_them_on(tmp_path, monkeypatch):
     r = robrayc(str(src), "-o", str(out), *args, "--cam-eye", " ".join(map(str, eye)),
                 "--cam-look", " ".join(map(str, look)), "--fov", str(fov), "--pov-x", str(w),
                 "--pov-y", str(h))
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     sink = DiagnosticSink()
     scene = load_scene([str(src)], None, sink)
     world = fk(scene, config)
@@ -248,11 +249,12 @@ def test_a_failed_compile_leaves_no_povray_running(tmp_path):
     import subprocess
     import sys
 
-    from tests.backends.pictures import REPO
+    from tests.corpus import REPO
 
     scene = tmp_path / "m.robray"
     (tmp_path / "bad.stl").write_text("solid x\nfacet garbage\n")
     scene.write_text('frame m { geometry { shape mesh; mesh "bad.stl"; } }\n')
+    # its own runner: a session of its own, to see no process of it is left
     proc = subprocess.Popen([sys.executable, "-m", "robrayc", str(scene), "-o",
                              str(tmp_path / "m.png")], stderr=subprocess.PIPE, text=True,
                             env={**os.environ, "PYTHONPATH": str(REPO)}, start_new_session=True)

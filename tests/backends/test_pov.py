@@ -20,7 +20,7 @@ def test_conventions_of_the_original(tmp_path):
                      " height 2; } }\n")
     out = tmp_path / "s.pov"
     r = robrayc(str(scene), "-o", str(out), "--cam-eye", "5 6 7", "--cam-look", "1 2 3")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     text = out.read_text()
     assert "#version 3.7;" in text
     assert "location <5.0, 7.0, 6.0>" in text and "look_at <1.0, 3.0, 2.0>" in text
@@ -38,7 +38,7 @@ def test_povray_renders_the_written_scene(tmp_path):
     out = tmp_path / "7dof.pov"
     r = robrayc(str(corpus_file(SEVEN_DOF)), "-o", str(out), "--var", "s1", "--val", "0.5",
                 "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     png = tmp_path / "7dof.png"
     done = subprocess.run([povray, f"+I{out}", f"+O{png}", "+W160", "+H120", "-D", "-V"],
                           capture_output=True, text=True, cwd=tmp_path)
@@ -50,7 +50,7 @@ def test_highlight_names_the_pairs(tmp_path):
     out = tmp_path / "b.pov"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--var", "slide", "--val", "0.5",
                 "--highlight-collisions")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     text = out.read_text()
     assert "// COLLIDING (drawn red): blue_box <-> slider" in text
     assert text.count("color rgb <1.0, 0, 0>") == 3  # red box (its own colour), blue, slider
@@ -76,7 +76,7 @@ def test_same_frames_and_matrices_as_the_original(tmp_path):
     assert done.ok and theirs.is_file(), done.output[-2000:]
     ours = tmp_path / "ours.pov"
     r = robrayc(str(src), "-o", str(ours), "--var", "e", "--val", "0.6")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     a, b = _frame_matrices(ours.read_text()), _frame_matrices(theirs.read_text())
     assert sorted(a) == sorted(b)
     for name in a:
@@ -89,14 +89,14 @@ def test_config_file_errors_are_located(tmp_path):
     config.write_text("# pose\nslide = 0.2\nslyde = 0.1\nslide = x\n")
     out = tmp_path / "b.pov"
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--config", str(config))
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{config}:4:9: error: 'x' is not a number" in r.stderr
+    assert r.status == 1 and "Traceback" not in r.err
+    assert f"{config}:4:9: error: 'x' is not a number" in r.err
     assert not out.exists()
     config.write_text("slide = 0.2\nslyde = 0.1\n")
     r = robrayc(str(write_boxes(tmp_path)), "-o", str(out), "--config", str(config))
-    assert r.returncode == 1
-    assert f"{config}:2:1: error: unknown configuration variable 'slyde'" in r.stderr
-    assert "slide" in r.stderr.split("unknown configuration variable 'slyde'")[1]  # did you mean
+    assert r.status == 1
+    assert f"{config}:2:1: error: unknown configuration variable 'slyde'" in r.err
+    assert "slide" in r.err.split("unknown configuration variable 'slyde'")[1]  # did you mean
 
 
 def _cube_stl() -> str:
@@ -133,14 +133,14 @@ def test_hard_edged_meshes_write_each_position_and_normal_once(tmp_path):
     out = tmp_path / "c.pov"
     view = ("--cam-eye", "3 2 1.5", "--cam-look", "0 0 0", "--pov-x", "200", "--pov-y", "150")
     r = robrayc(str(scene), "-o", str(out), *view)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     text = out.read_text()
     assert "vertex_vectors { 8," in text and "normal_vectors { 6," in text
     assert "face_indices { 12," in text and "normal_indices { 12," in text
     need("povray")
     png = tmp_path / "c.png"
     r = robrayc(str(scene), "-o", str(png), *view)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     shades = {tuple(int(c) // 8 for c in px)
               for px in pixels(png)[40:110, 60:140].reshape(-1, 3) if px.max() < 250}
     grey = {s for s in shades if max(s) - min(s) <= 1}

@@ -30,7 +30,7 @@ def _svg(tmp_path, *args, text=TWO_BOXES):
     scene.write_text(text)
     out = tmp_path / "s.svg"
     r = robrayc(str(scene), "-o", str(out), *args)
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     raw = out.read_text()
     scale = float(re.search(r"1 m = ([0-9.e+-]+) px", raw).group(1))
     return ET.fromstring(raw), scale
@@ -89,7 +89,7 @@ def test_highlight_colours_colliding_footprints_and_names_the_pairs(tmp_path):
     out = tmp_path / "b.svg"
     r = robrayc(str(scene), "-o", str(out), "--highlight-collisions", "--var", "slide",
                 "--val", "0.5")
-    assert r.returncode == 0, r.stderr
+    assert r.status == 0, r.err
     root = ET.fromstring(out.read_text())
     fills = {p.find("s:title", NS).text: (p.get("fill"), p.get("stroke"))
              for p in root.iter("{http://www.w3.org/2000/svg}path")
