@@ -21,16 +21,7 @@ from robrayc import outputs
 from robrayc.diagnostics import DiagnosticSink
 from tests.fuzz.harness import run_inprocess
 
-SCENE = "frame a { geometry { shape box; dimension [1, 1, 1]; } }\n"
 ROOT = os.geteuid() == 0
-
-
-@pytest.fixture
-def scene(tmp_path: Path) -> Path:
-    p = tmp_path / "in" / "scene.robray"
-    p.parent.mkdir()
-    p.write_text(SCENE)
-    return p
 
 
 def leftovers(folder: Path) -> list[str]:
@@ -123,7 +114,7 @@ def test_stdout_on_a_full_disk(scene):
     if not Path("/dev/full").exists():
         pytest.skip("no /dev/full")
     for extra in (["-o", "-"], ["--list-frames"]):
-        with open("/dev/full", "wb") as full:
+        with open("/dev/full", "wb") as full:  # (stdout a file: tests/run.py captures it)
             r = subprocess.run([sys.executable, "-m", "robrayc", str(scene), *extra],
                                stdout=full, stderr=subprocess.PIPE, text=True, timeout=60)
         assert r.returncode == 1, r.stderr
@@ -144,6 +135,7 @@ def test_disk_full_while_writing(tmp_path):
     def limit():
         resource.setrlimit(resource.RLIMIT_FSIZE, (100_000, 100_000))
 
+    # (a process of its own, for its own file size limit)
     r = subprocess.run([sys.executable, "-m", "robrayc", str(src), "-o", str(out / "x.c")],
                        preexec_fn=limit, capture_output=True, text=True, timeout=60)
     assert r.returncode == 1, r.stderr

@@ -21,7 +21,8 @@ CLASS = "class 'surface' is not declared; kept as a tag only"
 
 
 @pytest.fixture
-def scene(tmp_path: Path) -> Path:
+def warns(tmp_path: Path) -> Path:
+    """A scene whose compile gives two warnings (undeclared-class, non-unit axis)."""
     path = tmp_path / "s.robray"
     path.write_text(SCENE)
     return path
@@ -47,50 +48,50 @@ def test_every_warning_is_named_at_its_call_site() -> None:
     assert used == set(WARNINGS), f"unused names: {set(WARNINGS) - used}"
 
 
-def test_name_shown(scene: Path, capsys) -> None:
-    assert main([str(scene), "--list-frames"]) == 0
+def test_name_shown(warns: Path, capsys) -> None:
+    assert main([str(warns), "--list-frames"]) == 0
     err = capsys.readouterr().err
     assert f"warning: {CLASS} [-Wundeclared-class]\n" in err
     assert "normalised [-Wunnormalized]\n" in err
 
 
-def test_wno_silences_one_warning(scene: Path, capsys) -> None:
-    assert main([str(scene), "--list-frames", "-Wno-undeclared-class"]) == 0
+def test_wno_silences_one_warning(warns: Path, capsys) -> None:
+    assert main([str(warns), "--list-frames", "-Wno-undeclared-class"]) == 0
     err = capsys.readouterr().err
     assert "undeclared" not in err and "[-Wunnormalized]" in err
     # a later -WNAME turns it back on, as in gcc
-    assert main([str(scene), "--list-frames", "-Wno-undeclared-class",
+    assert main([str(warns), "--list-frames", "-Wno-undeclared-class",
                  "-Wundeclared-class"]) == 0
     assert "[-Wundeclared-class]" in capsys.readouterr().err
 
 
-def test_werror_for_one_warning(scene: Path, capsys) -> None:
-    assert main([str(scene), "--list-frames", "-Werror=undeclared-class"]) == 1
+def test_werror_for_one_warning(warns: Path, capsys) -> None:
+    assert main([str(warns), "--list-frames", "-Werror=undeclared-class"]) == 1
     err = capsys.readouterr().err
     assert f"error: {CLASS} [-Werror=undeclared-class]\n" in err
     assert "warning: " in err and "[-Wunnormalized]" in err
 
 
 @pytest.mark.parametrize("spelling", [["-W", "error"], ["-Werror"]])
-def test_w_error_and_its_exceptions(scene: Path, spelling, capsys) -> None:
-    assert main([str(scene), "--list-frames", *spelling]) == 1
+def test_w_error_and_its_exceptions(warns: Path, spelling, capsys) -> None:
+    assert main([str(warns), "--list-frames", *spelling]) == 1
     err = capsys.readouterr().err
     assert "[-Werror=undeclared-class]" in err and "[-Werror=unnormalized]" in err
-    assert main([str(scene), "--list-frames", *spelling, "-Wno-error=undeclared-class",
+    assert main([str(warns), "--list-frames", *spelling, "-Wno-error=undeclared-class",
                  "-Wno-unnormalized"]) == 0
     err = capsys.readouterr().err
     assert f"warning: {CLASS} [-Wundeclared-class]" in err and "normalised" not in err
 
 
-def test_unknown_warning_option(scene: Path, capsys) -> None:
-    assert main([str(scene), "--list-frames", "-Wno-undeclard-class"]) == 0
+def test_unknown_warning_option(warns: Path, capsys) -> None:
+    assert main([str(warns), "--list-frames", "-Wno-undeclard-class"]) == 0
     err = capsys.readouterr().err
     assert ("warning: unknown warning option '-Wno-undeclard-class' "
             "[-Wunknown-warning-option]") in err
     assert "did you mean '-Wno-undeclared-class'?" in err
-    assert main([str(scene), "--list-frames", "-Wall", "-Wextra"]) == 0  # on by default
+    assert main([str(warns), "--list-frames", "-Wall", "-Wextra"]) == 0  # on by default
     assert "unknown warning option" not in capsys.readouterr().err
-    assert main([str(scene), "--list-frames", "-Werror=nonsense-at-all"]) == 0
+    assert main([str(warns), "--list-frames", "-Werror=nonsense-at-all"]) == 0
     assert "unknown warning option '-Werror=nonsense-at-all'" in capsys.readouterr().err
 
 
@@ -144,8 +145,8 @@ def _clean_env() -> dict[str, str]:
     return {"NO_COLOR": "", "TERM": "xterm"}
 
 
-def test_colour_on_a_terminal(scene: Path) -> None:
-    err = _stderr_on_a_terminal([str(scene), "--list-frames"], _clean_env())
+def test_colour_on_a_terminal(warns: Path) -> None:
+    err = _stderr_on_a_terminal([str(warns), "--list-frames"], _clean_env())
     assert b"\x1b[01;35m\x1b[Kwarning:\x1b[m\x1b[K" in err  # gcc's bold magenta
     assert b"\x1b[01;32m\x1b[K^~~\x1b[m\x1b[K" in err  # green caret
     assert b"\x1b[01;35m\x1b[K [-Wundeclared-class]\x1b[m\x1b[K" in err
@@ -156,14 +157,14 @@ def test_colour_on_a_terminal(scene: Path) -> None:
     ([], {"NO_COLOR": "1"}),
     ([], {"TERM": "dumb"}),
 ])
-def test_no_colour_when_asked(scene: Path, argv, env) -> None:
-    err = _stderr_on_a_terminal([str(scene), "--list-frames", *argv], {**_clean_env(), **env})
+def test_no_colour_when_asked(warns: Path, argv, env) -> None:
+    err = _stderr_on_a_terminal([str(warns), "--list-frames", *argv], {**_clean_env(), **env})
     assert b"[-Wundeclared-class]" in err and b"\x1b[" not in err
 
 
-def test_colour_always_and_auto_off_a_terminal(scene: Path, capfd, monkeypatch) -> None:
-    assert main([str(scene), "--list-frames"]) == 0
+def test_colour_always_and_auto_off_a_terminal(warns: Path, capfd, monkeypatch) -> None:
+    assert main([str(warns), "--list-frames"]) == 0
     assert "\x1b[" not in capfd.readouterr().err  # auto: stderr is not a terminal here
     monkeypatch.setenv("NO_COLOR", "1")
-    assert main([str(scene), "--list-frames", "--color=always"]) == 0  # beats NO_COLOR
+    assert main([str(warns), "--list-frames", "--color=always"]) == 0  # beats NO_COLOR
     assert "\x1b[01;35m\x1b[Kwarning:" in capfd.readouterr().err

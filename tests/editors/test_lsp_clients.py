@@ -33,7 +33,8 @@ def readme_block(after: str) -> str:
 
 
 @pytest.fixture
-def scene(tmp_path: Path) -> Path:
+def workspace(tmp_path: Path) -> Path:
+    """The LSP fixture workspace, main.robray with a misspelt name (radius lge)."""
     dest = tmp_path / "ws"
     shutil.copytree(FIXTURES / "lsp", dest)
     main = dest / "main.robray"
@@ -81,7 +82,7 @@ vim.cmd('qall!')
 """
 
 
-def test_neovim_builtin_client_with_readme_config(scene, tmp_path):
+def test_neovim_builtin_client_with_readme_config(workspace, tmp_path):
     nvim = require_program("nvim")
     init = tmp_path / "init.lua"
     # The package from editors/vim gives the filetype; then the README's snippet, verbatim.
@@ -91,15 +92,17 @@ def test_neovim_builtin_client_with_readme_config(scene, tmp_path):
     test = tmp_path / "test.lua"
     test.write_text(NVIM_TEST)
     result = tmp_path / "result.json"
-    env = {**editor_env(tmp_path), "SCENE": str(scene / "main.robray"), "RESULT": str(result)}
+    env = {**editor_env(tmp_path), "SCENE": str(workspace / "main.robray"),
+           "RESULT": str(result)}
     proc = subprocess.run([nvim, "--headless", "-u", str(init), "-i", "NONE", "-n",
                            "-c", f"luafile {test}"], capture_output=True, text=True,
-                          timeout=180, env=env, cwd=scene, stdin=subprocess.DEVNULL)
+                          timeout=180, env=env, cwd=workspace, stdin=subprocess.DEVNULL)
     assert result.exists(), proc.stdout + proc.stderr
     text = result.read_text()
     assert not text.startswith("ERROR"), text
     r = json.loads(text)
-    line = (scene / "main.robray").read_text().split("\n").index("            radius lge;")
+    line = (workspace / "main.robray").read_text().split("\n").index(
+        "            radius lge;")
     (d,) = [d for d in r["diagnostics"] if d["lnum"] == line]
     assert (d["col"], d["end_col"], d["severity"]) == (19, 22, 1)
     assert "unknown name 'lge'" in d["message"] and "did you mean 'leg'" in d["message"]
@@ -108,11 +111,11 @@ def test_neovim_builtin_client_with_readme_config(scene, tmp_path):
     assert re.search(r"lift.*0\.5", r["hover"])
 
 
-def test_eglot_with_robray_mode(scene, tmp_path):
+def test_eglot_with_robray_mode(workspace, tmp_path):
     """eglot (Emacs's LSP client) starts `robrayc lsp` for a robray-mode buffer through the
     mode's registration and shows its diagnostics through flymake."""
     emacs = require_program("emacs")
-    (scene / ".git").mkdir()  # a project root for eglot
+    (workspace / ".git").mkdir()  # a project root for eglot
     script = tmp_path / "eglot-test.el"
     result = tmp_path / "result.txt"
     script.write_text(f"""
@@ -126,7 +129,7 @@ def test_eglot_with_robray_mode(scene, tmp_path):
 (require 'robray-mode)
 (setq robray-executable (executable-find "robrayc"))
 (condition-case err
-    (let ((buf (find-file-noselect {json.dumps(str(scene / "main.robray"))})))
+    (let ((buf (find-file-noselect {json.dumps(str(workspace / "main.robray"))})))
       (with-current-buffer buf
         (apply #'eglot (eglot--guess-contact))
         (let ((deadline (+ (float-time) 60)))
@@ -151,12 +154,13 @@ def test_eglot_with_robray_mode(scene, tmp_path):
 """)
     proc = subprocess.run([emacs, "--batch", "-Q", "-L", str(EDITORS / "emacs"), "-l",
                            str(script)], capture_output=True, text=True, timeout=180,
-                          env=editor_env(tmp_path), cwd=scene, stdin=subprocess.DEVNULL)
+                          env=editor_env(tmp_path), cwd=workspace, stdin=subprocess.DEVNULL)
     assert result.exists(), proc.stdout + proc.stderr
     text = result.read_text()
     if text.startswith("SKIP") and os.environ.get("CI") != "true":
         pytest.skip(text[5:])
     assert not text.startswith(("ERROR", "SKIP")), text + proc.stderr[-3000:]
-    line = (scene / "main.robray").read_text().split("\n").index("            radius lge;") + 1
+    line = (workspace / "main.robray").read_text().split("\n").index(
+        "            radius lge;") + 1
     assert text.startswith(f"{line} 3 "), text
     assert "error" in text and "unknown name 'lge'" in text
