@@ -27,11 +27,12 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+
+from tests.run import robrayc
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO / ".." / "shared"
@@ -193,29 +194,18 @@ def run_aarxc(inputs: Sequence[Path | str], name: str, out_c: Path, *,
                     out_c)
 
 
-def robrayc_command() -> list[str]:
-    """How to start robrayc as a process: the installed package of the running interpreter."""
-    return [sys.executable, "-m", "robrayc"]
-
-
 def run_robrayc(inputs: Sequence[Path | str], name: str, out_c: Path, *,
                 cwd: Path | None = None, env: Mapping[str, str] | None = None,
                 extra: Sequence[str] = ()) -> Compiled:
     """robrayc as a user runs it: `robrayc INPUTS -n NAME -o OUT` in a separate process."""
     out_c.parent.mkdir(parents=True, exist_ok=True)
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
     if cwd is None:
         inputs = [Path(p).resolve() if Path(p).exists() else p for p in inputs]
-    cmd = [*robrayc_command(), *map(str, inputs), *extra, "-n", name, "-o", str(out_c)]
     # Started outside the checkout (unless told otherwise), `-m robrayc` imports the INSTALLED
     # package, as a user gets it, not the source tree on the current directory.
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=cwd or out_c.parent,
-                       env=full_env,
-                       timeout=600, stdin=subprocess.DEVNULL)
-    return Compiled(r.returncode == 0 and out_c.is_file(), r.returncode, r.stdout, r.stderr,
-                    out_c)
+    r = robrayc(*inputs, *extra, "-n", name, "-o", out_c, cwd=cwd or out_c.parent,
+                env=dict(env or {}), process=True)
+    return Compiled(r.status == 0 and out_c.is_file(), r.status, r.out, r.err, out_c)
 
 
 # --- check_scene ----------------------------------------------------------------------------

@@ -6,11 +6,12 @@ import os
 import re
 import shutil
 import stat
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.run import robrayc
 
 REPO = Path(__file__).resolve().parents[2]
 EDITORS = REPO / "editors"
@@ -40,11 +41,6 @@ def robrayc_executable(tmp_dir: Path) -> str:
     return str(wrapper)
 
 
-def run_robrayc(args: list[str], cwd: Path) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
-
-
 BROKEN = """frame base {
     translation [0, 0, 1];
 }
@@ -61,10 +57,10 @@ def broken_scene(tmp_path: Path) -> tuple[Path, str]:
     """A scene with a misspelt attribute on line 7, col 5, and robrayc's real stderr for it."""
     path = tmp_path / "broken.robray"
     path.write_text(BROKEN)
-    proc = run_robrayc([path.name], tmp_path)
-    assert proc.returncode == 1, proc.stderr
-    assert f"{path.name}:7:5: error:" in proc.stderr, proc.stderr
-    return path, proc.stderr
+    run = robrayc(path.name, cwd=tmp_path, process=True, timeout=120)
+    assert run.status == 1, run.err
+    assert f"{path.name}:7:5: error:" in run.err, run.err
+    return path, run.err
 
 
 # --- what every highlighter must say about the fixture ----------------------------------------

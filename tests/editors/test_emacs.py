@@ -21,8 +21,8 @@ from tests.editors.conftest import (
     find_token,
     require_program,
     robrayc_executable,
-    run_robrayc,
 )
+from tests.run import robrayc
 
 HERE = Path(__file__).resolve().parent
 ERT_FILE = HERE / "robray-mode-tests.el"
@@ -92,10 +92,10 @@ def ert_results(tmp_path_factory) -> tuple[dict[str, str], str]:
 
     broken = broken_dir / "broken.robray"
     broken.write_text(BROKEN)
-    proc = run_robrayc([broken.name], broken_dir)
-    assert proc.returncode == 1 and "broken.robray:7:5: error:" in proc.stderr, proc.stderr
+    run = robrayc(broken.name, cwd=broken_dir, process=True, timeout=120)
+    assert run.status == 1 and "broken.robray:7:5: error:" in run.err, run.err
     errors = tmp / "errors.txt"
-    errors.write_text(proc.stderr)
+    errors.write_text(run.err)
     env = {**os.environ, "ROBRAY_FIXTURE": str(SAMPLE), "ROBRAY_FACES": str(faces),
            "ROBRAY_ERRORS": str(errors), "ROBRAY_BROKEN": str(broken),
            "ROBRAYC": robrayc_executable(tmp), "HOME": str(tmp)}
