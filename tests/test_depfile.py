@@ -20,13 +20,10 @@ from hypothesis import strategies as st
 from robrayc import depfile
 from robrayc.cli.main import main
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
+from tests.run import robrayc
 
-ROBRAYC = [sys.executable, "-m", "robrayc"]
+ROBRAYC = [sys.executable, "-m", "robrayc"]  # the command as make and ninja run it
 WEIRD = "we ird $dir #1"  # a space, a dollar and a hash in one folder name
-
-
-def run(*args: str, cwd: Path | None = None, env: dict | None = None):
-    return subprocess.run([*ROBRAYC, *args], cwd=cwd, capture_output=True, text=True, env=env)
 
 
 # --- quoting ------------------------------------------------------------------------------
@@ -103,8 +100,8 @@ def _deps(text: str) -> tuple[list[str], list[str]]:
 
 
 def test_md_lists_every_file_read(nested: Path) -> None:
-    r = run("main.robray", "-o", "out.c", "-MD", cwd=nested)
-    assert r.returncode == 0, r.stderr
+    r = robrayc("main.robray", "-o", "out.c", "-MD", cwd=nested, process=True)
+    assert r.status == 0, r.err
     targets, deps = _deps((nested / "out.c.d").read_text())
     assert targets == ["out.c", "out.c.h"]  # every file the run wrote
     assert [Path(d) for d in deps[:3]] == [Path(d) for d in NESTED_DEPS]
@@ -116,14 +113,14 @@ def test_md_lists_every_file_read(nested: Path) -> None:
 
 
 def test_mf_mt_mp(nested: Path) -> None:
-    r = run("main.robray", "-o", "out.c", "-MF", "deps/scene.d", "-MT", "my target", "-MT",
-            "second", "-MP", cwd=nested)
-    assert r.returncode == 1 and "deps/scene.d" in r.stderr  # no such folder: checked first
+    r = robrayc("main.robray", "-o", "out.c", "-MF", "deps/scene.d", "-MT", "my target", "-MT",
+                "second", "-MP", cwd=nested, process=True)
+    assert r.status == 1 and "deps/scene.d" in r.err  # no such folder: checked first
     assert not (nested / "out.c").exists()
     (nested / "deps").mkdir()
-    r = run("main.robray", "-o", "out.c", "-MF", "deps/scene.d", "-MT", "my target", "-MT",
-            "second", "-MP", cwd=nested)
-    assert r.returncode == 0, r.stderr
+    r = robrayc("main.robray", "-o", "out.c", "-MF", "deps/scene.d", "-MT", "my target", "-MT",
+                "second", "-MP", cwd=nested, process=True)
+    assert r.status == 0, r.err
     assert not (nested / "out.c.d").exists()  # -MF replaces the default name
     rules = depfile.parse((nested / "deps" / "scene.d").read_text())
     assert rules[0][0] == ["my target", "second"]
@@ -134,32 +131,32 @@ def test_mf_mt_mp(nested: Path) -> None:
 
 
 def test_m_prints_and_writes_nothing(nested: Path) -> None:
-    r = run("main.robray", "-M", cwd=nested)
-    assert r.returncode == 0, r.stderr
-    targets, deps = _deps(r.stdout)
+    r = robrayc("main.robray", "-M", cwd=nested, process=True)
+    assert r.status == 0, r.err
+    targets, deps = _deps(r.out)
     assert targets == ["main.c"] and len(deps) == 4
-    r = run("main.robray", "-o", "x.c", "-M", "-MF", "x.d", cwd=nested)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == "" and not (nested / "x.c").exists()
+    r = robrayc("main.robray", "-o", "x.c", "-M", "-MF", "x.d", cwd=nested, process=True)
+    assert r.status == 0, r.err
+    assert r.out == "" and not (nested / "x.c").exists()
     assert _deps((nested / "x.d").read_text())[0] == ["x.c"]
 
 
 def test_md_needs_a_file_name(nested: Path) -> None:
-    r = run("main.robray", "-o", "-", "-MD", cwd=nested)
-    assert r.returncode == 2 and "-MD needs -o FILE" in r.stderr
-    r = run("main.robray", "-o", "-", "-MF", "-", "--no-header", cwd=nested)
-    assert r.returncode == 0, r.stderr
-    rule = r.stdout[r.stdout.rindex("\nmain.c: ") + 1:]  # after the C text
+    r = robrayc("main.robray", "-o", "-", "-MD", cwd=nested, process=True)
+    assert r.status == 2 and "-MD needs -o FILE" in r.err
+    r = robrayc("main.robray", "-o", "-", "-MF", "-", "--no-header", cwd=nested, process=True)
+    assert r.status == 0, r.err
+    rule = r.out[r.out.rindex("\nmain.c: ") + 1:]  # after the C text
     targets, deps = _deps(rule)
     assert targets == ["main.c"] and len(deps) == 4
 
 
 def test_failed_compile_leaves_old_depfile(nested: Path) -> None:
-    assert run("main.robray", "-o", "out.c", "-MD", cwd=nested).returncode == 0
+    assert robrayc("main.robray", "-o", "out.c", "-MD", cwd=nested, process=True).status == 0
     before = (nested / "out.c.d").read_bytes()
     (nested / WEIRD / "deep" / "leaf.robray").write_text("frame leaf { oops }\n")
-    r = run("main.robray", "-o", "out.c", "-MD", cwd=nested)
-    assert r.returncode == 1 and "leaf.robray:1:" in r.stderr
+    r = robrayc("main.robray", "-o", "out.c", "-MD", cwd=nested, process=True)
+    assert r.status == 1 and "leaf.robray:1:" in r.err
     assert (nested / "out.c.d").read_bytes() == before
     assert not [p for p in nested.iterdir() if p.name.endswith(".tmp")]
 
@@ -185,9 +182,9 @@ def test_mesh_and_urdf_dependencies(tmp_path: Path) -> None:
             wanted.add(hits[0].resolve())
     assert wanted, "the UR5 URDF names meshes"
     env = dict(os.environ, ROS_PACKAGE_PATH=ros_package_path())
-    r = run(str(urdf), "-M", "-MT", "ur5.c", cwd=tmp_path, env=env)
-    assert r.returncode == 0, r.stderr
-    targets, deps = _deps(r.stdout)
+    r = robrayc(str(urdf), "-M", "-MT", "ur5.c", cwd=tmp_path, env=env, process=True)
+    assert r.status == 0, r.err
+    targets, deps = _deps(r.out)
     assert targets == ["ur5.c"]
     assert Path(deps[0]).resolve() == urdf.resolve()
     assert {Path(d).resolve() for d in deps[1:]} == wanted
@@ -198,9 +195,9 @@ def test_mesh_and_urdf_dependencies(tmp_path: Path) -> None:
 
 @pytest.mark.skipif(shutil.which("make") is None, reason="make not installed")
 def test_make_reads_the_quoting(nested: Path) -> None:
-    robrayc = " ".join(f"'{a}'" for a in ROBRAYC)
+    command = " ".join(f"'{a}'" for a in ROBRAYC)
     (nested / "Makefile").write_text(
-        f"out.c: main.robray\n\t{robrayc} main.robray -o out.c -MD -MP\n-include out.c.d\n")
+        f"out.c: main.robray\n\t{command} main.robray -o out.c -MD -MP\n-include out.c.d\n")
     r = subprocess.run(["make"], cwd=nested, capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     r = subprocess.run(["make", "-q", "out.c"], cwd=nested)

@@ -5,8 +5,6 @@ a small file that failed before; poses checked against real MuJoCo)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ import pytest
 from robrayc.diagnostics import CompileError, DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
+from tests.run import robrayc
 
 mujoco = pytest.importorskip("mujoco")
 
@@ -40,11 +39,6 @@ def same_bodies_as_mujoco(path: Path) -> None:
         m[:3, 3] = data.xpos[b]
         np.testing.assert_allclose(ours[model.body(b).name], m, atol=1e-12)
     assert model.ngeom == sum(len(f.geometries) for f in scene.frames)
-
-
-def run(path: Path, *extra: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", str(path), "--list-frames",
-                           *extra], capture_output=True, text=True)
 
 
 def test_class_used_before_its_default_block(tmp_path):
@@ -74,11 +68,11 @@ INCLUDES = {
 
 def test_nested_includes_at_any_depth(tmp_path):
     path = write(tmp_path, INCLUDES)
-    r = run(path)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["arm", "hand"]
-    assert "1 MJCF geom dropped (1 plane)" in r.stderr and "[-Wmjcf-lost]" in r.stderr
-    assert run(path, "-Werror").returncode == 1
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 0, r.err
+    assert r.out.split() == ["arm", "hand"]
+    assert "1 MJCF geom dropped (1 plane)" in r.err and "[-Wmjcf-lost]" in r.err
+    assert robrayc(path, "-Werror", "--list-frames", process=True).status == 1
     model = mujoco.MjModel.from_xml_path(str(path))
     assert model.nbody == 3
     scene = load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
@@ -90,10 +84,10 @@ def test_nested_includes_at_any_depth(tmp_path):
 def test_include_cycle_is_a_located_error(tmp_path):
     path = write(tmp_path, {"a.xml": '<mujoco>\n  <include file="b.xml"/>\n</mujoco>\n',
                             "b.xml": '<mujoco>\n <include file="a.xml"/>\n</mujoco>\n'})
-    r = run(path)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 1 and "Traceback" not in r.err
     assert f"{tmp_path / 'b.xml'}:2:11: error: include cycle: a.xml -> b.xml -> a.xml" \
-        in r.stderr
+        in r.err
 
 
 def test_frame_places_its_children(tmp_path):
@@ -135,9 +129,9 @@ def test_empty_attributes_are_absent_as_for_mujoco(tmp_path):
 ])
 def test_elements_that_make_bodies_are_errors(tmp_path, element):
     path = write(tmp_path, {"m.xml": f"<mujoco><worldbody>\n  {element}\n</worldbody></mujoco>"})
-    r = run(path)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{path}:2:3: error: MJCF <{element[1:10].split()[0]}> is not read" in r.stderr
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 1 and "Traceback" not in r.err
+    assert f"{path}:2:3: error: MJCF <{element[1:10].split()[0]}> is not read" in r.err
 
 
 def test_inline_mesh_is_an_error_that_says_so(tmp_path):
@@ -146,7 +140,7 @@ def test_inline_mesh_is_an_error_that_says_so(tmp_path):
   <worldbody><geom type="mesh" mesh="tet"/></worldbody></mujoco>"""})
     with pytest.raises(CompileError):
         load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
-    assert "lists its vertices in the MJCF" in run(path).stderr
+    assert "lists its vertices in the MJCF" in robrayc(path, "--list-frames", process=True).err
 
 
 def test_primitive_fitted_to_a_mesh_is_counted_as_lost(tmp_path):
@@ -158,9 +152,9 @@ def test_primitive_fitted_to_a_mesh_is_counted_as_lost(tmp_path):
                                        "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"})
     model = mujoco.MjModel.from_xml_path(str(path))
     assert model.geom_size[0][0] > 0  # MuJoCo's fitted capsule
-    r = run(path)
-    assert r.returncode == 0
-    assert "1 MJCF geom dropped (1 capsule fitted to a mesh)" in r.stderr
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 0
+    assert "1 MJCF geom dropped (1 capsule fitted to a mesh)" in r.err
     assert len(load_scene([str(path)], LoadOptions(), DiagnosticSink(quiet=True))
                .frame("b").geometries) == 1
 
@@ -203,9 +197,9 @@ def test_attach_errors_are_located(tmp_path, attach, message):
     files = dict(ATTACHED)
     files["main.xml"] = ('<mujoco><asset><model name="arm" file="parts/arm.xml"/></asset>\n'
                          f"<worldbody>\n  {attach}\n</worldbody></mujoco>")
-    r = run(write(tmp_path, files))
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert "main.xml:3:" in r.stderr and message in r.stderr
+    r = robrayc(write(tmp_path, files), "--list-frames", process=True)
+    assert r.status == 1 and "Traceback" not in r.err
+    assert "main.xml:3:" in r.err and message in r.err
 
 
 def test_replicate_copies_as_mujoco(tmp_path):
@@ -233,8 +227,8 @@ def test_elements_mujoco_refuses_are_errors(tmp_path, text, where, message):
     path = write(tmp_path, {"m.xml": f"<mujoco>{text}</mujoco>"})
     with pytest.raises(ValueError, match="unrecognized element"):
         mujoco.MjModel.from_xml_path(str(path))
-    r = run(path)
-    assert r.returncode == 1 and f"{path}:{where}: error: {message}" in r.stderr
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 1 and f"{path}:{where}: error: {message}" in r.err
 
 
 def test_mesh_reference_pose_is_an_error(tmp_path):
@@ -245,6 +239,6 @@ def test_mesh_reference_pose_is_an_error(tmp_path):
                             "t.obj": "v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\n"
                                      "f 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"})
     mujoco.MjModel.from_xml_path(str(path))
-    r = run(path)
-    assert r.returncode == 1 and f"{path}:2:29: error: <mesh refpos> is not read" in r.stderr
-    assert "warning" not in r.stderr
+    r = robrayc(path, "--list-frames", process=True)
+    assert r.status == 1 and f"{path}:2:29: error: <mesh refpos> is not read" in r.err
+    assert "warning" not in r.err

@@ -5,9 +5,6 @@ pairs moved by a floating joint (whose translation is never sampled) are never '
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,7 +12,7 @@ from scipy.spatial.transform import Rotation
 
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
-from tests.corpus import REPO
+from tests.run import robrayc
 
 ARM = """
 frame obstacle { translation [0, 0, 1]; geometry { shape sphere; radius 0.1; } }
@@ -36,27 +33,23 @@ def _scene(tmp_path: Path, text: str, name: str = "s.robray"):
     return path, load_scene([str(path)])
 
 
-def _collide(*args: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", "collide", *args],
-                          capture_output=True, text=True, stdin=subprocess.DEVNULL,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
-
-
 def test_exact_checker_follows_a_ball(tmp_path: Path) -> None:
     """The tip reaches the obstacle by a turn about -y of the ball (pi/2), about no other
     axis; the compiled backend is refused, auto says it uses the exact one."""
     path, _ = _scene(tmp_path, ARM)
     down = Rotation.from_rotvec([0, -np.pi / 2, 0]).apply([1, 0, 0])
     assert np.allclose(down, [0, 0, 1])
-    hit = _collide(str(path), "--var", "s_ry", "--val", repr(-np.pi / 2), "--backend", "auto")
-    assert hit.returncode == 1 and "obstacle" in hit.stdout and "tip" in hit.stdout
+    hit = robrayc("collide", str(path), "--var", "s_ry", "--val", repr(-np.pi / 2), "--backend",
+                  "auto", process=True)
+    assert hit.status == 1 and "obstacle" in hit.out and "tip" in hit.out
     assert "exact checker used: the scene has ball or floating joints ('shoulder')" in \
-        hit.stderr
+        hit.err
     for var in ("s_rx", "s_rz"):
-        assert _collide(str(path), "--var", var, "--val", repr(-np.pi / 2)).returncode == 0
-    refused = _collide(str(path), "--backend", "compiled")
-    assert refused.returncode == 2 and "the compiled checker is not available: the scene " \
-        "has ball or floating joints ('shoulder')" in refused.stderr
+        assert robrayc("collide", str(path), "--var", var, "--val", repr(-np.pi / 2),
+                       process=True).status == 0
+    refused = robrayc("collide", str(path), "--backend", "compiled", process=True)
+    assert refused.status == 2 and "the compiled checker is not available: the scene " \
+        "has ball or floating joints ('shoulder')" in refused.err
 
 
 def test_exact_checker_follows_a_floating_joint(tmp_path: Path) -> None:
@@ -67,9 +60,9 @@ def test_exact_checker_follows_a_floating_joint(tmp_path: Path) -> None:
     args = []
     for axis, value in zip("xyz", t, strict=True):
         args += ["--var", f"body_{axis}", "--val", repr(float(value))]
-    hit = _collide(str(path), *args, "--backend", "exact")
-    assert hit.returncode == 1 and "body" in hit.stdout and "floor" in hit.stdout
-    assert _collide(str(path), "--backend", "exact").returncode == 0
+    hit = robrayc("collide", str(path), *args, "--backend", "exact", process=True)
+    assert hit.status == 1 and "body" in hit.out and "floor" in hit.out
+    assert robrayc("collide", str(path), "--backend", "exact", process=True).status == 0
 
 
 def test_no_one_variable_proof_across_a_ball(tmp_path: Path) -> None:

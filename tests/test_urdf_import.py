@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import math
 import random
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -18,6 +16,7 @@ from robrayc.frontend.frames import stable_unit_quaternion
 from robrayc.frontend.urdf import UNBOUNDED
 from robrayc.kinematics import fk, qnorm, quat_to_matrix, rpy_to_quat
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
+from tests.run import robrayc
 from tests.urdf_robots import (
     BY_KEY,
     ROBOTS,
@@ -262,17 +261,15 @@ def test_pr2_mimic_joints_share_the_mimicked_variable():
 HEAD = '<?xml version="1.0"?>\n<robot name="t">\n'
 
 
+# the corpus's ROS packages, for a robrayc run
+PACKAGES = {"ROS_PACKAGE_PATH": ros_package_path()}
+
+
 def write(tmp_path: Path, body: str, name: str = "t.urdf") -> Path:
     p = tmp_path / name
     p.write_text(HEAD + body + "</robot>\n")
     return p
 
-
-def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *map(str, args)],
-                          capture_output=True, text=True, cwd=cwd,
-                          env={**__import__("os").environ,
-                               "ROS_PACKAGE_PATH": ros_package_path()})
 
 
 def test_mimic_multipliers(tmp_path):
@@ -340,10 +337,10 @@ def test_repeated_texts_are_each_reported_at_their_own_element(tmp_path):
             '<link name="c"/>\n'
             f'<joint name="j" type="revolute"><parent link="a"/><child link="b"/>{limit}</joint>\n'
             f'<joint name="k" type="revolute"><parent link="b"/><child link="c"/>{limit}</joint>\n')
-    r = run_cli(write(tmp_path, body), "-o", tmp_path / "out.c")
-    assert r.stderr.count("negative size in <box>") == 2, r.stderr
-    assert ":3:34: error: negative size in <box> of link 'a'" in r.stderr, r.stderr
-    assert ":4:34: error: negative size in <box> of link 'b'" in r.stderr, r.stderr
+    r = robrayc(write(tmp_path, body), "-o", tmp_path / "out.c", env=PACKAGES, process=True)
+    assert r.err.count("negative size in <box>") == 2, r.err
+    assert ":3:34: error: negative size in <box> of link 'a'" in r.err, r.err
+    assert ":4:34: error: negative size in <box> of link 'b'" in r.err, r.err
     body = body.replace("1 -1 1", "1 1 1")
     sink = DiagnosticSink()
     scene = load([write(tmp_path, body)], sink=sink)
@@ -445,22 +442,22 @@ BAD = [
 def test_errors_are_clear_and_positioned(tmp_path, name, text, message):
     p = tmp_path / f"{name}.urdf"
     p.write_text(text)
-    r = run_cli(p, "-o", tmp_path / "out.c")
-    assert r.returncode == 1, r.stderr
-    assert "Traceback" not in r.stderr
-    first = r.stderr.splitlines()[0]
-    assert first.startswith(str(p)) and ": error: " in first, r.stderr
-    assert message in r.stderr, r.stderr
+    r = robrayc(p, "-o", tmp_path / "out.c", env=PACKAGES, process=True)
+    assert r.status == 1, r.err
+    assert "Traceback" not in r.err
+    first = r.err.splitlines()[0]
+    assert first.startswith(str(p)) and ": error: " in first, r.err
+    assert message in r.err, r.err
     assert not (tmp_path / "out.c").exists()
 
 
 def test_missing_mesh_error_points_at_the_mesh_element(tmp_path):
     p = write(tmp_path, '<link name="a"><visual><geometry>\n    <mesh filename="gone.dae"/>'
                         '</geometry></visual></link>\n')
-    r = run_cli(p, "-o", tmp_path / "out.c")
-    assert f"{p}:4:11: error: mesh file 'gone.dae' not found" in r.stderr, r.stderr
-    assert '    <mesh filename="gone.dae"/>' in r.stderr
-    assert "\n" + " " * 11 + "^~~~~~~~\n" in r.stderr  # under 'filename'
+    r = robrayc(p, "-o", tmp_path / "out.c", env=PACKAGES, process=True)
+    assert f"{p}:4:11: error: mesh file 'gone.dae' not found" in r.err, r.err
+    assert '    <mesh filename="gone.dae"/>' in r.err
+    assert "\n" + " " * 11 + "^~~~~~~~\n" in r.err  # under 'filename'
 
 
 def test_positions_count_lines_as_libxml2_does(tmp_path):
@@ -468,9 +465,9 @@ def test_positions_count_lines_as_libxml2_does(tmp_path):
     source line): the column is still found on the line lxml gives."""
     p = write(tmp_path, '<!-- a \u2028 line separator and a \u0085 next line -->\n'
                         '<link name="a"/>\n<link name="a"/>\n')
-    r = run_cli(p, "-o", tmp_path / "out.c")
-    assert f"{p}:5:7: error: duplicate link 'a'" in r.stderr, r.stderr
-    assert f"{p}:4:7: note: first defined here" in r.stderr, r.stderr
+    r = robrayc(p, "-o", tmp_path / "out.c", env=PACKAGES, process=True)
+    assert f"{p}:5:7: error: duplicate link 'a'" in r.err, r.err
+    assert f"{p}:4:7: note: first defined here" in r.err, r.err
 
 
 
@@ -524,11 +521,12 @@ def test_missing_mesh_is_an_error_by_default():
 
 def test_list_frames_vars_and_dot(tmp_path):
     path = robot_path("ur5")
-    frames = run_cli(path, "--list-frames").stdout.split()
+    frames = robrayc(path, "--list-frames", env=PACKAGES, process=True).out.split()
     scene = load([path])
     assert frames == [f.name for f in scene.frames]
-    assert run_cli(path, "--list-vars").stdout.split() == list(scene.variables)
-    dot = run_cli(path, "--format", "dot").stdout
+    listed = robrayc(path, "--list-vars", env=PACKAGES, process=True).out.split()
+    assert listed == list(scene.variables)
+    dot = robrayc(path, "--format", "dot", env=PACKAGES, process=True).out
     assert dot.startswith("// Generated by robrayc") and dot.rstrip().endswith("}")
     for f in scene.frames:
         parent = f'"frame:{f.parent}"' if f.parent is not None else '"(root)"'
@@ -542,9 +540,10 @@ def test_robray_and_urdf_mixed_on_the_command_line(tmp_path):
     scene_file.write_text('frame block { parent right_endpoint; translation [0, 0, 0.1];\n'
                           '  geometry { shape box; dimension [0.05, 0.05, 0.05]; } }\n'
                           'allow_collision block right_gripper_base;\n')
-    r = run_cli(robot_path("baxter"), scene_file, "--missing-mesh=drop", "-q", "--list-frames")
-    assert r.returncode == 0, r.stderr
-    assert "block" in r.stdout.split() and "right_endpoint" in r.stdout.split()
+    r = robrayc(robot_path("baxter"), scene_file, "--missing-mesh=drop", "-q", "--list-frames",
+                env=PACKAGES, process=True)
+    assert r.status == 0, r.err
+    assert "block" in r.out.split() and "right_endpoint" in r.out.split()
 
 
 def test_robot_table_is_complete():

@@ -8,7 +8,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -19,7 +18,8 @@ from robrayc import ir
 from robrayc.backends.urdf import UNBOUNDED, cone_stl
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.kinematics import fk
-from tests.corpus import IN_CI, ros_package_path
+from tests.corpus import IN_CI
+from tests.run import robrayc
 from tests.urdf_robots import (
     ROBOTS,
     load,
@@ -31,11 +31,6 @@ from tests.urdf_robots import (
 
 pytestmark = pytest.mark.usefixtures("ros_env")
 
-
-def cli(*args) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "robrayc", *map(str, args)],
-                          capture_output=True, text=True,
-                          env=dict(os.environ, ROS_PACKAGE_PATH=ros_package_path()))
 
 
 def check_urdf(path: Path) -> None:
@@ -51,8 +46,8 @@ def check_urdf(path: Path) -> None:
 def export(inputs, out: Path, *extra) -> subprocess.CompletedProcess:
     # bbox: a link whose visual mesh is missing keeps a visual (its colour is what URDF gives
     # the link's collision shapes too)
-    r = cli(*inputs, "--missing-mesh=bbox", "-q", "-o", out, *extra)
-    assert r.returncode == 0, r.stderr
+    r = robrayc(*inputs, "--missing-mesh=bbox", "-q", "-o", out, *extra, process=True)
+    assert r.status == 0, r.err
     return r
 
 
@@ -182,12 +177,12 @@ def test_what_urdf_cannot_say_is_warned(tmp_path):
     src.write_text(SCENE + "frame acc { type revolute; axis [1, 0, 0]; "
                    "limit_acceleration 2; geometry { shape box; dimension [1, 1, 1]; "
                    "specular [1, 0, 0]; no-shadow 1; } }\n")
-    r = cli(src, "-o", tmp_path / "s.urdf")
-    assert r.returncode == 0, r.stderr
+    r = robrayc(src, "-o", tmp_path / "s.urdf", process=True)
+    assert r.status == 0, r.err
     for what in ("grid geometry", "acceleration limits", "specular colours",
                  "no-shadow flags"):
-        assert f"URDF cannot express {what}" in r.stderr, r.stderr
-    assert "configuration variable" not in r.stderr  # 'arm' is its own joint's name
+        assert f"URDF cannot express {what}" in r.err, r.err
+    assert "configuration variable" not in r.err  # 'arm' is its own joint's name
 
 
 def test_unbounded_prismatic_and_continuous(tmp_path):
@@ -228,17 +223,17 @@ def test_names_xml_cannot_carry_are_an_error(tmp_path):
     src = tmp_path / "s.json"
     src.write_text('{"format": "robrayc-scene", "version": 1, "frames": '
                    '[{"name": "bad\\u0001name"}], "allowed": [], "sources": []}')
-    r = cli(src, "-o", tmp_path / "s.urdf")
-    assert r.returncode == 1 and "cannot write URDF" in r.stderr and "Traceback" not in r.stderr
+    r = robrayc(src, "-o", tmp_path / "s.urdf", process=True)
+    assert r.status == 1 and "cannot write URDF" in r.err and "Traceback" not in r.err
 
 
 def test_stdout_and_robot_name(tmp_path):
     src = tmp_path / "s.robray"
     src.write_text("frame a { geometry { shape sphere; radius 1; } }\n")
-    r = cli(src, "--format", "urdf", "-n", "bot")
-    assert r.returncode == 0 and '<robot name="bot">' in r.stdout
-    r = cli(src, "--format", "urdf", "--urdf-robot", "other")
-    assert '<robot name="other">' in r.stdout
+    r = robrayc(src, "--format", "urdf", "-n", "bot", process=True)
+    assert r.status == 0 and '<robot name="bot">' in r.out
+    r = robrayc(src, "--format", "urdf", "--urdf-robot", "other", process=True)
+    assert '<robot name="other">' in r.out
     sink = DiagnosticSink()
     assert math.isclose(load([robot_path("ur5")], sink=sink).frame("shoulder_pan_joint")
                         .limits.velocity[1], 3.15)
