@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -20,6 +19,7 @@ from robrayc.analysis.collision.c_build import checker_text
 from robrayc.analysis.collision.compiled import c_model, certifying_model, sphere_size
 from robrayc.kinematics import sample_ranges
 from tests.backends.test_c_checker import STRICT, assert_same, robot_in_field
+from tests.run import robrayc
 
 needs_cc = pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
 
@@ -239,7 +239,6 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
 @needs_cc
 def test_cli_cells_and_no_cells(tmp_path: Path) -> None:
     """`--format c-checker` writes UR5's tables; `--no-cells` none; both build strictly."""
-    import os
     import re
 
     from tests.corpus import ros_package_path
@@ -248,11 +247,9 @@ def test_cli_cells_and_no_cells(tmp_path: Path) -> None:
     texts = {}
     for flag in ([], ["--no-cells"]):
         out = tmp_path / f"ur5{len(flag)}.c"
-        run = subprocess.run([sys.executable, "-m", "robrayc", str(robot_path("ur5")), "--format",
-                              "c-checker", "-n", "ur5", "-o", str(out), *flag],
-                             capture_output=True, text=True,
-                             env={**os.environ, "ROS_PACKAGE_PATH": ros_package_path()})
-        assert run.returncode == 0, run.stderr
+        run = robrayc(robot_path("ur5"), "--format", "c-checker", "-n", "ur5", "-o", out, *flag,
+                      env={"ROS_PACKAGE_PATH": ros_package_path()}, process=True)
+        assert run.status == 0, run.err
         build = subprocess.run(["gcc", *STRICT, "-O1", "-c", str(out), "-o",
                                 str(out.with_suffix(".o"))], capture_output=True, text=True)
         assert build.returncode == 0 and not build.stderr, build.stderr

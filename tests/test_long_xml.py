@@ -4,13 +4,12 @@ when a message needs it."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from robrayc.frontend import xmlsource
+from tests.run import robrayc
 
 
 def _long_urdf(path: Path, bad: str) -> int:
@@ -34,11 +33,10 @@ def _long_urdf(path: Path, bad: str) -> int:
 def test_an_error_past_line_65535_points_at_its_line(tmp_path) -> None:
     path = tmp_path / "long.urdf"
     line = _long_urdf(path, "1 2 x")
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(path), "-o", str(tmp_path / "o.json")],
-                       capture_output=True, text=True)
-    assert r.returncode == 1
-    assert r.stderr.startswith(f"{path}:{line}:37: error: origin xyz: '1 2 x'"), r.stderr
-    assert r.stderr.splitlines()[1].strip().startswith('<link name="late">'), r.stderr
+    r = robrayc(path, "-o", tmp_path / "o.json", process=True)
+    assert r.status == 1
+    assert r.err.startswith(f"{path}:{line}:37: error: origin xyz: '1 2 x'"), r.err
+    assert r.err.splitlines()[1].strip().startswith('<link name="late">'), r.err
 
 
 @pytest.mark.slow

@@ -13,6 +13,8 @@ import math
 import numpy as np
 import pytest
 
+from tests.run import robrayc
+
 trimesh = pytest.importorskip("trimesh")
 
 
@@ -83,14 +85,10 @@ def test_open_meshes_keep_zero_and_the_note(tmp_path) -> None:
 
 
 def test_text_output_names_the_method(tmp_path) -> None:
-    import subprocess
-    import sys
-
     box = trimesh.creation.box((1.0, 1.0, 1.0))
     _collide(tmp_path, {"a": box, "b": box}, "translation [0.875, 0, 0];")
-    r = subprocess.run([sys.executable, "-m", "robrayc", "collide", str(tmp_path / "scene.robray"),
-                        "--distance"], capture_output=True, text=True)
-    line = next(t for t in r.stdout.splitlines() if t.startswith("distance a b "))
+    r = robrayc("collide", tmp_path / "scene.robray", "--distance", process=True)
+    line = next(t for t in r.out.splitlines() if t.startswith("distance a b "))
     assert float(line.split()[3]) == pytest.approx(-0.125, abs=1e-6)
     assert line.endswith("(convex: exact)"), line
-    assert "no penetration depth" not in r.stderr
+    assert "no penetration depth" not in r.err

@@ -5,10 +5,7 @@ stand-in, and the real amino library)."""
 from __future__ import annotations
 
 import math
-import os
 import struct
-import subprocess
-import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -21,6 +18,7 @@ from robrayc import ctext, ir, meshes
 from robrayc.diagnostics import CompileError, DiagnosticSink, SourcePos
 from tests import record
 from tests.corpus import URDF_CORPUS, require_corpus, ros_package_path
+from tests.run import robrayc
 from tests.urdf_robots import load, robot_path, ros_env  # noqa: F401  (fixture)
 
 pytestmark = pytest.mark.usefixtures("ros_env")
@@ -172,11 +170,10 @@ def test_unreadable_meshes_are_errors_naming_file_and_position(tmp_path, content
     bad.write_bytes(content)
     scene = tmp_path / "s.robray"
     scene.write_text('frame f {\n  geometry { mesh "bad.stl"; }\n}\n')
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(scene), "-o",
-                        str(tmp_path / "s.c")], capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{scene}:2:" in r.stderr and "cannot read mesh 'bad.stl'" in r.stderr, r.stderr
-    assert message in r.stderr
+    r = robrayc(scene, "-o", tmp_path / "s.c", process=True)
+    assert r.status == 1 and "Traceback" not in r.err
+    assert f"{scene}:2:" in r.err and "cannot read mesh 'bad.stl'" in r.err, r.err
+    assert message in r.err
     sink = DiagnosticSink()
     with pytest.raises(CompileError):
         meshes.load_mesh(ir.Mesh(str(bad), "bad.stl"), sink, SourcePos("x.robray", 3, 4))
@@ -257,10 +254,9 @@ def test_threads_give_the_same_text():
 
 def _compile(urdf: Path, tmp_path: Path, name: str, *extra: str) -> Path:
     out = tmp_path / f"{name}.c"
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(urdf), "-n", name, "-o", str(out),
-                        "--missing-mesh=drop", "-q", *extra], capture_output=True, text=True,
-                       env=dict(os.environ, ROS_PACKAGE_PATH=ros_package_path()))
-    assert r.returncode == 0, r.stderr
+    r = robrayc(urdf, "-n", name, "-o", out, "--missing-mesh=drop", "-q", *extra,
+                env={"ROS_PACKAGE_PATH": ros_package_path()}, process=True)
+    assert r.status == 0, r.err
     return out
 
 

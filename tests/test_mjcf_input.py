@@ -7,8 +7,6 @@ from __future__ import annotations
 
 import random
 import shutil
-import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
 from robrayc.records import replace
 from tests.corpus import amino_corpus_files, corpus_id, require_corpus
+from tests.run import robrayc
 from tests.urdf_robots import (
     ROBOTS,
     robot_path,
@@ -247,9 +246,8 @@ def test_xml_dispatch_on_root_and_input_format(tmp_path):
                     '<joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint>'
                     "</robot>")
     assert [f.name for f in load_scene([str(urdf)]).frames] == ["j"]
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(as_txt), "--input-format", "mjcf",
-                        "--list-frames"], capture_output=True, text=True)
-    assert r.returncode == 0 and r.stdout.split() == [f.name for f in want.frames]
+    r = robrayc(as_txt, "--input-format", "mjcf", "--list-frames", process=True)
+    assert r.status == 0 and r.out.split() == [f.name for f in want.frames]
 
 
 def test_mjcf_errors_are_located(tmp_path):
@@ -257,11 +255,10 @@ def test_mjcf_errors_are_located(tmp_path):
     path.write_text('<mujoco>\n  <worldbody>\n    <body name="b">\n'
                     '      <joint type="planar"/>\n      <geom type="mesh" mesh="nope"/>\n'
                     "    </body>\n  </worldbody>\n</mujoco>\n")
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(path)], capture_output=True,
-                       text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{path}:4:14: error: unknown joint type 'planar'" in r.stderr
-    assert f"{path}:5:25: error: unknown mesh asset 'nope'" in r.stderr
+    r = robrayc(path, process=True)
+    assert r.status == 1 and "Traceback" not in r.err
+    assert f"{path}:4:14: error: unknown joint type 'planar'" in r.err
+    assert f"{path}:5:25: error: unknown mesh asset 'nope'" in r.err
 
 
 def test_mjcf_positions_count_lines_as_libxml2_does(tmp_path):
@@ -271,7 +268,6 @@ def test_mjcf_positions_count_lines_as_libxml2_does(tmp_path):
     path.write_text('<!-- a \u2028 line separator and a \u0085 next line -->\n<mujoco>\n'
                     '  <worldbody>\n    <body name="b">\n      <joint type="planar"/>\n'
                     "    </body>\n  </worldbody>\n</mujoco>\n", encoding="utf-8")
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(path)], capture_output=True,
-                       text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
-    assert f"{path}:5:14: error: unknown joint type 'planar'" in r.stderr, r.stderr
+    r = robrayc(path, process=True)
+    assert r.status == 1 and "Traceback" not in r.err
+    assert f"{path}:5:14: error: unknown joint type 'planar'" in r.err, r.err

@@ -16,8 +16,6 @@ from __future__ import annotations
 import json
 import math
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +25,7 @@ from robrayc.backends import BACKENDS
 from tests import record
 from tests.backends.test_sdf import sdf_check  # noqa: F401  (fixture: libsdformat's checker)
 from tests.backends.validator import compile_to
+from tests.run import robrayc
 
 OPTIONS = ("--root", "world", "-U", "Y", "-F", "-Z")
 OBJ = "v 0 0 0\nv 1 0 0\nv 0 2 0\nv 0 0 3\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n"
@@ -386,8 +385,7 @@ def test_collide_sees_the_same_world(world: Path, tmp_path: Path) -> None:
     for f in ("tet.obj", "tet.dae"):
         (tmp_path / f).write_bytes((world.parent / f).read_bytes())
     scene.write_text(text)
-    r = subprocess.run([sys.executable, "-m", "robrayc", "collide", str(scene), *OPTIONS,
-                        "--json"], capture_output=True, text=True)
-    assert r.returncode == 1, r.stdout + r.stderr
-    pairs = {tuple(sorted(c)) for c in json.loads(r.stdout)["collisions"]}
+    r = robrayc("collide", scene, *OPTIONS, "--json", process=True)
+    assert r.status == 1, r.out + r.err
+    pairs = {tuple(sorted(c)) for c in json.loads(r.out)["collisions"]}
     assert pairs == {("arm", "on_arm"), ("cap", "on_cap")}, pairs

@@ -4,8 +4,6 @@ a small input that failed before)."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +13,7 @@ from robrayc.cli.main import main
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
+from tests.run import robrayc
 
 TET = ("solid t\n" + "".join(
     f"facet normal 0 0 0\nouter loop\n{a}\n{b}\n{c}\nendloop\nendfacet\n"
@@ -61,10 +60,9 @@ def test_empty_package_name_by_package_path_option(package_dirs, tmp_path):
     (tmp_path / "elsewhere" / "meshes" / "tet.stl").write_text(TET)
     scene = load_scene([str(urdf)], LoadOptions(package_paths={"": str(tmp_path / "elsewhere")}))
     assert mesh_path(scene) == str(tmp_path / "elsewhere" / "meshes" / "tet.stl")
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(urdf), "--package-path",
-                        f"={tmp_path / 'elsewhere'}", "-o", str(tmp_path / "o.json")],
-                       capture_output=True, text=True)
-    assert r.returncode == 0 and r.stderr == ""
+    r = robrayc(urdf, "--package-path", f"={tmp_path / 'elsewhere'}", "-o", tmp_path / "o.json",
+                process=True)
+    assert r.status == 0 and r.err == ""
 
 
 def test_empty_package_name_beside_the_urdf_with_a_warning(tmp_path, monkeypatch):
@@ -106,11 +104,10 @@ def test_parent_link_from_another_input(tmp_path, capsys):
 
 def test_parent_link_found_nowhere_is_a_located_error(tmp_path):
     (tmp_path / "arm.urdf").write_text(ARM)
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(tmp_path / "arm.urdf")],
-                       capture_output=True, text=True)
-    assert r.returncode == 1 and "Traceback" not in r.stderr
+    r = robrayc(tmp_path / "arm.urdf", process=True)
+    assert r.status == 1 and "Traceback" not in r.err
     assert f"{tmp_path / 'arm.urdf'}:3:44: error: joint 'mount': unknown parent link " \
-           "'world' (neither in its file nor a frame of another input)" in r.stderr
+           "'world' (neither in its file nor a frame of another input)" in r.err
 
 
 def test_frame_named_world_loads_in_mujoco(tmp_path):

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +15,7 @@ from robrayc import ir
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.frontend import load_scene
 from tests.corpus import CORPUS, require_corpus
+from tests.run import Run, robrayc
 from tests.test_collision import random_scene
 from tests.urdf_robots import load, robot_path
 
@@ -160,9 +160,8 @@ def test_corpus_robot_many_configurations(key: str, monkeypatch) -> None:
 def test_cli_writes_source_and_header(tmp_path: Path) -> None:
     require_corpus()
     out = tmp_path / "arm.c"
-    run = subprocess.run([sys.executable, "-m", "robrayc", str(DEMO_7DOF), "--format", "c-checker",
-                          "-n", "arm", "-o", str(out)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    run = robrayc(DEMO_7DOF, "--format", "c-checker", "-n", "arm", "-o", out, process=True)
+    assert run.status == 0, run.err
     assert '#include "arm.h"' in out.read_text()
     header = (tmp_path / "arm.h").read_text()
     for symbol in ("int arm_check(const double *q);", "void arm_check8(", "arm_colliding_pairs("):
@@ -175,9 +174,8 @@ def test_scene_without_collision_geometry(tmp_path: Path) -> None:
     scene = tmp_path / "bare.robray"
     scene.write_text("frame a { }\nframe b { parent a; type revolute; axis [0, 0, 1]; }\n")
     out = tmp_path / "bare.c"
-    run = subprocess.run([sys.executable, "-m", "robrayc", str(scene), "--format", "c-checker",
-                          "-n", "bare", "-o", str(out)], capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
+    run = robrayc(scene, "--format", "c-checker", "-n", "bare", "-o", out, process=True)
+    assert run.status == 0, run.err
     (tmp_path / "main.c").write_text('#include "bare.h"\nint main(void) { double q[1] = { 0.5 };'
                                      ' return bare_check(q); }\n')
     exe = tmp_path / "bare"
@@ -258,20 +256,16 @@ def test_generated_kinematics_strict_for_any_joint(tmp_path: Path, seed: int) ->
 def test_collide_backends_agree_and_fallback(tmp_path: Path) -> None:
     require_corpus()
 
-    def collide(backend: str, **env) -> subprocess.CompletedProcess:
-        import os
-
-        return subprocess.run([sys.executable, "-m", "robrayc", "collide", str(DEMO_7DOF), "--var",
-                               "s0", "--val", "1", "--var", "e", "--val", "2", "--backend",
-                               backend], capture_output=True, text=True,
-                              env={**os.environ, **env})
+    def collide(backend: str, **env) -> Run:
+        return robrayc("collide", DEMO_7DOF, "--var", "s0", "--val", "1", "--var", "e", "--val",
+                       "2", "--backend", backend, env=env, process=True)
 
     exact, compiled = collide("exact"), collide("compiled")
-    assert exact.returncode == compiled.returncode == 1
-    assert exact.stdout == compiled.stdout and exact.stdout
+    assert exact.status == compiled.status == 1
+    assert exact.out == compiled.out and exact.out
     missing = str(tmp_path / "no-such-cc")
     auto = collide("auto", CC=missing)
-    assert auto.returncode == 1 and auto.stdout == exact.stdout
-    assert "exact checker used" in auto.stderr
+    assert auto.status == 1 and auto.out == exact.out
+    assert "exact checker used" in auto.err
     refused = collide("compiled", CC=missing)
-    assert refused.returncode == 2 and "compiled checker is not available" in refused.stderr
+    assert refused.status == 2 and "compiled checker is not available" in refused.err

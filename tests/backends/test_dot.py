@@ -8,13 +8,13 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 from lxml import etree
 
 from tests.backends.validator import REPO
+from tests.run import robrayc
 
 SCENE = """\
 frame base { geometry { shape box; dimension [1, 1, 0.1]; } }
@@ -43,9 +43,8 @@ def dot() -> str:
 def _compile(tmp_path: Path, source: Path, *args: str) -> Path:
     out = tmp_path / "scene.dot"
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(source), "-o", str(out), *args],
-                       capture_output=True, text=True, env=env)
-    assert r.returncode == 0, r.stderr
+    r = robrayc(source, "-o", out, *args, env=env, process=True)
+    assert r.status == 0, r.err
     return out
 
 

@@ -15,13 +15,13 @@ import os
 import re
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 from robrayc.backends import BACKENDS, load, suffixes
 from tests.corpus import REPO
+from tests.run import robrayc
 
 NAME = "scene"  # -n NAME: the C symbol suffix
 LOCATED_ERROR = re.compile(r"^[^\n:]+:\d+:\d+: error: ", re.M)
@@ -46,10 +46,9 @@ def output_path(fmt: str, tmp: Path) -> Path:
 def compile_to(fmt: str, scene: Path, tmp: Path, *args: str) -> Run:
     out = output_path(fmt, tmp)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
-    r = subprocess.run([sys.executable, "-m", "robrayc", str(scene), "--format", fmt, "-n", NAME,
-                        "-o", str(out), *args], capture_output=True, text=True, env=env,
-                       stdin=subprocess.DEVNULL, timeout=300)
-    return Run(fmt, out, r.returncode, r.stderr)
+    r = robrayc(scene, "--format", fmt, "-n", NAME, "-o", out, *args, env=env, timeout=300,
+                process=True)
+    return Run(fmt, out, r.status, r.err)
 
 
 def check_run(run: Run) -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.editors.conftest import FIXTURES
+from tests.run import robrayc
 
 LSP_FIXTURES = FIXTURES / "lsp"
 
@@ -419,9 +420,8 @@ def test_check_mode_shows_source_line_and_caret(workspace):
                               cwd=workspace, timeout=60)
         assert proc.returncode == 1
         assert f"\n {line_text}\n{caret}\n" in proc.stdout, proc.stdout
-    compiled = subprocess.run([sys.executable, "-m", "robrayc", str(path)], capture_output=True,
-                              text=True, cwd=workspace, timeout=60)
-    assert f"\n {line_text}\n{caret}\n" in compiled.stderr
+    compiled = robrayc(path, cwd=workspace, timeout=60, process=True)
+    assert f"\n {line_text}\n{caret}\n" in compiled.err
 
 
 # --- the analysis on every public scene file ---------------------------------------------------
