@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from tests import record
 from tests.corpus import (
@@ -19,6 +15,7 @@ from tests.corpus import (
     require_corpus,
     ros_package_path,
 )
+from tests.run import robrayc
 
 AMINO = amino_corpus_files()
 STANDALONE = public_files("standalone")
@@ -26,8 +23,8 @@ STANDALONE = public_files("standalone")
 
 def _compile(paths: list[Path], tmp_path: Path, name: str, extra: list[str] = ()) -> Path:
     out = tmp_path / f"{name}.c"
-    status = main([*map(str, paths), "-n", name, "-o", str(out), *extra])
-    assert status == 0
+    run = robrayc(*paths, "-n", name, "-o", out, *extra)
+    assert run.status == 0, run.err
     assert out.is_file() and (tmp_path / f"{name}.c.h").is_file()
     return out
 
@@ -80,9 +77,8 @@ def test_python_dash_m_and_console_script(tmp_path: Path) -> None:
     src = tmp_path / "s.robray"
     src.write_text("frame a { geometry { shape sphere; radius 1; } }")
     out = tmp_path / "o.c"
-    subprocess.run([sys.executable, "-m", "robrayc", str(src), "-o", str(out)], check=True)
+    run = robrayc(src, "-o", out, process=True)
+    assert run.status == 0, run.err
     assert "aa_rx_dl_sg__scenegraph" in out.read_text()
-    env = dict(os.environ)
-    version = subprocess.run([sys.executable, "-m", "robrayc", "--version"], check=True,
-                             capture_output=True, text=True, env=env).stdout
-    assert version.startswith("robrayc ")
+    version = robrayc("--version", process=True)
+    assert version.status == 0 and version.out.startswith("robrayc "), version.err

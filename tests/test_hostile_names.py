@@ -20,7 +20,8 @@ import pytest
 
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import LoadOptions, load_scene
-from tests.fuzz.harness import gcc_check, run_inprocess
+from tests.fuzz.harness import gcc_check
+from tests.run import robrayc
 
 # id -> name. None of them holds '"' (robray strings cannot); QUOTED adds those via URDF.
 HOSTILE = {
@@ -86,8 +87,8 @@ def scene_file(tmp_path_factory) -> Path:
 
 
 def compile_to(src: Path, out: Path, *extra: str) -> None:
-    outcome = run_inprocess([str(src), "-o", str(out), "-q", *extra])
-    assert outcome.status == 0, (outcome.stderr[:3000], outcome.exception)
+    run = robrayc(src, "-o", out, "-q", *extra)
+    assert run.status == 0, run.err[:3000]
 
 
 def test_front_end_reads_every_name_exactly(scene_file):
@@ -190,8 +191,8 @@ def test_robray_output_refuses_a_name_with_a_double_quote(tmp_path):
     src = tmp_path / "q.urdf"
     src.write_text(urdf_with(QUOTED), encoding="utf-8")
     out = tmp_path / "q.robray"
-    outcome = run_inprocess([str(src), "-o", str(out)])
-    assert outcome.status == 1 and "double quote" in outcome.stderr
+    outcome = robrayc(str(src), "-o", str(out))
+    assert outcome.status == 1 and "double quote" in outcome.err
     assert not out.exists()
 
 
@@ -223,8 +224,8 @@ def test_urdf_output_names_exact_or_a_clear_error(scene_file, tmp_path):
     assert expected_frames(carried) <= names
     # C0 controls other than tab and line ends cannot be written in XML 1.0 at all.
     bad = tmp_path / "bad.urdf"
-    outcome = run_inprocess([str(scene_file), "-o", str(bad), "-q"])
-    assert outcome.status == 1 and "URDF" in outcome.stderr, outcome.stderr[-2000:]
+    outcome = robrayc(str(scene_file), "-o", str(bad), "-q")
+    assert outcome.status == 1 and "URDF" in outcome.err, outcome.err[-2000:]
     assert not bad.exists()
 
 
@@ -284,10 +285,10 @@ def test_diagnostics_never_print_raw_controls(tmp_path, key):
     src = tmp_path / "bad.robray"
     src.write_text(f'frame a {{ parent "{name}"; }}\nframe b {{ isa "{name}"; }}\n',
                    encoding="utf-8")
-    outcome = run_inprocess([str(src), "-o", str(tmp_path / "o.c")])
+    outcome = robrayc(str(src), "-o", str(tmp_path / "o.c"))
     assert outcome.status == 1
     assert re.search(rf"^{re.escape(str(src))}:1:\d+: error: unknown parent frame ",
-                     outcome.stderr, re.M), outcome.stderr
-    shown = outcome.stderr.replace("\n", "")
+                     outcome.err, re.M), outcome.err
+    shown = outcome.err.replace("\n", "")
     assert not re.search(r"[\x00-\x08\x0b-\x1f\x7f\u202a-\u202e\u2066-\u2069]", shown), \
-        repr(outcome.stderr)
+        repr(outcome.err)

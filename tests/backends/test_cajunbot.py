@@ -10,9 +10,9 @@ from pathlib import Path
 from robrayc.cli.main import main
 from tests.backends.twod import (
     TOL,
-    compile_scene,
     projection_of,
 )
+from tests.run import robrayc
 
 
 def _obstacle_boxes(proj):
@@ -51,7 +51,7 @@ def _v1_objects(text: str) -> list[list[str]]:
 def test_cajunbot_v2_and_v1(case, tmp_path: Path) -> None:
     name, path, args = case
     out = tmp_path / f"{name}.objects.xml"
-    assert compile_scene(path, [*args, "-o", str(out)]) == 0
+    assert robrayc(path, *args, "-o", str(out)).status == 0
     root = ET.parse(out).getroot()
     assert root.tag == "object_file" and root.find("name").text == name
     objects = root.findall("object")
@@ -91,8 +91,8 @@ def test_cajunbot_v2_and_v1(case, tmp_path: Path) -> None:
     assert abs(rpy[2] - math.degrees(robot.heading)) <= TOL
 
     v1 = tmp_path / f"{name}.obj"
-    assert compile_scene(path, [*args, "--format", "cajunbot", "--cajunbot-version", "1", "-o",
-                           str(v1)]) == 0
+    assert robrayc(path, *args, "--format", "cajunbot", "--cajunbot-version", "1", "-o",
+                   str(v1)).status == 0
     items = _v1_objects(v1.read_text())
     assert len(items) == len(objects)
     for item, o in zip(items, objects, strict=True):

@@ -19,12 +19,12 @@ from robrayc.frontend import load_scene
 from tests.backends.twod import (
     MAZE,
     TOL,
-    compile_scene,
     match_within,
     projection_of,
     seg_distance,
 )
 from tests.corpus import REPO
+from tests.run import robrayc
 
 
 def _board_segment(frame) -> tuple:
@@ -40,7 +40,7 @@ def _board_segment(frame) -> tuple:
 def test_cs2_writes_what_cs2_reads(case, tmp_path: Path) -> None:
     name, path, args = case
     out = tmp_path / f"{name}.board"
-    assert compile_scene(path, [*args, "-o", str(out)]) == 0
+    assert robrayc(path, *args, "-o", str(out)).status == 0
     text = out.read_text()
     commands = [ln for ln in text.splitlines() if ln and not ln.startswith("#")]
     assert commands[0] == "set-units cm"

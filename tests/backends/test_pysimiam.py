@@ -18,10 +18,10 @@ from tests.backends.twod import (
     MAZE,
     TOL,
     blocks_scene,
-    compile_scene,
     projection_of,
     spec_text,
 )
+from tests.run import robrayc
 
 # The documented DTD requires <supervisor> in <robot> but never declares it; pySimiam's reader
 # reads its `type` attribute. Completed with exactly that, the DTD validates strictly.
@@ -70,7 +70,7 @@ def test_pysimiam_validates_and_rereads(case, tmp_path: Path) -> None:
 
     name, path, args = case
     out = tmp_path / f"{name}.xml"
-    assert compile_scene(path, [*args, "--format", "pysimiam", "-o", str(out)]) == 0
+    assert robrayc(path, *args, "--format", "pysimiam", "-o", str(out)).status == 0
     dtd = _pysimiam_dtd()
     assert dtd.validate(etree.parse(str(out))), str(dtd.error_log)
     raw = _pysimiam_dtd(complete=False)  # as documented: only the missing declaration fails

@@ -13,7 +13,7 @@ import pytest
 from robrayc.analysis.projection import ProjectionOptions
 from robrayc.cli.main import main
 from tests.backends.pictures import robrayc, write_boxes
-from tests.backends.twod import MAZE, compile_scene, projection_of
+from tests.backends.twod import MAZE, projection_of
 
 NS = {"s": "http://www.w3.org/2000/svg"}
 TWO_BOXES = (
@@ -107,7 +107,7 @@ def test_highlight_colours_colliding_footprints_and_names_the_pairs(tmp_path):
 def test_svg_preview(case, tmp_path: Path) -> None:
     name, path, args = case
     out = tmp_path / f"{name}.svg"
-    assert compile_scene(path, [*args, "--svg-scale", "500", "-o", str(out)]) == 0
+    assert robrayc(path, *args, "--svg-scale", "500", "-o", str(out)).status == 0
     ns = {"s": "http://www.w3.org/2000/svg"}
     root = ET.parse(out).getroot()
     proj = projection_of(path, args)

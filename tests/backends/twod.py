@@ -13,7 +13,7 @@ from robrayc.analysis.projection import (
     project_scene,
 )
 from robrayc.cli.arguments import build_parser
-from robrayc.cli.main import configuration, main
+from robrayc.cli.main import configuration
 from robrayc.diagnostics import DiagnosticSink
 from robrayc.frontend import load_scene
 from tests.corpus import CORPUS, REPO, SHARED, require_corpus
@@ -42,10 +42,6 @@ def spec_text(name: str) -> str:
         require_corpus()  # skips (or fails in CI) when ../shared is missing
         pytest.skip(f"{path} missing")
     return path.read_text(encoding="utf-8")
-
-
-def compile_scene(path: Path, args: list[str]) -> int:
-    return main([str(path), *args])
 
 
 def projection_of(path: Path, args: list[str]):
