@@ -202,8 +202,97 @@ def _make6(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__}
 
 
-# robrayc.analysis.spheres.SphereTree
+# robrayc.analysis.collision.obstacles.Box
 def _make7(
+        _setattr, _FACTORY, _default_rotation,
+):
+    def __init__(
+            self, centre, half_extents, rotation=_default_rotation,
+    ):
+        _setattr(self, 'centre', centre)
+        _setattr(self, 'half_extents', half_extents)
+        _setattr(self, 'rotation', rotation)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'centre={self.centre!r}, half_extents={self.half_extents!r}, '
+                f'rotation={self.rotation!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.centre, self.half_extents, self.rotation,
+        ) == (
+            other.centre, other.half_extents, other.rotation,
+        )
+    def __hash__(self):
+        return hash((
+            self.centre, self.half_extents, self.rotation,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.analysis.collision.obstacles.Sphere
+def _make8(
+        _setattr, _FACTORY,
+):
+    def __init__(
+            self, centre, radius,
+    ):
+        _setattr(self, 'centre', centre)
+        _setattr(self, 'radius', radius)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'centre={self.centre!r}, radius={self.radius!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.centre, self.radius,
+        ) == (
+            other.centre, other.radius,
+        )
+    def __hash__(self):
+        return hash((
+            self.centre, self.radius,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.analysis.collision.obstacles.Capsule, robrayc.analysis.collision.obstacles.Cylinder
+def _make9(
+        _setattr, _FACTORY, _default_rotation,
+):
+    def __init__(
+            self, centre, radius, half_length, rotation=_default_rotation,
+    ):
+        _setattr(self, 'centre', centre)
+        _setattr(self, 'radius', radius)
+        _setattr(self, 'half_length', half_length)
+        _setattr(self, 'rotation', rotation)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'centre={self.centre!r}, radius={self.radius!r}, '
+                f'half_length={self.half_length!r}, rotation={self.rotation!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.centre, self.radius, self.half_length, self.rotation,
+        ) == (
+            other.centre, other.radius, other.half_length, other.rotation,
+        )
+    def __hash__(self):
+        return hash((
+            self.centre, self.radius, self.half_length, self.rotation,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.analysis.spheres.SphereTree
+def _make10(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -235,7 +324,7 @@ def _make7(
 
 
 # robrayc.analysis.spheres.SphereCover
-def _make8(
+def _make11(
         _setattr, _FACTORY, _default_box_centres, _default_box_axes, _default_box_half,
 ):
     def __init__(
@@ -273,7 +362,7 @@ def _make8(
 
 
 # robrayc.backends.amino_c._FrameText
-def _make9(
+def _make12(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -304,7 +393,7 @@ def _make9(
 
 
 # robrayc.backends.json_.Options
-def _make10(
+def _make13(
         _setattr, _FACTORY, _default_compact, _set_compact,
 ):
     def __init__(
@@ -331,7 +420,7 @@ def _make10(
 
 
 # robrayc.analysis.view.PictureOptions
-def _make11(
+def _make14(
         _setattr, _FACTORY, _factory_configuration, _default_config_names, _default_eye,
         _default_look, _default_up, _default_fov, _default_width, _default_height,
         _default_geometry, _default_highlight,
@@ -377,7 +466,7 @@ def _make11(
 
 
 # robrayc.lsp.analysis.Compiled
-def _make12(
+def _make15(
         _setattr, _FACTORY, _factory_sources, _factory_index,
 ):
     def __init__(
@@ -405,7 +494,7 @@ def _make12(
 
 
 # robrayc.ir.Box
-def _make13(
+def _make16(
         _setattr, _FACTORY, _set_dimension,
 ):
     def __init__(
@@ -432,7 +521,7 @@ def _make13(
 
 
 # robrayc.ir.Grid
-def _make14(
+def _make17(
         _setattr, _FACTORY, _set_dimension, _set_delta, _set_thickness,
 ):
     def __init__(
@@ -462,7 +551,7 @@ def _make14(
 
 
 # robrayc.srdf.Finding
-def _make15(
+def _make18(
         _setattr, _FACTORY, _default_adjacent,
 ):
     def __init__(
@@ -494,7 +583,7 @@ def _make15(
 
 
 # robrayc.analysis.view.Camera
-def _make16(
+def _make19(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -527,7 +616,7 @@ def _make16(
 
 
 # robrayc.diagnostics.SourcePos
-def _make17(
+def _make20(
         _setattr, _FACTORY, _default_line, _default_col, _default_end_line, _default_end_col,
         _set_file, _set_line, _set_col, _set_end_line, _set_end_col,
 ):
@@ -561,7 +650,7 @@ def _make17(
 
 
 # robrayc.frontend.symbols.SymbolTable
-def _make18(
+def _make21(
         _setattr, _FACTORY, _factory_files, _factory_frames, _factory_classes, _factory_defs,
         _factory_included_from, _factory__visible, _factory__by_name, _factory__last_frame,
 ):
@@ -588,7 +677,7 @@ def _make18(
 
 
 # robrayc.analysis.projection.Projection
-def _make19(
+def _make22(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -615,7 +704,7 @@ def _make19(
 
 
 # robrayc.analysis.projection.Footprint
-def _make20(
+def _make23(
         _setattr, _FACTORY, _default_robot,
 ):
     def __init__(
@@ -649,7 +738,7 @@ def _make20(
 
 
 # robrayc.analysis.view.Posed
-def _make21(
+def _make24(
         _setattr, _FACTORY, _default_highlight,
 ):
     def __init__(
@@ -681,7 +770,7 @@ def _make21(
 
 
 # robrayc.analysis.projection.Sensor
-def _make22(
+def _make25(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -708,7 +797,7 @@ def _make22(
 
 
 # robrayc.kinematics.Body
-def _make23(
+def _make26(
         _setattr, _FACTORY, _set_frame, _set_parent, _set_base,
 ):
     def __init__(
@@ -737,7 +826,7 @@ def _make23(
 
 
 # robrayc.frontend.common.PendingFrame
-def _make24(
+def _make27(
         _setattr, _FACTORY, _default_parent_pos, _default_outside,
 ):
     def __init__(
@@ -762,7 +851,7 @@ def _make24(
 
 
 # robrayc.analysis.projection.Robot
-def _make25(
+def _make28(
         _setattr, _FACTORY, _factory_parts, _factory_sensors, _default_unprojected_color,
 ):
     def __init__(
@@ -796,7 +885,7 @@ def _make25(
 
 
 # robrayc.ir.Scene
-def _make26(
+def _make29(
         _setattr, _FACTORY, _default_allowed, _default_sources, _default_root,
         _default_robot_name, _default_root_link, _factory__index, _set_frames, _set_allowed,
         _set_sources, _set_root, _set_robot_name, _set_root_link, _set__index,
@@ -837,7 +926,7 @@ def _make26(
 
 
 # robrayc.frontend.common.Partial
-def _make27(
+def _make30(
         _setattr, _FACTORY, _factory_frames, _factory_allowed, _default_root, _default_root_pos,
         _default_robot_name, _default_root_link,
 ):
@@ -872,7 +961,7 @@ def _make27(
 
 
 # robrayc.frontend.urdf_shapes.Body
-def _make28(
+def _make31(
         _setattr, _FACTORY, _factory_geometries, _default_inertial,
 ):
     def __init__(
@@ -896,7 +985,7 @@ def _make28(
 
 
 # robrayc.kinematics.RigidGroups
-def _make29(
+def _make32(
         _setattr, _FACTORY, _set_group, _set_rel, _set_bodies,
 ):
     def __init__(
@@ -925,7 +1014,7 @@ def _make29(
 
 
 # robrayc.ir.Cylinder
-def _make30(
+def _make33(
         _setattr, _FACTORY, _set_height, _set_radius,
 ):
     def __init__(
@@ -953,7 +1042,7 @@ def _make30(
 
 
 # robrayc.ir.Cone
-def _make31(
+def _make34(
         _setattr, _FACTORY, _set_height, _set_start_radius, _set_end_radius,
 ):
     def __init__(
@@ -983,7 +1072,7 @@ def _make31(
 
 
 # robrayc.frontend.common.LoadOptions
-def _make32(
+def _make35(
         _setattr, _FACTORY, _default_include_dirs, _factory_package_paths,
         _default_missing_mesh, _default_mesh_up, _default_mesh_forward, _default_collada_up,
         _default_root, _factory_xacro_args, _default_input_format, _default_need_meshes,
@@ -1029,7 +1118,7 @@ def _make32(
 
 
 # robrayc.frontend.urdf_shapes.Missing
-def _make33(
+def _make36(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1056,7 +1145,7 @@ def _make33(
 
 
 # robrayc.frontend.sdf_in._Entity
-def _make34(
+def _make37(
         _setattr, _FACTORY, _default_pose_el, _default_attached_to, _default_inner,
 ):
     def __init__(
@@ -1092,7 +1181,7 @@ def _make34(
 
 
 # robrayc.frontend.symbols.Definition
-def _make35(
+def _make38(
         _setattr, _FACTORY, _default_value, _default_container, _factory_children,
 ):
     def __init__(
@@ -1115,7 +1204,7 @@ def _make35(
 
 
 # robrayc.frontend.symbols.Reference
-def _make36(
+def _make39(
         _setattr, _FACTORY, _default_target, _default_path, _default_context,
 ):
     def __init__(
@@ -1137,7 +1226,7 @@ def _make36(
 
 
 # robrayc.backends.cajunbot._Object
-def _make37(
+def _make40(
         _setattr, _FACTORY, _default_shape, _default_position, _default_orientation,
         _default_size, _default_vertices, _default_indices,
 ):
@@ -1174,7 +1263,7 @@ def _make37(
 
 
 # robrayc.analysis.collision.solids.Solid
-def _make38(
+def _make41(
         _setattr, _FACTORY, _default_vertices, _default_faces,
 ):
     def __init__(
@@ -1206,7 +1295,7 @@ def _make38(
 
 
 # robrayc.srdf.Disabled
-def _make39(
+def _make42(
         _setattr, _FACTORY, _default_pos,
 ):
     def __init__(
@@ -1237,7 +1326,7 @@ def _make39(
 
 
 # robrayc.ir.Inertial
-def _make40(
+def _make43(
         _setattr, _FACTORY, _set_mass, _set_inertia,
 ):
     def __init__(
@@ -1265,7 +1354,7 @@ def _make40(
 
 
 # robrayc.backends.model_option.<locals>.Options
-def _make41(
+def _make44(
         _setattr, _FACTORY, _default_model, _set_model,
 ):
     def __init__(
@@ -1292,7 +1381,7 @@ def _make41(
 
 
 # robrayc.frontend.robray_attrs.ClassDef
-def _make42(
+def _make45(
         _setattr, _FACTORY, _default__closure,
 ):
     def __init__(
@@ -1319,7 +1408,7 @@ def _make42(
 
 
 # robrayc.backends.urdf._Link
-def _make43(
+def _make46(
         _setattr, _FACTORY, _factory_parts, _default_inertial,
 ):
     def __init__(
@@ -1346,7 +1435,7 @@ def _make43(
 
 
 # robrayc.frontend.urdf._Joint
-def _make44(
+def _make47(
         _setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits,
         _default_mimic, _default_variable, _default_offset,
 ):
@@ -1388,7 +1477,7 @@ def _make44(
 
 
 # robrayc.ir.Frame
-def _make45(
+def _make48(
         _setattr, _FACTORY, _default_parent, _default_kind, _default_translation,
         _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits,
         _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link,
@@ -1450,7 +1539,7 @@ def _make45(
 
 
 # robrayc.backends.amino_c.Options
-def _make46(
+def _make49(
         _setattr, _FACTORY, _default_no_header, _default_floating_base, _set_no_header,
         _set_floating_base,
 ):
@@ -1479,7 +1568,7 @@ def _make46(
 
 
 # robrayc.analysis.collision.compiled.Trees
-def _make47(
+def _make50(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1511,7 +1600,7 @@ def _make47(
 
 
 # robrayc.analysis.collision.triangles.TriangleTrees
-def _make48(
+def _make51(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1543,7 +1632,7 @@ def _make48(
 
 
 # robrayc.frontend.common.LoadContext
-def _make49(
+def _make52(
         _setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols,
         _factory__packages,
 ):
@@ -1577,7 +1666,7 @@ def _make49(
 
 
 # robrayc.backends.EmitContext
-def _make50(
+def _make53(
         _setattr, _FACTORY, _default_name, _factory_extra,
 ):
     def __init__(
@@ -1605,7 +1694,7 @@ def _make50(
 
 
 # robrayc.lsp.analysis.Workspace
-def _make51(
+def _make54(
         _setattr, _FACTORY, _factory_overlays, _factory_options,
 ):
     def __init__(
@@ -1629,7 +1718,7 @@ def _make51(
 
 
 # robrayc.analysis.collision.cells.CellTable
-def _make52(
+def _make55(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1663,7 +1752,7 @@ def _make52(
 
 
 # robrayc.analysis.acm.AcmResult
-def _make53(
+def _make56(
         _setattr, _FACTORY, _factory_default_config, _default_sources,
 ):
     def __init__(
@@ -1701,7 +1790,7 @@ def _make53(
 
 
 # robrayc.backends.OutputFile
-def _make54(
+def _make57(
         _setattr, _FACTORY, _set_path, _set_data,
 ):
     def __init__(
@@ -1729,7 +1818,7 @@ def _make54(
 
 
 # robrayc.ir.Mesh
-def _make55(
+def _make58(
         _setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward,
         _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward,
         _set_collada_up,
@@ -1765,7 +1854,7 @@ def _make55(
 
 
 # robrayc.frontend.symbols.FileSymbols
-def _make56(
+def _make59(
         _setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references,
 ):
     def __init__(
@@ -1785,7 +1874,7 @@ def _make56(
 
 
 # robrayc.backends.pov.Options
-def _make57(
+def _make60(
         _setattr, _FACTORY, _default_includes,
 ):
     def __init__(
@@ -1813,7 +1902,7 @@ def _make57(
 
 
 # robrayc.backends.png.Options
-def _make58(
+def _make61(
         _setattr, _FACTORY, _default_includes, _default_antialias,
 ):
     def __init__(
@@ -1842,8 +1931,36 @@ def _make58(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
+# robrayc.analysis.collision.obstacles.PointCloud
+def _make62(
+        _setattr, _FACTORY, _default_radius,
+):
+    def __init__(
+            self, points, radius=_default_radius,
+    ):
+        _setattr(self, 'points', points)
+        _setattr(self, 'radius', radius)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'points={self.points!r}, radius={self.radius!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.radius,
+        ) == (
+            other.radius,
+        )
+    def __hash__(self):
+        return hash((
+            self.radius,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
 # robrayc.ir.Limits
-def _make59(
+def _make63(
         _setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration,
         _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort,
 ):
@@ -1876,7 +1993,7 @@ def _make59(
 
 
 # robrayc.meshes.model.RawMesh
-def _make60(
+def _make64(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1911,7 +2028,7 @@ def _make60(
 
 
 # robrayc.frontend.sdf_in._Scope
-def _make61(
+def _make65(
         _setattr, _FACTORY, _default_version, _default_links, _default_models,
         _default_canonical,
 ):
@@ -1947,7 +2064,7 @@ def _make61(
 
 
 # robrayc.backends.simmer.Options
-def _make62(
+def _make66(
         _setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin,
         _default_maze_size, _default_sensor_error, _default_sensor_fov,
         _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape,
@@ -1994,7 +2111,7 @@ def _make62(
 
 
 # robrayc.backends.cs2.Options
-def _make63(
+def _make67(
         _setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width,
 ):
     def __init__(
@@ -2022,7 +2139,7 @@ def _make63(
 
 
 # robrayc.backends.svg.Options
-def _make64(
+def _make68(
         _setattr, _FACTORY, _default_scale, _default_grid, _default_view,
 ):
     def __init__(
@@ -2055,7 +2172,7 @@ def _make64(
 
 
 # robrayc.backends.pysimiam.Options
-def _make65(
+def _make69(
         _setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options,
         _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor,
         _set_robot_options, _set_supervisor_options,
@@ -2095,7 +2212,7 @@ def _make65(
 
 
 # robrayc.backends.cajunbot.Options
-def _make66(
+def _make70(
         _setattr, _FACTORY, _default_version, _default_start, _default_mesh_path,
         _set_projection, _set_version, _set_start, _set_mesh_path,
 ):
@@ -2128,7 +2245,7 @@ def _make66(
 
 
 # robrayc.ir.Sphere
-def _make67(
+def _make71(
         _setattr, _FACTORY, _set_radius,
 ):
     def __init__(
@@ -2155,7 +2272,7 @@ def _make67(
 
 
 # robrayc.links.LinkPlan
-def _make68(
+def _make72(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2186,7 +2303,7 @@ def _make68(
 
 
 # robrayc.lsp.analysis.Index
-def _make69(
+def _make73(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2210,7 +2327,7 @@ def _make69(
 
 
 # robrayc.analysis.acm_sampling.Plan
-def _make70(
+def _make74(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2245,7 +2362,7 @@ def _make70(
 
 
 # robrayc.diagnostics.Diagnostic
-def _make71(
+def _make75(
         _setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name,
         _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name,
 ):
@@ -2280,7 +2397,7 @@ def _make71(
 
 
 # robrayc.ir.Geometry
-def _make72(
+def _make76(
         _setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual,
         _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos,
         _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual,
@@ -2331,7 +2448,7 @@ def _make72(
 
 
 # robrayc.analysis.acm_proof._Piece
-def _make73(
+def _make77(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2361,7 +2478,7 @@ def _make73(
 
 
 # robrayc.backends.c_checker.Options
-def _make74(
+def _make78(
         _setattr, _FACTORY, _default_sphere_size, _default_cells, _set_sphere_size, _set_cells,
 ):
     def __init__(
@@ -2389,7 +2506,7 @@ def _make74(
 
 
 # robrayc.backends.urdf.Options
-def _make75(
+def _make79(
         _setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf,
         _set_robot, _set_mesh_dir,
 ):
@@ -2419,7 +2536,7 @@ def _make75(
 
 
 # robrayc.frontend.robray_attrs.Block
-def _make76(
+def _make80(
         _setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa,
 ):
     def __init__(
@@ -2444,7 +2561,7 @@ def _make76(
 
 
 # robrayc.meshes.model.MeshData
-def _make77(
+def _make81(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2473,7 +2590,7 @@ def _make77(
 
 
 # robrayc.diagnostics.DiagnosticSink
-def _make78(
+def _make82(
         _setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled,
         _default_as_errors, _default_not_errors, _default_color, _factory_items,
         _default_max_errors, _default_max_warnings, _default_suppressed_warnings,
@@ -2523,7 +2640,7 @@ def _make78(
 
 
 # robrayc.analysis.footprints.ProjectionOptions
-def _make79(
+def _make83(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
 ):
@@ -2599,12 +2716,27 @@ FACTORIES = {
         ('prefix', '', True, True),
     ), False, True, False, False): _make6,
     ((
+        ('centre', '', True, True),
+        ('half_extents', '', True, True),
+        ('rotation', '=', True, True),
+    ), True, True, False, False): _make7,
+    ((
+        ('centre', '', True, True),
+        ('radius', '', True, True),
+    ), True, True, False, False): _make8,
+    ((
+        ('centre', '', True, True),
+        ('radius', '', True, True),
+        ('half_length', '', True, True),
+        ('rotation', '=', True, True),
+    ), True, True, False, False): _make9,
+    ((
         ('centres', '', True, True),
         ('radii', '', True, True),
         ('first', '', True, True),
         ('count', '', True, True),
         ('leaf', '', True, True),
-    ), True, True, False, False): _make7,
+    ), True, True, False, False): _make10,
     ((
         ('centres', '', True, True),
         ('radii', '', True, True),
@@ -2612,7 +2744,7 @@ FACTORIES = {
         ('box_centres', '=', True, True),
         ('box_axes', '=', True, True),
         ('box_half', '=', True, True),
-    ), True, True, False, False): _make8,
+    ), True, True, False, False): _make11,
     ((
         ('comment', '', True, True),
         ('name', '', True, True),
@@ -2627,10 +2759,10 @@ FACTORIES = {
         ('inertia', '', True, True),
         ('mass', '', True, True),
         ('geometries', '', True, True),
-    ), False, False, False, False): _make9,
+    ), False, False, False, False): _make12,
     ((
         ('compact', '=', True, True),
-    ), True, True, False, True): _make10,
+    ), True, True, False, True): _make13,
     ((
         ('configuration', '()', True, True),
         ('config_names', '=', True, True),
@@ -2642,29 +2774,29 @@ FACTORIES = {
         ('height', '=', True, True),
         ('geometry', '=', True, True),
         ('highlight', '=', True, True),
-    ), True, True, False, False): _make11,
+    ), True, True, False, False): _make14,
     ((
         ('diagnostics', '', True, True),
         ('scene', '', True, True),
         ('files', '', True, True),
         ('sources', '()', True, True),
         ('index', '()', True, True),
-    ), False, True, False, False): _make12,
+    ), False, True, False, False): _make15,
     ((
         ('dimension', '', True, True),
-    ), True, True, False, True): _make13,
+    ), True, True, False, True): _make16,
     ((
         ('dimension', '', True, True),
         ('delta', '', True, True),
         ('thickness', '', True, True),
-    ), True, True, False, True): _make14,
+    ), True, True, False, True): _make17,
     ((
         ('entry', '', True, True),
         ('collisions', '', True, True),
         ('samples', '', True, True),
         ('example', '', True, True),
         ('adjacent', '=', True, True),
-    ), True, True, False, False): _make15,
+    ), True, True, False, False): _make18,
     ((
         ('eye', '', True, True),
         ('look', '', True, True),
@@ -2672,14 +2804,14 @@ FACTORIES = {
         ('fov', '', True, True),
         ('width', '', True, True),
         ('height', '', True, True),
-    ), True, True, False, False): _make16,
+    ), True, True, False, False): _make19,
     ((
         ('file', '', True, True),
         ('line', '=', True, True),
         ('col', '=', True, True),
         ('end_line', '=', True, True),
         ('end_col', '=', True, True),
-    ), True, True, False, True): _make17,
+    ), True, True, False, True): _make20,
     ((
         ('files', '()', True, True),
         ('frames', '()', True, True),
@@ -2689,13 +2821,13 @@ FACTORIES = {
         ('_visible', '()', True, True),
         ('_by_name', '()', True, True),
         ('_last_frame', '()', True, True),
-    ), False, False, False, False): _make18,
+    ), False, False, False, False): _make21,
     ((
         ('footprints', '', True, True),
         ('robots', '', True, True),
         ('options', '', True, True),
         ('poses', '', True, True),
-    ), False, True, False, False): _make19,
+    ), False, True, False, False): _make22,
     ((
         ('frame', '', True, True),
         ('geometry', '', True, True),
@@ -2705,30 +2837,30 @@ FACTORIES = {
         ('z_low', '', True, True),
         ('z_high', '', True, True),
         ('robot', '=', True, True),
-    ), False, True, False, False): _make20,
+    ), False, True, False, False): _make23,
     ((
         ('frame', '', True, True),
         ('index', '', True, True),
         ('geometry', '', True, True),
         ('world', '', True, True),
         ('highlight', '=', True, True),
-    ), True, True, False, False): _make21,
+    ), True, True, False, False): _make24,
     ((
         ('frame', '', True, True),
         ('kind', '', True, True),
         ('local', '', True, True),
         ('heading', '', True, True),
-    ), False, True, False, False): _make22,
+    ), False, True, False, False): _make25,
     ((
         ('frame', '', True, True),
         ('parent', '', True, True),
         ('base', '', True, True),
-    ), True, True, False, True): _make23,
+    ), True, True, False, True): _make26,
     ((
         ('frame', '', True, True),
         ('parent_pos', '=', True, True),
         ('outside', '=', True, True),
-    ), False, True, False, False): _make24,
+    ), False, True, False, False): _make27,
     ((
         ('frame', '', True, True),
         ('position', '', True, True),
@@ -2737,7 +2869,7 @@ FACTORIES = {
         ('parts', '()', True, True),
         ('sensors', '()', True, True),
         ('unprojected_color', '=', True, True),
-    ), False, True, False, False): _make25,
+    ), False, True, False, False): _make28,
     ((
         ('frames', '', True, True),
         ('allowed', '=', True, True),
@@ -2746,7 +2878,7 @@ FACTORIES = {
         ('robot_name', '=', True, True),
         ('root_link', '=', True, True),
         ('_index', '()', False, False),
-    ), True, True, True, True): _make26,
+    ), True, True, True, True): _make29,
     ((
         ('frames', '()', True, True),
         ('allowed', '()', True, True),
@@ -2754,25 +2886,25 @@ FACTORIES = {
         ('root_pos', '=', True, True),
         ('robot_name', '=', True, True),
         ('root_link', '=', True, True),
-    ), False, True, False, False): _make27,
+    ), False, True, False, False): _make30,
     ((
         ('geometries', '()', True, True),
         ('inertial', '=', True, True),
-    ), False, True, False, False): _make28,
+    ), False, True, False, False): _make31,
     ((
         ('group', '', True, True),
         ('rel', '', True, True),
         ('bodies', '', True, True),
-    ), True, True, False, True): _make29,
+    ), True, True, False, True): _make32,
     ((
         ('height', '', True, True),
         ('radius', '', True, True),
-    ), True, True, False, True): _make30,
+    ), True, True, False, True): _make33,
     ((
         ('height', '', True, True),
         ('start_radius', '', True, True),
         ('end_radius', '', True, True),
-    ), True, True, False, True): _make31,
+    ), True, True, False, True): _make34,
     ((
         ('include_dirs', '=', True, True),
         ('package_paths', '()', True, True),
@@ -2784,13 +2916,13 @@ FACTORIES = {
         ('xacro_args', '()', True, True),
         ('input_format', '=', True, True),
         ('need_meshes', '=', True, True),
-    ), False, True, False, False): _make32,
+    ), False, True, False, False): _make35,
     ((
         ('kind', '', True, True),
         ('geometry', '', True, True),
         ('source', '', True, True),
         ('pos', '', True, True),
-    ), False, True, False, False): _make33,
+    ), False, True, False, False): _make36,
     ((
         ('kind', '', True, True),
         ('key', '', True, True),
@@ -2801,7 +2933,7 @@ FACTORIES = {
         ('pose_el', '=', True, True),
         ('attached_to', '=', True, True),
         ('inner', '=', True, True),
-    ), False, True, False, False): _make34,
+    ), False, True, False, False): _make37,
     ((
         ('kind', '', True, True),
         ('name', '', True, True),
@@ -2810,7 +2942,7 @@ FACTORIES = {
         ('value', '=', True, True),
         ('container', '=', True, True),
         ('children', '()', True, True),
-    ), False, False, False, False): _make35,
+    ), False, False, False, False): _make38,
     ((
         ('kind', '', True, True),
         ('name', '', True, True),
@@ -2818,7 +2950,7 @@ FACTORIES = {
         ('target', '=', True, True),
         ('path', '=', True, True),
         ('context', '=', True, True),
-    ), False, False, False, False): _make36,
+    ), False, False, False, False): _make39,
     ((
         ('kind', '', True, True),
         ('name', '', True, True),
@@ -2828,39 +2960,39 @@ FACTORIES = {
         ('size', '=', True, True),
         ('vertices', '=', True, True),
         ('indices', '=', True, True),
-    ), False, True, False, False): _make37,
+    ), False, True, False, False): _make40,
     ((
         ('kind', '', True, True),
         ('params', '', True, True),
         ('placement', '', True, True),
         ('vertices', '=', True, True),
         ('faces', '=', True, True),
-    ), True, True, False, False): _make38,
+    ), True, True, False, False): _make41,
     ((
         ('link1', '', True, True),
         ('link2', '', True, True),
         ('reason', '', True, True),
         ('pos', '=', True, True),
-    ), True, True, False, False): _make39,
+    ), True, True, False, False): _make42,
     ((
         ('mass', '', True, True),
         ('inertia', '', True, True),
-    ), True, True, False, True): _make40,
+    ), True, True, False, True): _make43,
     ((
         ('model', '=', True, True),
-    ), True, True, False, True): _make41,
+    ), True, True, False, True): _make44,
     ((
         ('name', '', True, True),
         ('block', '', True, True),
         ('pos', '', True, True),
         ('_closure', '=', True, True),
-    ), False, True, False, False): _make42,
+    ), False, True, False, False): _make45,
     ((
         ('name', '', True, True),
         ('frame', '', True, True),
         ('parts', '()', True, True),
         ('inertial', '=', True, True),
-    ), False, True, False, False): _make43,
+    ), False, True, False, False): _make46,
     ((
         ('name', '', True, True),
         ('kind', '', True, True),
@@ -2874,7 +3006,7 @@ FACTORIES = {
         ('mimic', '=', True, True),
         ('variable', '=', True, True),
         ('offset', '=', True, True),
-    ), False, True, False, False): _make44,
+    ), False, True, False, False): _make47,
     ((
         ('name', '', True, True),
         ('parent', '=', True, True),
@@ -2891,25 +3023,25 @@ FACTORIES = {
         ('pos', '=', True, True),
         ('link', '=', True, True),
         ('link_role', '=', True, True),
-    ), True, True, False, True): _make45,
+    ), True, True, False, True): _make48,
     ((
         ('no_header', '=', True, True),
         ('floating_base', '=', True, True),
-    ), True, True, False, True): _make46,
+    ), True, True, False, True): _make49,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('leaves', '', True, True),
         ('boxes', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make47,
+    ), True, True, False, False): _make50,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('triangles', '', True, True),
         ('roots', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make48,
+    ), True, True, False, False): _make51,
     ((
         ('options', '', True, True),
         ('sink', '', True, True),
@@ -2917,18 +3049,18 @@ FACTORIES = {
         ('dependencies', '()', True, True),
         ('symbols', '=', True, True),
         ('_packages', '()', True, True),
-    ), False, True, False, False): _make49,
+    ), False, True, False, False): _make52,
     ((
         ('output', '', True, True),
         ('options', '', True, True),
         ('sink', '', True, True),
         ('name', '=', True, True),
         ('extra', '()', True, True),
-    ), False, True, False, False): _make50,
+    ), False, True, False, False): _make53,
     ((
         ('overlays', '()', True, True),
         ('options', '()', True, True),
-    ), False, True, False, False): _make51,
+    ), False, True, False, False): _make54,
     ((
         ('pair', '', True, True),
         ('var', '', True, True),
@@ -2937,7 +3069,7 @@ FACTORIES = {
         ('start', '', True, True),
         ('step', '', True, True),
         ('bits', '', True, True),
-    ), True, True, False, False): _make52,
+    ), True, True, False, False): _make55,
     ((
         ('pairs', '', True, True),
         ('samples', '', True, True),
@@ -2945,11 +3077,11 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('default_config', '()', True, True),
         ('sources', '=', True, True),
-    ), True, True, False, False): _make53,
+    ), True, True, False, False): _make56,
     ((
         ('path', '', True, True),
         ('data', '', True, True),
-    ), True, True, False, True): _make54,
+    ), True, True, False, True): _make57,
     ((
         ('path', '', True, True),
         ('source', '=', True, True),
@@ -2957,29 +3089,33 @@ FACTORIES = {
         ('up', '=', True, True),
         ('forward', '=', True, True),
         ('collada_up', '=', True, True),
-    ), True, True, False, True): _make55,
+    ), True, True, False, True): _make58,
     ((
         ('path', '', True, True),
         ('text', '', True, True),
         ('parsed', '=', True, True),
         ('definitions', '()', True, True),
         ('references', '()', True, True),
-    ), False, False, False, False): _make56,
+    ), False, False, False, False): _make59,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
-    ), True, True, False, False): _make57,
+    ), True, True, False, False): _make60,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
         ('antialias', '=', True, True),
-    ), True, True, False, False): _make58,
+    ), True, True, False, False): _make61,
+    ((
+        ('points', '', True, False),
+        ('radius', '=', True, True),
+    ), True, True, False, False): _make62,
     ((
         ('position', '=', True, True),
         ('velocity', '=', True, True),
         ('acceleration', '=', True, True),
         ('effort', '=', True, True),
-    ), True, True, False, True): _make59,
+    ), True, True, False, True): _make63,
     ((
         ('positions', '', True, True),
         ('corner_pos', '', True, True),
@@ -2987,7 +3123,7 @@ FACTORIES = {
         ('corner_nrm', '', True, True),
         ('up', '', True, True),
         ('unit', '', True, True),
-    ), True, True, False, False): _make60,
+    ), True, True, False, False): _make64,
     ((
         ('prefix', '', True, True),
         ('el', '', True, True),
@@ -2997,7 +3133,7 @@ FACTORIES = {
         ('links', '=', True, True),
         ('models', '=', True, True),
         ('canonical', '=', True, True),
-    ), False, True, False, False): _make61,
+    ), False, True, False, False): _make65,
     ((
         ('projection', '', True, True),
         ('fill', '=', True, True),
@@ -3007,44 +3143,44 @@ FACTORIES = {
         ('sensor_error', '=', True, True),
         ('sensor_fov', '=', True, True),
         ('sensor_threshold', '=', True, True),
-    ), True, True, False, True): _make62,
+    ), True, True, False, True): _make66,
     ((
         ('projection', '', True, True),
         ('pen_width', '=', True, True),
-    ), True, True, False, True): _make63,
+    ), True, True, False, True): _make67,
     ((
         ('projection', '', True, True),
         ('picture', '', True, True),
         ('scale', '=', True, True),
         ('grid', '=', True, True),
         ('view', '=', True, True),
-    ), True, True, False, False): _make64,
+    ), True, True, False, False): _make68,
     ((
         ('projection', '', True, True),
         ('robot_type', '=', True, True),
         ('supervisor', '=', True, True),
         ('robot_options', '=', True, True),
         ('supervisor_options', '=', True, True),
-    ), True, True, False, True): _make65,
+    ), True, True, False, True): _make69,
     ((
         ('projection', '', True, True),
         ('version', '=', True, True),
         ('start', '=', True, True),
         ('mesh_path', '=', True, True),
-    ), True, True, False, True): _make66,
+    ), True, True, False, True): _make70,
     ((
         ('radius', '', True, True),
-    ), True, True, False, True): _make67,
+    ), True, True, False, True): _make71,
     ((
         ('root', '', True, True),
         ('links', '', True, True),
         ('folded', '', True, True),
         ('names', '', True, True),
-    ), True, True, False, False): _make68,
+    ), True, True, False, False): _make72,
     ((
         ('root', '', True, True),
         ('table', '', True, True),
-    ), False, True, False, False): _make69,
+    ), False, True, False, False): _make73,
     ((
         ('samples', '', True, True),
         ('seed', '', True, True),
@@ -3052,7 +3188,7 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('jobs', '', True, True),
         ('backend', '', True, True),
-    ), True, True, False, False): _make70,
+    ), True, True, False, False): _make74,
     ((
         ('severity', '', True, True),
         ('message', '', True, True),
@@ -3060,7 +3196,7 @@ FACTORIES = {
         ('hint', '=', True, True),
         ('notes', '=', True, True),
         ('name', '=', True, True),
-    ), True, True, False, True): _make71,
+    ), True, True, False, True): _make75,
     ((
         ('shape', '', True, True),
         ('color', '=', True, True),
@@ -3073,32 +3209,32 @@ FACTORIES = {
         ('tags', '=', True, True),
         ('pos', '=', True, True),
         ('material', '=', True, True),
-    ), True, True, False, True): _make72,
+    ), True, True, False, True): _make76,
     ((
         ('solid', '', True, True),
         ('obj', '', True, True),
         ('rate', '', True, True),
         ('cost', '', True, True),
-    ), True, True, False, False): _make73,
+    ), True, True, False, False): _make77,
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
-    ), True, True, False, True): _make74,
+    ), True, True, False, True): _make78,
     ((
         ('srdf', '=', True, True),
         ('robot', '=', True, True),
         ('mesh_dir', '=', True, True),
-    ), True, True, False, True): _make75,
+    ), True, True, False, True): _make79,
     ((
         ('values', '()', True, True),
         ('sources', '()', True, True),
         ('isa', '()', True, True),
-    ), False, True, False, False): _make76,
+    ), False, True, False, False): _make80,
     ((
         ('vertices', '', True, True),
         ('normals', '', True, True),
         ('faces', '', True, True),
-    ), True, True, False, False): _make77,
+    ), True, True, False, False): _make81,
     ((
         ('werror', '=', True, True),
         ('quiet', '=', True, True),
@@ -3113,7 +3249,7 @@ FACTORIES = {
         ('stopped', '=', True, True),
         ('_errors', '=', False, True),
         ('_warnings', '=', False, True),
-    ), False, True, False, False): _make78,
+    ), False, True, False, False): _make82,
     ((
         ('z_min', '=', True, True),
         ('z_max', '=', True, True),
@@ -3122,5 +3258,5 @@ FACTORIES = {
         ('robot_frames', '=', True, True),
         ('segments', '=', True, True),
         ('configuration', '()', True, True),
-    ), True, True, False, False): _make79,
+    ), True, True, False, False): _make83,
 }

@@ -342,8 +342,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' *\n'
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
-      ' * (robrayc/c/checker_kernel.h, checker_kernel.c and motions.c, verbatim'
-      ': how a configuration\n'
+      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and obstacle'
+      's.c, verbatim: how a configuration\n'
       " * is checked is told there), then its kinematics. The kernel's function"
       "s checker_* are this scene's\n"
       f' * {_v4!s}_* (the macros below). Radii carry a margin of {_v5!s}'
@@ -416,8 +416,11 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v44 = ctx['name']
     _v45 = ctx['name']
     _v46 = ctx['name']
-    _v47 = ctx['kernel_header']
+    _v47 = ctx['name']
     _v48 = ctx['name']
+    _v49 = ctx['name']
+    _v50 = ctx['kernel_header']
+    _v51 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v22!s}\n'
       f'#define NCELLBYTES_DECL {_v23!s}\n'
       f'#define ANY_CONST_HIT {_v24!s}\n'
@@ -444,144 +447,149 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_cells {_v44!s}_cells\n'
       f'#define checker_tbind {_v45!s}_tbind\n'
       f'#define checker_tprove {_v46!s}_tprove\n'
+      f'#define checker_obstacle {_v47!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v48!s}_set_obstacles\n'
+      f'#define checker_set_points {_v49!s}_set_points\n'
       '\n'
-      f'{_v47!s}\n'
-      f'/* --- the tables of "{_v48!s}'
+      f'{_v50!s}\n'
+      f'/* --- the tables of "{_v51!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:57
-    for (l_a_51, l_b_52,) in ctx['pair_names']:
-        w(f'    {{ {l_a_51!s}, {l_b_52!s} }},\n')
-    # c_checker.c.j2:58
+    # c_checker.c.j2:60
+    for (l_a_54, l_b_55,) in ctx['pair_names']:
+        w(f'    {{ {l_a_54!s}, {l_b_55!s} }},\n')
+    # c_checker.c.j2:61
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:59
-    _v53 = ctx['const_hit']
+    # c_checker.c.j2:62
+    _v56 = ctx['const_hit']
     w('};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v53!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v56!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:65
-    for l_s_56 in ctx['solids']:
-        w(f'    {{ {l_s_56!s} }},\n')
-    # c_checker.c.j2:66
+    # c_checker.c.j2:68
+    for l_s_59 in ctx['solids']:
+        w(f'    {{ {l_s_59!s} }},\n')
+    # c_checker.c.j2:69
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:67
-    _v57 = ctx['group_solids']
+    # c_checker.c.j2:70
+    _v60 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v57!s} }};\n')
-    # c_checker.c.j2:71
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v60!s} }};\n')
+    # c_checker.c.j2:74
     if (not ctx['certify']):
-        # c_checker.c.j2:72
+        # c_checker.c.j2:75
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:74
-        for l_s_60 in ctx['boxes']:
-            w(f'    {{ {l_s_60!s} }},\n')
-        # c_checker.c.j2:75
+        # c_checker.c.j2:77
+        for l_s_63 in ctx['boxes']:
+            w(f'    {{ {l_s_63!s} }},\n')
+        # c_checker.c.j2:78
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:76
+        # c_checker.c.j2:79
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:79
-        for l_s_63 in ctx['nodes']:
-            w(f'    {{ {l_s_63!s} }},\n')
-        # c_checker.c.j2:80
+        # c_checker.c.j2:82
+        for l_s_66 in ctx['nodes']:
+            w(f'    {{ {l_s_66!s} }},\n')
+        # c_checker.c.j2:83
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:81
+        # c_checker.c.j2:84
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:84
-        for l_k_66 in ctx['kids']:
-            w(f'    {{ {l_k_66!s} }},\n')
-        # c_checker.c.j2:85
+        # c_checker.c.j2:87
+        for l_k_69 in ctx['kids']:
+            w(f'    {{ {l_k_69!s} }},\n')
+        # c_checker.c.j2:88
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:86
+        # c_checker.c.j2:89
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:89
-        for l_s_69 in ctx['leaves']:
-            w(f'    {{ {l_s_69!s} }},\n')
-        # c_checker.c.j2:90
+        # c_checker.c.j2:92
+        for l_s_72 in ctx['leaves']:
+            w(f'    {{ {l_s_72!s} }},\n')
+        # c_checker.c.j2:93
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:91
+        # c_checker.c.j2:94
         w('};\n')
-    # c_checker.c.j2:93
+    # c_checker.c.j2:96
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:95
-    for l_p_72 in ctx['pairs']:
-        w(f'    {{ {l_p_72!s} }},\n')
-    # c_checker.c.j2:96
+    # c_checker.c.j2:98
+    for l_p_75 in ctx['pairs']:
+        w(f'    {{ {l_p_75!s} }},\n')
+    # c_checker.c.j2:99
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:97
+    # c_checker.c.j2:100
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:100
-    for l_f_75 in ctx['fixblocks']:
-        w(f'    {{ {l_f_75!s} }},\n')
-    # c_checker.c.j2:101
+    # c_checker.c.j2:103
+    for l_f_78 in ctx['fixblocks']:
+        w(f'    {{ {l_f_78!s} }},\n')
+    # c_checker.c.j2:104
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:102
-    _v76 = ctx['movp']
-    _v77 = ctx['mova']
-    _v78 = ctx['movb']
-    _v79 = ctx['movr2']
-    _v80 = ctx['celltab']
+    # c_checker.c.j2:105
+    _v79 = ctx['movp']
+    _v80 = ctx['mova']
+    _v81 = ctx['movb']
+    _v82 = ctx['movr2']
+    _v83 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v76!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v77!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v78!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v79!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v79!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v80!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v81!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v82!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v80!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v83!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:111
-    for l_c_83 in ctx['celltables']:
-        w(f'    {{ {l_c_83!s} }},\n')
-    # c_checker.c.j2:112
+    # c_checker.c.j2:114
+    for l_c_86 in ctx['celltables']:
+        w(f'    {{ {l_c_86!s} }},\n')
+    # c_checker.c.j2:115
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:113
+    # c_checker.c.j2:116
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:115
-    for l_row_86 in ctx['cellbytes']:
-        w(f'    {l_row_86!s},\n')
-    # c_checker.c.j2:116
+    # c_checker.c.j2:118
+    for l_row_89 in ctx['cellbytes']:
+        w(f'    {l_row_89!s},\n')
+    # c_checker.c.j2:119
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:117
-    _v87 = ctx['kernel']
-    _v88 = ctx['motion_code']
-    _v89 = ctx['name']
-    _v90 = ctx['fk_code']
-    _v91 = ctx['name']
-    _v92 = ctx['travel']
-    _v93 = ctx['triangle_code']
+    # c_checker.c.j2:120
+    _v90 = ctx['kernel']
+    _v91 = ctx['motion_code']
+    _v92 = ctx['obstacle_code']
+    _v93 = ctx['name']
+    _v94 = ctx['fk_code']
+    _v95 = ctx['name']
+    _v96 = ctx['travel']
+    _v97 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v87!s}\n'
-      f'{_v88!s}\n'
-      f'/* --- the kinematics of "{_v89!s}'
+      f'{_v90!s}\n'
+      f'{_v91!s}\n'
+      f'{_v92!s}\n'
+      f'/* --- the kinematics of "{_v93!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -595,17 +603,17 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v90!s}\n'
+      f'{_v94!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v91!s}'
+      f'/* how far the prismatic joints of "{_v95!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v92!s};\n'
+      f'    return {_v96!s};\n'
       '}\n'
-      f'{_v93!s}\n')
+      f'{_v97!s}\n')
     return "".join(out)
 
 
@@ -648,7 +656,16 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v33 = ctx['name']
     _v34 = ctx['name']
     _v35 = ctx['name']
-    _v36 = ctx['name']
+    _v36 = ctx['upper']
+    _v37 = ctx['upper']
+    _v38 = ctx['upper']
+    _v39 = ctx['upper']
+    _v40 = ctx['upper']
+    _v41 = ctx['name']
+    _v42 = ctx['name']
+    _v43 = ctx['name']
+    _v44 = ctx['name']
+    _v45 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -769,11 +786,47 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       '_solid_states(const double *q, long n, const unsigned char *active,\n'
       '                          unsigned char *states);\n'
       '\n'
+      '/* Obstacles given at run time, without a compile: every check above (no'
+      't colliding_pairs\n'
+      " * nor solid_states, which list the robot's pairs) also tests the robot'"
+      's moving solids\n'
+      ' * against them, as soundly (a sphere or box against a sphere or box exa'
+      'ctly; else through\n'
+      ' * the certified sphere trees, MAYBE when they still reach it). kind: '
+      f'{_v36!s}_SPHERE (size:\n'
+      ' * radius), _BOX (half extents), _CYLINDER or _CAPSULE (radius, half len'
+      'gth; along the local z,\n'
+      " * a capsule's segment from -half length to +half length); pose: rotatio"
+      'n row-major (its\n'
+      " * columns the shape's axes in the world), then the centre. */\n"
+      f'#define {_v37!s}_SPHERE 0\n'
+      f'#define {_v38!s}_BOX 1\n'
+      f'#define {_v39!s}_CYLINDER 2\n'
+      f'#define {_v40!s}_CAPSULE 3\n'
+      f'struct {_v41!s}'
+      '_obstacle { int kind; double pose[12]; double size[3]; };\n'
+      '\n'
+      '/* Replaces the obstacles by a copy of obstacles[0 .. n) (n 0: none). Re'
+      'turns 0; -1 for an\n'
+      ' * invalid one (an unknown kind, a value not finite, a size below 0, a r'
+      'otation not\n'
+      ' * orthonormal within 1e-6) or -2 without memory, the obstacles before k'
+      'ept. Not while a check\n'
+      ' * runs in another thread. */\n'
+      f'int {_v42!s}_set_obstacles(const struct {_v43!s}'
+      '_obstacle *obstacles, int n);\n'
+      '\n'
+      '/* Replaces the point obstacles by a copy of xyzr[0 .. 4 n): x, y, z and'
+      ' radius of each (a\n'
+      ' * sphere), sorted into cells for the checks. Returns 0; -1 or -2 as abo'
+      've. */\n'
+      f'int {_v44!s}_set_points(const double *xyzr, long n);\n'
+      '\n'
       '/* For n configurations (q: n x N_CONFIG), the world pose of every rigid'
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v36!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v45!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1271,8 +1324,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xcf9663ed, render_c_checker_c_j2),
-    'c_checker.h.j2': (0x7d2cfffe, render_c_checker_h_j2),
+    'c_checker.c.j2': (0x5782a89f, render_c_checker_c_j2),
+    'c_checker.h.j2': (0xbe4ce8b0, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -35,6 +35,11 @@
 #define CONTACT_TOL 1e-09
 #define EPS_SAT 1e-12
 
+/* as NAME.h declares it */
+struct checker_obstacle { int kind; double pose[12]; double size[3]; };
+int checker_set_obstacles(const struct checker_obstacle *obstacles, int n);
+int checker_set_points(const double *xyzr, long n);
+
 #include "checker_kernel.h"
 
 const char *const checker_pair_names[NPAIRS_DECL][2] = {
@@ -104,6 +109,7 @@ static const unsigned char CELLBITS[NCELLBYTES_DECL] = { 0 };
 
 #include "checker_kernel.c"
 #include "motions.c"
+#include "obstacles.c"
 
 static void fk(const double *q, double g[][12])
 {

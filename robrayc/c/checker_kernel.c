@@ -637,6 +637,11 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
             maybe |= r == 2;
         }
     }
+    if (!(hit && !states)) {  /* the obstacles set at run time (obstacles.c) */
+        int r = env_check(g, centre, o, slack, maybe && !states);
+        hit |= r == 1;
+        maybe |= r == 2;
+    }
     return hit ? 1 : maybe ? 2 : 0;
 }
 

@@ -40,6 +40,9 @@
  * checker_pair_names[NPAIRS_DECL][2]; without CHECKER_CERTIFY also BOX[NS_DECL][15],
  * NODE[NODES_DECL][4], KID[NODES_DECL][2], LEAF[LEAVES_DECL][15] (see checker_kernel.c).
  *
+ * Run-time obstacles: struct checker_obstacle { int kind; double pose[12]; double size[3]; },
+ * declared before this header (NAME.h declares it as struct NAME_obstacle), and obstacles.c.
+ *
  * Public functions are named checker_*; a generated file renames them to NAME_* with macros
  * (#define checker_check NAME_check) before this header.
  */
@@ -84,5 +87,10 @@ static void fk(const double *q, double g[][12]);
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
  * offset| times each axis' length (GROUP_REACH counts one unit of it) */
 static double travel(const double *q);
+
+/* the moving solids against the obstacles set at run time (obstacles.c, after the kernel):
+ * FREE, COLLIDES or MAYBE */
+static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, float slack,
+                     int skip);
 
 #endif

@@ -87,6 +87,7 @@ from robrayc.analysis.collision.closed_form import (
 )
 from robrayc.analysis.collision.gjk import gjk
 from robrayc.analysis.collision.narrow import PairTester
+from robrayc.analysis.collision.obstacles import Box, Capsule, Cylinder, PointCloud, Sphere
 from robrayc.analysis.collision.solids import (
     BOX,
     CONE,
@@ -103,7 +104,8 @@ from robrayc.analysis.collision.solids import (
 )
 
 __all__ = [
-    "BLOCK", "BOX", "BROADPHASES", "CONE", "CONTACT_TOL", "CYLINDER", "DENSE_MAX_PAIRS", "FRUSTUM",
+    "BLOCK", "BOX", "Box", "Capsule", "Cylinder", "PointCloud", "Sphere",
+    "BROADPHASES", "CONE", "CONTACT_TOL", "CYLINDER", "DENSE_MAX_PAIRS", "FRUSTUM",
     "KIND_NAMES", "MESH", "ROUND", "SPHERE", "CollisionChecker", "Config", "PairDistance",
     "PairTester", "PoseChecker", "Solid", "Solids", "box_distance", "candidates",
     "collision_frames_of", "gjk", "grid_pairs", "round_distance", "sat_separated",

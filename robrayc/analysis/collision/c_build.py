@@ -26,8 +26,9 @@ class CompilerMissing(RuntimeError):
 def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and, with triangles,
-    triangles.c, pasted in); it includes ``include``, or holds the header inline when None."""
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c, obstacles.c and, with
+    triangles, triangles.c, pasted in); it includes ``include``, or holds the header inline
+    when None."""
     from robrayc.templating import render
 
     return render("c_checker.c.j2", {
@@ -35,6 +36,7 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         "kernel_header": kernel_source("checker_kernel.h"),
         "kernel": kernel_source("checker_kernel.c"),
         "motion_code": kernel_source("motions.c"),
+        "obstacle_code": kernel_source("obstacles.c"),
         "triangle_code": kernel_source("triangles.c") if triangles else ""})
 
 

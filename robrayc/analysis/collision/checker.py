@@ -10,6 +10,7 @@ from robrayc import ir
 from robrayc.analysis.collision import motions
 from robrayc.analysis.collision.broadphase import BROADPHASES, candidates
 from robrayc.analysis.collision.distances import PairDistance, frame_distances
+from robrayc.analysis.collision.environment import RunTimeObstacles
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import Solid, Solids, outer_capsules, solid_from_shape
 from robrayc.diagnostics import DiagnosticSink
@@ -31,7 +32,7 @@ CAPSULE_MARGIN = 1e-6
 Config = Mapping[str, float] | Sequence[float] | np.ndarray | None
 
 
-class CollisionChecker:
+class CollisionChecker(RunTimeObstacles):
     """Collision checking for one scene; build once, query many configurations.
 
     ``use_allowed=False`` ignores the scene's ``allow_collision`` pairs; ``frame_pairs``
@@ -262,6 +263,7 @@ class CollisionChecker:
             n = self._n_frames
             pairs = [(self.frame_names[k // n], self.frame_names[k % n])
                      for k in self.pair_keys.tolist()]
+            pairs += self._env_names()
             cached = (self.pair_keys, pairs, [(a, b) if a < b else (b, a) for a, b in pairs])
             self._names_cache = cached
         return cached[1], cached[2]
@@ -339,12 +341,12 @@ class CollisionChecker:
             for row, config in enumerate(q):
                 keys = self._sparse_keys(config)
                 out[row, np.searchsorted(self.pair_keys, keys)] = True
-            return out
+            return self._with_env(q, out)
         out = np.empty((q.shape[0], len(self.pair_keys)), dtype=bool)
         step = self._block
         for start in range(0, q.shape[0], step):
             out[start:start + step] = self._dense_block(q[start:start + step])
-        return out
+        return self._with_env(q, out)
 
     def _dense_block(self, q: np.ndarray) -> np.ndarray:
         n = q.shape[0]
@@ -498,7 +500,7 @@ class CollisionChecker:
         collides (collision_matrix(configs).sum(axis=0); with the compiled kernel, without
         making the matrix)."""
         q = self._configs(configs)
-        if self._kernel is None or not len(self._pi):
+        if self._kernel is None or not len(self._pi) or self._env is not None:
             return self.collision_matrix(q).sum(axis=0)
         width = len(self.pair_keys)
         const = self._const_hit if self._columns is None else self._const_hit & self._columns
@@ -518,7 +520,9 @@ class CollisionChecker:
         return np.union1d(keys[hit], self._const_keys)
 
     def _sparse_one(self, q: np.ndarray) -> list[tuple[str, str]]:
-        return self._names(self._sparse_keys(q).tolist())
+        env = self._with_env(q[None], np.zeros((1, 0), dtype=bool))[0]
+        extra = [self._env_names()[k] for k in np.flatnonzero(env).tolist()]
+        return sorted(self._names(self._sparse_keys(q).tolist()) + extra)
 
     def colliding_pairs(self, config: Config = None) -> list[tuple[str, str]]:
         """Sorted (a, b) frame-name pairs, a < b, whose collision geometry intersects at
@@ -535,7 +539,7 @@ class CollisionChecker:
         out = []
         step = self._block
         for start in range(0, q.shape[0], step):
-            hits = self._dense_block(q[start:start + step])
+            hits = self._with_env(q[start:start + step], self._dense_block(q[start:start + step]))
             for row in hits:
                 out.append(sorted(names[k] for k in np.flatnonzero(row).tolist()))
         return out

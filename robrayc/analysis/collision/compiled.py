@@ -14,6 +14,7 @@ import numpy as np
 
 from robrayc import ir
 from robrayc.analysis.collision.c_build import checker_text, load
+from robrayc.analysis.collision.c_environment import KernelEnvironment
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
 from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE, Solids
@@ -331,6 +332,14 @@ class Kernel:
         g.restype = ctypes.c_int
         self._check = g
         self._bind_motions()
+        self.env = KernelEnvironment(self.lib)  # run-time obstacles (set_environment)
+
+    def set_environment(self, obstacles: list, attached: bool) -> None:
+        self.env.set(obstacles, attached)
+
+    @property
+    def env_complete(self) -> bool:
+        return self.env.complete
 
     def _bind_motions(self) -> None:
         """The batch and motion entry points (robrayc/c/motions.c), and the buffers a call of
@@ -402,6 +411,7 @@ class Kernel:
 
     def check(self, q: np.ndarray) -> int:
         q = np.ascontiguousarray(q, dtype=np.float64)
+        self.env.own()
         return int(self._check(q.ctypes.data))
 
     def _copy(self, buffer, config) -> bool:
@@ -417,6 +427,7 @@ class Kernel:
         for anything else): one foreign call."""
         if not self._copy(self._one, config):
             return MAYBE
+        self.env.own()
         return self._check(self._one_at)  # (INVALID for a value that is not finite)
 
     def check_motion_one(self, a, b, resolution: float) -> int:
@@ -424,6 +435,7 @@ class Kernel:
         else)."""
         if not (self._copy(self._one, a) and self._copy(self._two, b)):
             return MAYBE
+        self.env.own()
         try:
             return self.lib.rc_check_motion(self._one_at, self._two_at, resolution)
         except ctypes.ArgumentError:  # a resolution that is no number: the caller's error
@@ -434,6 +446,7 @@ class Kernel:
         certain collision."""
         q = np.ascontiguousarray(q, dtype=np.float64)
         out = np.empty(q.shape[0], dtype=np.int32)
+        self.env.own()
         self.lib.rc_check_batch(q.ctypes.data, q.shape[0], out.ctypes.data)
         return out
 
@@ -442,6 +455,7 @@ class Kernel:
         a = np.ascontiguousarray(a, dtype=np.float64)
         b = np.ascontiguousarray(b, dtype=np.float64)
         out = np.empty(a.shape[0], dtype=np.int32)
+        self.env.own()
         self.lib.rc_check_motions(a.ctypes.data, b.ctypes.data, a.shape[0], resolution,
                                   out.ctypes.data)
         return out

@@ -118,7 +118,8 @@ def check_motions(checker: CollisionChecker, a, b,
 
 def _fast(checker: CollisionChecker) -> bool:
     """Whether the kernel answers for the checker as it is (not restricted to some pairs)."""
-    return checker._kernel is not None and checker._active is None and len(checker._pi) > 0
+    return (checker._kernel is not None and checker._active is None and len(checker._pi) > 0
+            and checker._env_in_c)
 
 
 def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n: int
@@ -156,6 +157,9 @@ def _resolve(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray) -> np.
     kernel, s = checker._kernel, checker.solids
     rows, pairs, states = kernel.open_states(q)
     hit = owner[rows[states == COLLIDES]]
+    if checker._env is not None:  # the run-time obstacles (environment.py), exactly
+        left = np.flatnonzero(~np.isin(owner, hit))
+        hit = np.union1d(hit, owner[left[checker._env.any_hit(q[left])]])
     keep = (states == MAYBE) & ~np.isin(owner[rows], hit)
     rows, pairs = rows[keep], pairs[keep]
     if not rows.size:

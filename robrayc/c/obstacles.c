@@ -1,0 +1,389 @@
+/* robrayc's compiled collision checker: obstacles given at run time (boxes, spheres,
+ * cylinders, capsules and points as spheres), tested against the robot's moving solids by
+ * every check (check1 calls env_check). Compiled after checker_kernel.c and motions.c; a
+ * generated checker holds this file verbatim too.
+ *
+ * checker_set_obstacles and checker_set_points copy what they are given (the only allocation
+ * of the checker: malloc, freed when replaced) and make their tables; they are not to be
+ * called while a check runs in another thread.
+ *
+ * Tests, per moving solid: its bounding sphere against the obstacles' 8 at a time (the
+ * kernel's near_block, AVX2 or scalar; the obstacles' radii grown for their rounding), then
+ * per obstacle near it: a sphere or box solid against a sphere or box obstacle by the exact
+ * closed forms (exact_pair, in double: COLLIDES or FREE); the others by the solid's certified
+ * sphere tree against the obstacle (each node's sphere against the obstacle's exact shape, a
+ * leaf's box against the obstacle's box, or its bounding box for a cylinder or capsule), MAYBE
+ * when a leaf still reaches it. Points: sorted into cubic cells (counting sort; at most
+ * 4 n + 4096 cells over the cloud's box), each solid visits the cells its bounding sphere
+ * reaches, then each point within reach as a sphere obstacle.
+ *
+ * Precision (checker_kernel.c, "precision"): the robot's margins cover coordinates up to its
+ * GROUP_REACH + SOLID_REACH. An obstacle's float tests run in its own frame (the solid's
+ * group moved into it in double, then rounded), where coordinates reach the obstacle's size
+ * more: its float dimensions grow by MARGIN_RATE times its bounding radius, and its float
+ * bounding sphere by MARGIN_RATE times its centre's largest coordinate and radius (the
+ * rounding of a float centre), each rounded up; where world_frame moved the test frame, by
+ * near_block_at (centres moved in double), with the kernel's slack.
+ */
+
+#include <stdlib.h>
+
+#define OBSTACLE_SPHERE 0
+#define OBSTACLE_BOX 1
+#define OBSTACLE_CYLINDER 2
+#define OBSTACLE_CAPSULE 3
+
+/* an obstacle as the kernel holds it: as a world solid (group 0; exact 0 sphere, 1 box, -1
+ * neither; pose; half: exact sizes) for exact_pair, its kind, and its float sizes for the
+ * tree tests, grown (sphere: radius; box: half extents; cylinder: radius, half length;
+ * capsule: radius, half length), its bounding box's half extents (grown) and bounding sphere
+ * (world, double, exact) */
+struct envshape { struct solid s; int kind; float dims[3], hbox[3]; double centre[3], radius; };
+
+static struct {
+    int n, blocks;
+    struct envshape *shape;
+    struct fixblock *lane;  /* bounding spheres, 8 a block (float, radii grown; padding far) */
+    long np, *start;      /* points; the first point of each cell (cells + 1) */
+    double *pt;           /* x, y, z, r per point, sorted by cell */
+    double lo[3], inv, rmax;
+    long dims[3];
+} ENV;
+
+/* a float at or above x */
+static float up(double x)
+{
+    float f = (float)x;
+    return (double)f >= x ? f : nextafterf(f, HUGE_VALF);
+}
+
+static double largest(const double *v, int n)
+{
+    double m = 0.0;
+    int k;
+    for (k = 0; k < n; k++) if (fabs(v[k]) > m) m = fabs(v[k]);
+    return m;
+}
+
+/* is o a valid obstacle: a known kind, finite, sizes >= 0, an orthonormal rotation */
+static int valid_obstacle(const struct checker_obstacle *o)
+{
+    int i, j, k;
+    if (o->kind < OBSTACLE_SPHERE || o->kind > OBSTACLE_CAPSULE) return 0;
+    for (k = 0; k < 12; k++) if (!isfinite(o->pose[k])) return 0;
+    for (k = 0; k < 3; k++) if (!isfinite(o->size[k]) || !(o->size[k] >= 0.0)) return 0;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            double d = o->pose[i] * o->pose[j] + o->pose[3 + i] * o->pose[3 + j]
+                       + o->pose[6 + i] * o->pose[6 + j];
+            if (fabs(d - (i == j)) > 1e-6) return 0;
+        }
+    return 1;
+}
+
+/* the kernel's form of obstacle o (valid) */
+static void make_shape(const struct checker_obstacle *o, struct envshape *e)
+{
+    double r = o->size[0], h = o->size[1], half[3], grow;
+    int k;
+    e->kind = o->kind;
+    for (k = 0; k < 12; k++) e->s.pose[k] = o->pose[k];
+    e->s.group = 0;
+    e->s.fixed_box = 0;
+    e->s.root = 0;
+    switch (o->kind) {
+    case OBSTACLE_SPHERE: half[0] = half[1] = half[2] = r; break;
+    case OBSTACLE_BOX: for (k = 0; k < 3; k++) half[k] = o->size[k]; break;
+    case OBSTACLE_CYLINDER: half[0] = half[1] = r; half[2] = h; break;
+    default: half[0] = half[1] = r; half[2] = h + r; break;
+    }
+    e->s.exact = o->kind == OBSTACLE_SPHERE ? 0 : o->kind == OBSTACLE_BOX ? 1 : -1;
+    for (k = 0; k < 3; k++) {
+        e->s.half[k] = o->kind == OBSTACLE_BOX ? half[k] : k == 0 ? r : 0.0;
+        e->s.box[k] = half[k];
+        e->centre[k] = o->pose[9 + k];
+    }
+    e->radius = o->kind == OBSTACLE_SPHERE ? r
+                : o->kind == OBSTACLE_CAPSULE ? h + r
+                : sqrt(half[0] * half[0] + half[1] * half[1] + half[2] * half[2]);
+    grow = MARGIN_RATE * e->radius;
+    for (k = 0; k < 3; k++) {
+        e->hbox[k] = up(half[k] + grow);
+        e->dims[k] = up(o->kind == OBSTACLE_BOX ? half[k] + grow
+                        : k == 0 ? r + grow : k == 1 ? h + grow : 0.0);
+    }
+    for (k = 0; k < 4; k++) e->s.bound[k] = 0.0f;
+}
+
+int checker_set_obstacles(const struct checker_obstacle *obstacles, int n)
+{
+    struct envshape *shape = 0;
+    struct fixblock *lane = 0;
+    int k, blocks = (n + 7) / 8;
+    if (n < 0 || (n > 0 && !obstacles)) return -1;
+    for (k = 0; k < n; k++) if (!valid_obstacle(&obstacles[k])) return -1;
+    if (n > 0) {
+        shape = (struct envshape *)malloc((size_t)n * sizeof *shape);
+        lane = (struct fixblock *)malloc((size_t)blocks * sizeof *lane);
+        if (!shape || !lane) {
+            free(shape);
+            free(lane);
+            return -2;
+        }
+    }
+    for (k = 0; k < blocks * 8; k++) {
+        struct fixblock *f = &lane[k / 8];
+        float *l[4];
+        int d;
+        l[0] = &f->x[k % 8];
+        l[1] = &f->y[k % 8];
+        l[2] = &f->z[k % 8];
+        l[3] = &f->r[k % 8];
+        f->solid = 0;
+        f->partner[k % 8] = f->pair[k % 8] = k < n ? k : -1;
+        if (k >= n) {
+            *l[0] = *l[1] = *l[2] = 1e18f;
+            *l[3] = 0.0f;
+            continue;
+        }
+        make_shape(&obstacles[k], &shape[k]);
+        for (d = 0; d < 3; d++) *l[d] = (float)shape[k].centre[d];
+        *l[3] = up(shape[k].radius + MARGIN_RATE * (largest(shape[k].centre, 3)
+                                                     + shape[k].radius));
+    }
+    free(ENV.shape);
+    free(ENV.lane);
+    ENV.shape = shape;
+    ENV.lane = lane;
+    ENV.n = n;
+    ENV.blocks = blocks;
+    return 0;
+}
+
+/* the mean bounding radius of the robot's moving solids (the cells' width) */
+static double moving_radius(void)
+{
+    double sum = 0.0;
+    int s, m = 0;
+    for (s = 0; s < NS; s++)
+        if (SOLID[s].group) { sum += SOLID[s].bound[3]; m++; }
+    return m ? sum / m : 0.0;
+}
+
+/* the cell of coordinate x along axis d, clamped to the grid */
+static long cell_of(double x, int d)
+{
+    double i = floor((x - ENV.lo[d]) * ENV.inv);
+    if (!(i >= 0.0)) return 0;
+    return i >= (double)ENV.dims[d] ? ENV.dims[d] - 1 : (long)i;
+}
+
+static long cell_index(const double *p)
+{
+    return (cell_of(p[0], 0) * ENV.dims[1] + cell_of(p[1], 1)) * ENV.dims[2] + cell_of(p[2], 2);
+}
+
+/* the cells' grid over the points' box (lo, hi): at most 4 n + 4096 cells */
+static long make_grid(const double *lo, const double *hi, long n)
+{
+    double width = 2.0 * ENV.rmax, mean = moving_radius(), cells;
+    int d;
+    if (width < mean) width = mean;
+    if (!(width > 0.0)) width = 1.0;
+    for (;;) {
+        cells = 1.0;
+        for (d = 0; d < 3; d++) cells *= floor((hi[d] - lo[d]) / width) + 1.0;
+        if (cells <= 4.0 * (double)n + 4096.0) break;
+        width *= 1.25;
+    }
+    for (d = 0; d < 3; d++) {
+        ENV.lo[d] = lo[d];
+        ENV.dims[d] = (long)floor((hi[d] - lo[d]) / width) + 1;
+    }
+    ENV.inv = 1.0 / width;
+    return (long)cells;
+}
+
+int checker_set_points(const double *xyzr, long n)
+{
+    double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 0.0, 0.0, 0.0 }, *pt = 0, rmax = 0.0;
+    long k, cells, *start = 0, *at = 0;
+    int d;
+    if (n < 0 || (n > 0 && !xyzr)) return -1;
+    for (k = 0; k < n; k++) {
+        for (d = 0; d < 4; d++) if (!isfinite(xyzr[4 * k + d])) return -1;
+        if (!(xyzr[4 * k + 3] >= 0.0)) return -1;
+        for (d = 0; d < 3; d++) {
+            double x = xyzr[4 * k + d];
+            if (k == 0 || x < lo[d]) lo[d] = x;
+            if (k == 0 || x > hi[d]) hi[d] = x;
+        }
+        if (xyzr[4 * k + 3] > rmax) rmax = xyzr[4 * k + 3];
+    }
+    free(ENV.pt);
+    free(ENV.start);
+    ENV.pt = 0;
+    ENV.start = 0;
+    ENV.np = 0;
+    if (!n) return 0;
+    ENV.rmax = rmax;
+    cells = make_grid(lo, hi, n);
+    pt = (double *)malloc((size_t)n * 4 * sizeof *pt);
+    start = (long *)calloc((size_t)cells + 1, sizeof *start);
+    at = (long *)malloc((size_t)cells * sizeof *at);
+    if (!pt || !start || !at) {
+        free(pt);
+        free(start);
+        free(at);
+        return -2;
+    }
+    for (k = 0; k < n; k++) start[cell_index(xyzr + 4 * k) + 1]++;
+    for (k = 0; k < cells; k++) start[k + 1] += start[k];
+    for (k = 0; k < cells; k++) at[k] = start[k];
+    for (k = 0; k < n; k++) {
+        long c = at[cell_index(xyzr + 4 * k)]++;
+        for (d = 0; d < 4; d++) pt[4 * c + d] = xyzr[4 * k + d];
+    }
+    free(at);
+    ENV.pt = pt;
+    ENV.start = start;
+    ENV.np = n;
+    return 0;
+}
+
+/* --- tests --------------------------------------------------------------------------------- */
+
+/* does the sphere (centre p in the obstacle's frame, radius r) reach obstacle e */
+static int env_node(const struct envshape *e, const float *p, float r)
+{
+    const float *d = e->dims;
+    float x, z, e2 = 0.0f;
+    int k;
+    switch (e->kind) {
+    case OBSTACLE_SPHERE:
+        return p[0] * p[0] + p[1] * p[1] + p[2] * p[2] <= (r + d[0]) * (r + d[0]);
+    case OBSTACLE_BOX:
+        for (k = 0; k < 3; k++) {
+            float o = fabsf(p[k]) - d[k];
+            if (o > 0.0f) e2 += o * o;
+        }
+        return e2 <= r * r;
+    case OBSTACLE_CYLINDER:
+        x = sqrtf(p[0] * p[0] + p[1] * p[1]) - d[0];
+        z = fabsf(p[2]) - d[1];
+        if (x > 0.0f) e2 += x * x;
+        if (z > 0.0f) e2 += z * z;
+        return e2 <= r * r;
+    default:
+        z = fabsf(p[2]) - d[1];
+        e2 = p[0] * p[0] + p[1] * p[1] + (z > 0.0f ? z * z : 0.0f);
+        return e2 <= (r + d[0]) * (r + d[0]);
+    }
+}
+
+/* does box o (frame a: centre, axes, half extents) reach obstacle e (m: frame a -> e's) */
+static int env_box(const struct envshape *e, const float *o, const float *m)
+{
+    static const float zero[3] = { 0.0f, 0.0f, 0.0f };
+    if (e->kind == OBSTACLE_SPHERE) return node_box(o, m, zero, e->dims[0]);
+    return node_box(o, m, e->kind == OBSTACLE_BOX ? e->dims : e->hbox, 0.0f);
+}
+
+/* does a node of the tree under n (frame a) reach obstacle e (m: frame a -> e's) */
+static int env_tree(int n, const float *m, const struct envshape *e)
+{
+    float p[3];
+    int k;
+    apply(m, NODE[n], p);
+    if (!env_node(e, p, NODE[n][3])) return 0;
+    if (!KID[n][1]) return KID[n][0] < 0 || env_box(e, LEAF[KID[n][0]], m);
+    for (k = KID[n][0]; k < KID[n][0] + KID[n][1]; k++)
+        if (env_tree(k, m, e)) return 1;
+    return 0;
+}
+
+/* moving solid a (group poses g) against obstacle e: FREE, COLLIDES or MAYBE; with skip, a
+ * test that could only answer MAYBE is not made (FREE) */
+static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
+{
+    const struct solid *sa = &SOLID[a];
+    double we[12];
+    float m[12];
+    if (sa->exact >= 0 && e->s.exact >= 0) return exact_pair(g[sa->group], g[0], sa, &e->s);
+    if (skip) return 0;
+    mul(g[0], e->s.pose, we);
+    relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
+    return env_box(e, BOX[a], m) && env_tree(sa->root, m, e) ? 2 : 0;
+}
+
+/* moving solid a (bounding sphere: world centre w, radius r) against the points: FREE,
+ * COLLIDES or MAYBE (skip as env_pair) */
+static int env_points(double g[][12], int a, const double *w, double r, int skip)
+{
+    long lo[3], hi[3], i, j, k, p;
+    int d, maybe = 0;
+    for (d = 0; d < 3; d++) {
+        double reach = r + ENV.rmax;
+        if (w[d] + reach < ENV.lo[d] || (w[d] - reach - ENV.lo[d]) * ENV.inv
+            >= (double)ENV.dims[d]) return 0;
+        lo[d] = cell_of(w[d] - reach, d);
+        hi[d] = cell_of(w[d] + reach, d);
+    }
+    for (i = lo[0]; i <= hi[0]; i++)
+        for (j = lo[1]; j <= hi[1]; j++)
+            for (k = lo[2]; k <= hi[2]; k++) {
+                long c = (i * ENV.dims[1] + j) * ENV.dims[2] + k;
+                for (p = ENV.start[c]; p < ENV.start[c + 1]; p++) {
+                    const double *x = ENV.pt + 4 * p;
+                    double dx = x[0] - w[0], dy = x[1] - w[1], dz = x[2] - w[2];
+                    double rs = r + x[3] * (1.0 + MARGIN_RATE);
+                    struct checker_obstacle o;
+                    struct envshape e;
+                    int s;
+                    if (dx * dx + dy * dy + dz * dz > rs * rs) continue;
+                    o.kind = OBSTACLE_SPHERE;
+                    for (s = 0; s < 12; s++) o.pose[s] = s % 4 == 0 && s < 9 ? 1.0 : 0.0;
+                    for (s = 0; s < 3; s++) o.pose[9 + s] = x[s];
+                    o.size[0] = x[3];
+                    o.size[1] = o.size[2] = 0.0;
+                    make_shape(&o, &e);
+                    s = env_pair(g, a, &e, skip || maybe);
+                    if (s == 1) return 1;
+                    maybe |= s == 2;
+                }
+            }
+    return maybe ? 2 : 0;
+}
+
+/* every moving solid against the obstacles and points at group poses g (solid centres as
+ * solid_centres, the frame moved by o, bounding spheres grown by slack): FREE, COLLIDES (the
+ * first found) or MAYBE; with skip, no test that could only answer MAYBE */
+static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, float slack,
+                     int skip)
+{
+    int s, k, far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0, maybe = 0;
+    for (s = 0; s < NS; s++) {
+        const float c[3] = { centre[0][s], centre[1][s], centre[2][s] };
+        float r = SOLID[s].bound[3] + slack;
+        int l, st;
+        if (!SOLID[s].group) continue;
+        for (k = 0; k < ENV.blocks; k++) {
+            unsigned m = far ? near_block_at(&ENV.lane[k], c, r, o)
+                             : near_block(&ENV.lane[k], c, r);
+            for (l = 0; m; l++, m >>= 1) {
+                if (!(m & 1u)) continue;
+                st = env_pair(g, s, &ENV.shape[8 * k + l], skip || maybe);
+                if (st == 1) return 1;
+                maybe |= st == 2;
+            }
+        }
+        if (ENV.np) {
+            double w[3];
+            for (k = 0; k < 3; k++) w[k] = (double)c[k] + o[k];
+            st = env_points(g, s, w, (double)r * (1.0 + MARGIN_RATE), skip || maybe);
+            if (st == 1) return 1;
+            maybe |= st == 2;
+        }
+    }
+    return maybe ? 2 : 0;
+}

@@ -1,0 +1,295 @@
+"""Obstacles given at run time (CollisionChecker.set_obstacles, attach; robrayc/c/obstacles.c)
+against a reference of its own: python-fcl objects built here from the scene text and the
+obstacles' own numbers (the robot's poses written out below, not robrayc's kinematics). The
+exact and compiled backends answer as python-fcl does on random configurations and at 10 um
+either side of contacts found by bisection on python-fcl's answer, for each obstacle kind,
+point clouds, far from the origin and with an attached part; a new set costs no compile; the
+C API works from a C program under strict gcc."""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robrayc.analysis.collision import (
+    Box,
+    Capsule,
+    CollisionChecker,
+    Cylinder,
+    PointCloud,
+    Sphere,
+)
+from robrayc.frontend import load_scene
+
+fcl = pytest.importorskip("fcl")
+needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
+                              reason="no C compiler")
+
+# a mobile arm: a rail along x (bx), the base turning (yaw), an arm turning (j1) with a box, a
+# cylinder, a sphere and a mesh (an octahedron); a fixed floor
+SCENE = """
+frame floor { translation [0, 0, -0.3]; geometry { shape box; dimension [4, 4, 0.1]; } }
+frame bx { type prismatic; axis [1, 0, 0]; limit_position [-1e8, 1e8]; }
+frame base { parent bx; type revolute; axis [0, 0, 1];
+             geometry { shape box; dimension [0.4, 0.3, 0.2]; } }
+frame j1 { parent base; type revolute; axis [0, 0, 1]; translation [0.3, 0, 0.2]; }
+frame l1 { parent j1; translation [0.25, 0, 0];
+           geometry { shape box; dimension [0.5, 0.08, 0.08]; } }
+frame post { parent j1; translation [0.58, 0, 0];
+             geometry { shape cylinder; radius 0.05; height 0.3; } }
+frame tip { parent j1; translation [0.75, 0, 0.1]; geometry { shape sphere; radius 0.06; } }
+frame hand { parent j1; translation [0.4, 0.2, 0]; geometry { shape mesh; mesh "oct.obj"; } }
+"""
+OCTAHEDRON = np.array([[0.07, 0, 0], [-0.07, 0, 0], [0, 0.07, 0], [0, -0.07, 0], [0, 0, 0.07],
+                       [0, 0, -0.07]])
+FACES = np.array([[0, 2, 4], [2, 1, 4], [1, 3, 4], [3, 0, 4], [2, 0, 5], [1, 2, 5],
+                  [3, 1, 5], [0, 3, 5]])
+
+
+def _rz(a: float) -> np.ndarray:
+    c, s = math.cos(a), math.sin(a)
+    return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
+
+
+def _robot(q) -> list[tuple[object, np.ndarray, np.ndarray]]:
+    """The moving solids at q = (bx, base, j1): (fcl geometry, rotation, translation)."""
+    bx, yaw, j1 = q
+    rb, tb = _rz(yaw), np.array([bx, 0.0, 0.0])
+    rj, tj = rb @ _rz(j1), tb + rb @ [0.3, 0.0, 0.2]
+    mesh = fcl.BVHModel()
+    mesh.beginModel(len(OCTAHEDRON), len(FACES))
+    mesh.addSubModel(OCTAHEDRON, FACES)
+    mesh.endModel()
+    return [(fcl.Box(0.4, 0.3, 0.2), rb, tb),
+            (fcl.Box(0.5, 0.08, 0.08), rj, tj + rj @ [0.25, 0, 0]),
+            (fcl.Cylinder(0.05, 0.3), rj, tj + rj @ [0.58, 0, 0.15]),
+            (fcl.Sphere(0.06), rj, tj + rj @ [0.75, 0, 0.1]),
+            (mesh, rj, tj + rj @ [0.4, 0.2, 0])]
+
+
+def _fcl_obstacle(shape) -> list:
+    """fcl objects of one obstacle, from its own numbers."""
+    rot = np.eye(3) if getattr(shape, "rotation", None) is None else np.array(shape.rotation)
+    if isinstance(shape, PointCloud):
+        return [fcl.CollisionObject(fcl.Sphere(shape.radius), fcl.Transform(np.eye(3), p))
+                for p in np.asarray(shape.points, float)]
+    geom = (fcl.Box(*(2 * np.array(shape.half_extents))) if isinstance(shape, Box)
+            else fcl.Sphere(shape.radius) if isinstance(shape, Sphere)
+            else fcl.Cylinder(shape.radius, 2 * shape.half_length)
+            if isinstance(shape, Cylinder) else fcl.Capsule(shape.radius, 2 * shape.half_length))
+    return [fcl.CollisionObject(geom, fcl.Transform(rot, np.array(shape.centre, float)))]
+
+
+class Reference:
+    """python-fcl's answer: does any moving solid (or attached part) meet an obstacle."""
+
+    def __init__(self, obstacles, attached=()) -> None:
+        self.manager = fcl.DynamicAABBTreeCollisionManager()
+        self.manager.registerObjects([o for s in obstacles for o in _fcl_obstacle(s)])
+        self.manager.setup()
+        self.attached = attached  # (fcl geometry, offset from the tip's frame)
+
+    def __call__(self, q) -> bool:
+        objects = [fcl.CollisionObject(g, fcl.Transform(r, t)) for g, r, t in _robot(q)]
+        _, rj, tj = _robot(q)[3]
+        for geom, offset in self.attached:
+            objects.append(fcl.CollisionObject(geom, fcl.Transform(rj, tj + rj @ offset)))
+        robot = fcl.DynamicAABBTreeCollisionManager()
+        robot.registerObjects(objects)
+        robot.setup()
+        data = fcl.CollisionData()
+        self.manager.collide(robot, data, fcl.defaultCollisionCallback)
+        return data.result.is_collision
+
+
+@pytest.fixture(scope="module")
+def scene(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("obstacles")
+    lines = [f"v {x} {y} {z}" for x, y, z in OCTAHEDRON.tolist()]
+    lines += [f"f {a + 1} {b + 1} {c + 1}" for a, b, c in FACES.tolist()]
+    (folder / "oct.obj").write_text("\n".join(lines) + "\n")
+    (folder / "arm.robray").write_text(SCENE)
+    return load_scene([str(folder / "arm.robray")])
+
+
+@pytest.fixture(scope="module")
+def checkers(scene):
+    out = {"exact": CollisionChecker(scene)}
+    if shutil.which("cc") or shutil.which("gcc"):
+        out["compiled"] = CollisionChecker(scene, backend="compiled")
+    return out
+
+
+TURN = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, 0.0], [-1.0, 0.0, 0.0]])  # z -> x
+TILT = np.array([[1.0, 0.0, 0.0], [0.0, 0.6, -0.8], [0.0, 0.8, 0.6]])
+KINDS = {
+    "box": [Box(centre=(0.9, 0.4, 0.25), half_extents=(0.1, 0.2, 0.3), rotation=TILT)],
+    "sphere": [Sphere(centre=(0.2, 0.9, 0.3), radius=0.2)],
+    "cylinder": [Cylinder(centre=(-0.6, -0.6, 0.2), radius=0.1, half_length=0.3)],
+    "lying-cylinder": [Cylinder(centre=(0.6, -0.6, 0.25), radius=0.06, half_length=0.3,
+                                rotation=TURN)],
+    "capsule": [Capsule(centre=(0.7, 0.2, 0.3), radius=0.05, half_length=0.2, rotation=TURN)],
+    "cloud": [PointCloud(points=np.random.default_rng(3).uniform(-1, 1, (3000, 3))
+                         * [1.2, 1.2, 0.05] + [0, 0, 0.3], radius=0.01)],
+}
+
+
+def _contacts(reference, shift: float, rng, n: int) -> np.ndarray:
+    """Configurations 10 um either side of a contact: along the rail from random angles,
+    bisection on the reference's answer."""
+    out = []
+    while len(out) < 2 * n:
+        yaw, j1 = rng.uniform(-math.pi, math.pi, 2)
+        lo, hi = shift - 2.0, shift + 2.0
+        if reference((lo, yaw, j1)) or not any(reference((x, yaw, j1))
+                                               for x in np.linspace(lo, hi, 41)):
+            continue
+        hi = next(x for x in np.linspace(lo, hi, 41) if reference((x, yaw, j1)))
+        for _ in range(40):
+            mid = (lo + hi) / 2
+            lo, hi = (lo, mid) if reference((mid, yaw, j1)) else (mid, hi)
+        out += [(hi + 1e-5, yaw, j1), (lo - 1e-5, yaw, j1)]
+    return np.array(out)
+
+
+def _compare(checkers, obstacles, shift: float = 0.0, attached=(), n_random=150,
+             n_contacts=6, seed=5) -> None:
+    reference = Reference(obstacles, attached)
+    rng = np.random.default_rng(seed)
+    q = rng.uniform(-math.pi, math.pi, (n_random, 3))
+    q[:, 0] = shift + rng.uniform(-1.5, 1.5, n_random)
+    q = np.concatenate([q, _contacts(reference, shift, rng, n_contacts)])
+    expected = np.array([reference(row) for row in q])
+    assert 0.03 < expected.mean() < 0.97, expected.mean()
+    for backend, checker in checkers.items():
+        checker.set_obstacles(obstacles)
+        got = checker.in_collision(q)
+        wrong = np.flatnonzero(got != expected)
+        assert not wrong.size, (backend, q[wrong[:3]], expected[wrong[:3]])
+        assert [checker.check(row) for row in q[:40]] == expected[:40].tolist(), backend
+        if checker._kernel is not None and checker._env_in_c:
+            state = checker._kernel.check_batch(q)
+            assert not (expected & (state == 0)).any(), "FREE for a collision"
+            assert not (~expected & (state == 1)).any(), "COLLIDES for a free configuration"
+
+
+@pytest.mark.slow
+@needs_cc
+@pytest.mark.parametrize("kind", sorted(KINDS))
+def test_each_kind_against_fcl(checkers, kind: str) -> None:
+    _compare(checkers, KINDS[kind])
+
+
+def _shifted(shapes, dx: float) -> list:
+    out = []
+    for s in shapes:
+        if isinstance(s, PointCloud):
+            out.append(PointCloud(points=np.asarray(s.points) + [dx, 0, 0], radius=s.radius))
+        else:
+            fields = {k: getattr(s, k) for k in type(s).__match_args__}
+            fields["centre"] = (s.centre[0] + dx, *s.centre[1:])
+            out.append(type(s)(**fields))
+    return out
+
+
+@pytest.mark.slow
+@needs_cc
+@pytest.mark.parametrize("far", [1e4, 1e6])
+def test_far_from_the_origin(checkers, far: float) -> None:
+    """The robot moved far along its rail among obstacles moved as far: the same answers."""
+    shapes = [s for k in ("box", "sphere", "capsule", "lying-cylinder") for s in KINDS[k]]
+    _compare(checkers, _shifted(shapes, far), shift=far, n_random=80, n_contacts=4)
+
+
+@pytest.mark.slow
+@needs_cc
+def test_attached_part(checkers) -> None:
+    """A box held at the tip: against the obstacles (and the scene's floor and base)."""
+    part = Box(centre=(0.1, 0.0, 0.0), half_extents=(0.12, 0.03, 0.03))
+    for checker in checkers.values():
+        checker.attach("tip", [part])
+    try:
+        _compare(checkers, KINDS["sphere"] + KINDS["box"],
+                 attached=[(fcl.Box(0.24, 0.06, 0.06), np.array([0.1, 0.0, 0.0]))])
+    finally:
+        for checker in checkers.values():
+            checker.attach("tip", [])
+
+
+@needs_cc
+def test_a_new_set_replaces_the_last_and_compiles_nothing(checkers, monkeypatch) -> None:
+    from robrayc.analysis.collision import c_build
+
+    checker = checkers["compiled"]
+    q = np.array([[0.0, 0.0, 0.0]])
+    monkeypatch.setattr(c_build.subprocess, "run", None)  # a compile would fail
+    checker.set_obstacles([Sphere(centre=(0.9, 0.0, 0.2), radius=0.1)])
+    assert checker.in_collision(q)[0] and checker.check(q[0])
+    assert checker.colliding_pairs(q[0]) == [("obstacle 0", "post")]
+    checker.set_obstacles([Sphere(centre=(0.0, 1.5, 0.2), radius=0.1)])
+    assert not checker.in_collision(q)[0] and not checker.check(q[0])
+    checker.set_obstacles([])
+    assert not checker.check(q[0]) and checker.colliding_pairs(q[0]) == []
+    with pytest.raises(ValueError):
+        checker.set_obstacles([Sphere(centre=(0, 0, float("nan")), radius=0.1)])
+
+
+def test_invalid_shapes_are_refused(checkers) -> None:
+    checker = checkers["exact"]
+    for bad in ([Box(centre=(0, 0, 0), half_extents=(1, -1, 1))],
+                [Box(centre=(0, 0, 0), half_extents=(1, 1, 1), rotation=np.ones((3, 3)))],
+                [PointCloud(points=np.zeros((3, 2)), radius=0.1)], ["box"]):
+        with pytest.raises((ValueError, TypeError)):
+            checker.set_obstacles(bad)
+    with pytest.raises(KeyError):
+        checker.attach("no such frame", [])
+
+
+C_MAIN = r"""
+#include <stdio.h>
+#include "arm.h"
+
+int main(void)
+{
+    struct arm_obstacle o[2] = {
+        { ARM_BOX, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.7, 0.0, 0.2 }, { 0.1, 0.1, 0.1 } },
+        { ARM_SPHERE, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.3, 0.45, 0.2 }, { 0.1, 0, 0 } },
+    };
+    static const double points[8] = { -0.1, 0.0, 0.2, 0.05, -0.1, 0.1, 0.2, 0.05 };
+    static const double q[4][3] = { { 0, 0, 0 }, { 0, 0, 1.5707963 }, { 0, 0, 3.14159 },
+                                    { 0, 0, -1.5707963 } };
+    int k;
+    if (arm_set_obstacles(o, 2) || arm_set_points(points, 2)) return 2;
+    for (k = 0; k < 4; k++) printf("%d ", arm_check(q[k]));
+    o[0].pose[0] = 2.0;  /* not a rotation: refused, the set kept */
+    printf("%d %d\n", arm_set_obstacles(o, 2), arm_check(q[0]));
+    return 0;
+}
+"""
+
+
+@pytest.mark.slow
+@needs_cc
+def test_c_api_from_a_c_program(scene, tmp_path: Path) -> None:
+    from robrayc.cli.main import main
+
+    src = Path(scene.sources[0])
+    shutil.copy(src.parent / "oct.obj", tmp_path / "oct.obj")
+    shutil.copy(src, tmp_path / "arm.robray")
+    assert main([str(tmp_path / "arm.robray"), "--format", "c-checker", "-n", "arm",
+                 "--no-cells", "-o", str(tmp_path / "arm.c")]) == 0
+    (tmp_path / "main.c").write_text(C_MAIN)
+    gcc = shutil.which("gcc") or shutil.which("cc")
+    build = subprocess.run([gcc, "-std=c99", "-Wall", "-Wextra", "-Werror", "-O2", "-o",
+                            str(tmp_path / "main"), str(tmp_path / "main.c"),
+                            str(tmp_path / "arm.c"), "-lm"], capture_output=True, text=True)
+    assert build.returncode == 0, build.stderr
+    out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    # the arm points along +x, +y, -x, -y: into the box, the sphere, the points, nothing
+    assert out.stdout.split() == ["1", "1", "1", "0", "-1", "1"]
