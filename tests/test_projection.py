@@ -334,7 +334,7 @@ frame bot {
 
 
 @pytest.fixture(scope="module")
-def scene(tmp_path_factory) -> ir.Scene:
+def role_scene(tmp_path_factory) -> ir.Scene:
     path = tmp_path_factory.mktemp("scene") / "roles.robray"
     path.write_text(SCENE)
     return load_scene([str(path)])
@@ -345,16 +345,16 @@ def _project(scene, **kw):
     return project_scene(scene, ProjectionOptions(**kw), sink), sink
 
 
-def test_default_roles(scene) -> None:
-    proj, sink = _project(scene)
+def test_default_roles(role_scene) -> None:
+    proj, sink = _project(role_scene)
     roles = {f.frame.name: f.role for f in proj.footprints}
     assert roles == {"wall": "wall", "rug": "decorative", "spot": "marker",
                      "column": "decorative"}
     assert not sink.items
 
 
-def test_robot_pose_parts_and_sensors(scene) -> None:
-    proj, _ = _project(scene)
+def test_robot_pose_parts_and_sensors(role_scene) -> None:
+    proj, _ = _project(role_scene)
     (bot,) = proj.robots
     assert bot.name == "bot"
     assert bot.position == pytest.approx((-1, 0, 0), abs=EXACT)
@@ -369,28 +369,28 @@ def test_robot_pose_parts_and_sensors(scene) -> None:
     assert local.bounds == pytest.approx((-0.15, -0.1, 0.15, 0.1), abs=EXACT)
 
 
-def test_configuration_moves_joints(scene) -> None:
-    proj, _ = _project(scene, configuration={"arm": math.pi / 2})
+def test_configuration_moves_joints(role_scene) -> None:
+    proj, _ = _project(role_scene, configuration={"arm": math.pi / 2})
     arm = next(p for p in proj.robots[0].parts if p.frame.name == "arm")
     # the robot faces +Y; its arm turned a further quarter: the arm lies along -X
     assert arm.polygon.bounds == pytest.approx((-1.15, -0.01, -0.85, 0.01), abs=EXACT)
 
 
-def test_role_overrides(scene) -> None:
-    proj, sink = _project(scene, roles={"pillar": "wall", "marker": "ignore"})
+def test_role_overrides(role_scene) -> None:
+    proj, sink = _project(role_scene, roles={"pillar": "wall", "marker": "ignore"})
     roles = {f.frame.name: f.role for f in proj.footprints}
     assert roles["column"] == "wall" and "spot" not in roles
     assert not sink.items
 
 
-def test_robot_frame_option(scene) -> None:
-    proj, _ = _project(scene, robot_frames=("rug",))
+def test_robot_frame_option(role_scene) -> None:
+    proj, _ = _project(role_scene, robot_frames=("rug",))
     assert [r.name for r in proj.robots] == ["rug", "bot"]
     assert "rug" not in {f.frame.name for f in proj.footprints}
 
 
-def test_band_drops_solids(scene) -> None:
-    proj, _ = _project(scene, z_min=0.02)
+def test_band_drops_solids(role_scene) -> None:
+    proj, _ = _project(role_scene, z_min=0.02)
     assert {f.frame.name for f in proj.footprints} == {"wall", "spot", "column"}
 
 
@@ -423,20 +423,20 @@ def test_option_errors(kw, text) -> None:
     assert text in sink.items[0].message
 
 
-def test_obstacle_alias_and_unused_tag_warning(scene) -> None:
+def test_obstacle_alias_and_unused_tag_warning(role_scene) -> None:
     sink = DiagnosticSink()
     opts = options_from(_ns(role=["pillar=obstacle", "pilar=wall"]), sink)
     assert opts.roles == {"pillar": "wall", "pilar": "wall"}
-    project_scene(scene, opts, sink)
+    project_scene(role_scene, opts, sink)
     (w,) = sink.items
     assert w.severity == "warning" and "'pilar'" in w.message
     assert w.hint == "did you mean 'pillar'?"
 
 
-def test_unknown_robot_frame_is_an_error(scene) -> None:
+def test_unknown_robot_frame_is_an_error(role_scene) -> None:
     sink = DiagnosticSink()
     with pytest.raises(CompileError):
-        project_scene(scene, ProjectionOptions(robot_frames=("bott",)), sink)
+        project_scene(role_scene, ProjectionOptions(robot_frames=("bott",)), sink)
     assert sink.items[0].hint == "did you mean 'bot'?"
 
 

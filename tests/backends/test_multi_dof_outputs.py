@@ -95,15 +95,15 @@ def source(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def scene(source: Path) -> ir.Scene:
+def loaded(source: Path) -> ir.Scene:
     return load_scene([str(source)])
 
 
-def test_the_scene_and_its_fk(scene: ir.Scene) -> None:
-    assert [f.kind for f in scene.frames] == ["fixed", "floating", "revolute", "ball", "fixed",
+def test_the_scene_and_its_fk(loaded: ir.Scene) -> None:
+    assert [f.kind for f in loaded.frames] == ["fixed", "floating", "revolute", "ball", "fixed",
                                               "fixed", "floating"]
-    for c in configs(scene.variables, 10, 1):
-        want, got = expected(c), fk(scene, c)
+    for c in configs(loaded.variables, 10, 1):
+        want, got = expected(c), fk(loaded, c)
         for name in FIXED:
             assert np.abs(got[name] - want[name]).max() < 1e-12
 
@@ -116,7 +116,7 @@ def _same_frames(a: ir.Scene, b: ir.Scene) -> None:
 
 
 @pytest.mark.parametrize("fmt", ["robray", "json"])
-def test_robray_and_json_keep_them(fmt: str, source: Path, scene: ir.Scene, tmp_path: Path):
+def test_robray_and_json_keep_them(fmt: str, source: Path, loaded: ir.Scene, tmp_path: Path):
     run = compile_to(fmt, source, tmp_path)
     assert run.returncode == 0, run.stderr
     assert "warning" not in run.stderr
@@ -125,7 +125,7 @@ def test_robray_and_json_keep_them(fmt: str, source: Path, scene: ir.Scene, tmp_
 
         schema = json.loads((REPO / "schemas" / "robrayc-scene.schema.json").read_text())
         jsonschema.validate(json.loads(run.output.read_text()), schema)
-    _same_frames(scene, load_scene([str(run.output)]))
+    _same_frames(loaded, load_scene([str(run.output)]))
 
 
 def test_robray_reports_what_a_ball_ignores(tmp_path: Path) -> None:
@@ -153,7 +153,7 @@ def test_json_refuses_an_axis_on_a_floating_frame(tmp_path: Path) -> None:
 # --- URDF: check_urdf and Pinocchio ---------------------------------------------------------
 
 
-def test_urdf_through_pinocchio(source: Path, scene: ir.Scene, tmp_path: Path) -> None:
+def test_urdf_through_pinocchio(source: Path, loaded: ir.Scene, tmp_path: Path) -> None:
     pin = pytest.importorskip("pinocchio")
     run = compile_to("urdf", source, tmp_path)
     assert run.returncode == 0, run.stderr
@@ -165,7 +165,7 @@ def test_urdf_through_pinocchio(source: Path, scene: ir.Scene, tmp_path: Path) -
     data = model.createData()
     kinds = {model.names[j]: model.joints[j].shortname() for j in range(1, model.njoints)}
     assert kinds["base"] == "JointModelFreeFlyer" and kinds["drone"] == "JointModelFreeFlyer"
-    for c in configs(scene.variables, 8, 2):
+    for c in configs(loaded.variables, 8, 2):
         q = pin.neutral(model)
         for name in ("base", "drone"):  # (x, y, z, qx, qy, qz, qw), after the origin
             j = model.getJointId(name)
@@ -183,13 +183,13 @@ def test_urdf_through_pinocchio(source: Path, scene: ir.Scene, tmp_path: Path) -
             assert np.abs(got - want[name]).max() < 1e-9, name
 
 
-def test_urdf_through_yourdfpy(source: Path, scene: ir.Scene, tmp_path: Path) -> None:
+def test_urdf_through_yourdfpy(source: Path, loaded: ir.Scene, tmp_path: Path) -> None:
     """yourdfpy poses a floating joint at its origin (its FK leaves it out): the rest of the
     robot at random configurations of its other joints."""
     yourdfpy = pytest.importorskip("yourdfpy")
     run = compile_to("urdf", source, tmp_path)
     robot = yourdfpy.URDF.load(str(run.output), load_meshes=False)
-    for c in configs(scene.variables, 5, 10):
+    for c in configs(loaded.variables, 5, 10):
         c.update({f"{v}_{a}": 0.0 for v in ("base", "drone") for a in ("x", "y", "z", "rx",
                                                                         "ry", "rz")})
         yaw, pitch, roll = _rv(c, "w").as_euler("ZYX")
@@ -200,13 +200,13 @@ def test_urdf_through_yourdfpy(source: Path, scene: ir.Scene, tmp_path: Path) ->
             assert np.abs(robot.get_transform(name) - want[name]).max() < 1e-9, name
 
 
-def test_urdf_floating_joint_reads_back(source: Path, scene: ir.Scene, tmp_path: Path):
+def test_urdf_floating_joint_reads_back(source: Path, loaded: ir.Scene, tmp_path: Path):
     run = compile_to("urdf", source, tmp_path)
     back = load_scene([str(run.output)])
     for name in ("base", "drone"):
         f = back.frame(name)
         assert (f.kind, ir.joint_variables(f)) == ("floating", ir.joint_variables(
-            scene.frame(name)))
+            loaded.frame(name)))
     c = configs(back.variables, 1, 3)[1]
     mine = {k: v for k, v in c.items() if not k.startswith("wrist_")}
     mine.update({"w_rx": 0.0, "w_ry": 0.0, "w_rz": 0.0})
@@ -253,7 +253,7 @@ def mujoco_poses(model, c: dict) -> dict[str, np.ndarray]:
     return out
 
 
-def test_mjcf_through_mujoco(source: Path, scene: ir.Scene, tmp_path: Path) -> None:
+def test_mjcf_through_mujoco(source: Path, loaded: ir.Scene, tmp_path: Path) -> None:
     mujoco = pytest.importorskip("mujoco")
     run = compile_to("mjcf", source, tmp_path)
     assert run.returncode == 0, run.stderr
@@ -264,7 +264,7 @@ def test_mjcf_through_mujoco(source: Path, scene: ir.Scene, tmp_path: Path) -> N
                      "w": mujoco.mjtJoint.mjJNT_BALL, "drone_x": mujoco.mjtJoint.mjJNT_SLIDE,
                      "drone_y": mujoco.mjtJoint.mjJNT_SLIDE,
                      "drone_z": mujoco.mjtJoint.mjJNT_SLIDE, "drone_r": mujoco.mjtJoint.mjJNT_BALL}
-    for c in configs(scene.variables, 20, 4):
+    for c in configs(loaded.variables, 20, 4):
         got, want = mujoco_poses(model, {**c, **_drone_r(c)}), expected(c)
         for name in FIXED:  # the base pose included
             assert np.abs(got[name] - want[name]).max() < 1e-9, name
@@ -275,7 +275,7 @@ def _drone_r(c: dict) -> dict:
     return {f"drone_r_r{a}": c[f"drone_r{a}"] for a in "xyz"}
 
 
-def test_mjcf_round_trip_against_mujoco(source: Path, scene: ir.Scene, tmp_path: Path):
+def test_mjcf_round_trip_against_mujoco(source: Path, loaded: ir.Scene, tmp_path: Path):
     """scene -> MJCF -> robrayc: the free joint and the ball read back as floating and ball
     frames; robrayc's FK of what it read equals MuJoCo's bodies at random configurations."""
     mujoco = pytest.importorskip("mujoco")
@@ -299,7 +299,7 @@ def test_mjcf_round_trip_against_mujoco(source: Path, scene: ir.Scene, tmp_path:
 # --- SDF: libsdformat -------------------------------------------------------------------------
 
 
-def test_sdf_through_libsdformat(source: Path, scene: ir.Scene, tmp_path: Path,
+def test_sdf_through_libsdformat(source: Path, loaded: ir.Scene, tmp_path: Path,
                                  sdf_check) -> None:  # noqa: F811 (the fixture)
     from tests.backends.test_sdf import run_check
 
@@ -310,7 +310,7 @@ def test_sdf_through_libsdformat(source: Path, scene: ir.Scene, tmp_path: Path,
     joints = {name: j[0] for name, j in model.joints.items()}
     assert joints["wrist_joint"] == "1"  # sdf::JointType::BALL
     assert not {"base_joint", "drone_joint"} & set(joints)  # free links
-    want = expected(dict.fromkeys(scene.variables, 0.0))
+    want = expected(dict.fromkeys(loaded.variables, 0.0))
     for name in FIXED:
         assert np.abs(model.links[name] - want[name]).max() < 1e-12, name
 
@@ -318,14 +318,14 @@ def test_sdf_through_libsdformat(source: Path, scene: ir.Scene, tmp_path: Path,
 # --- C: the real amino library, gcc ----------------------------------------------------------
 
 
-def test_amino_c_in_the_real_library(source: Path, scene: ir.Scene, tmp_path: Path) -> None:
+def test_amino_c_in_the_real_library(source: Path, loaded: ir.Scene, tmp_path: Path) -> None:
     from tests import amino_real
 
     run = compile_to("c", source, tmp_path)
     assert run.returncode == 0, run.stderr
     assert run.stderr.count("[-Wfloating-joint]") == 2 and "[-Wball-joint]" in run.stderr
     amino_real.require_library()
-    cs = configs(scene.variables, 5, 5)
+    cs = configs(loaded.variables, 5, 5)
     rest = ("base", "drone")  # fixed at their rest poses in amino
     for c in cs:
         c.update({f"{v}_{a}": 0.0 for v in rest for a in ("x", "y", "z", "rx", "ry", "rz")})
@@ -348,20 +348,20 @@ def test_amino_c_floating_base_error(source: Path, tmp_path: Path) -> None:
     assert not run.output.exists()
 
 
-def test_standalone_c_fk_and_tables(scene: ir.Scene, tmp_path: Path) -> None:
+def test_standalone_c_fk_and_tables(loaded: ir.Scene, tmp_path: Path) -> None:
     from tests.backends.test_c_standalone import check_fk, check_tables, compile_scene, load
 
-    lib = compile_scene([], tmp_path, "mdof", scene=scene)
-    compiled = load(scene, lib, "mdof")
-    check_tables(scene, compiled)
-    check_fk(scene, compiled)
+    lib = compile_scene([], tmp_path, "mdof", scene=loaded)
+    compiled = load(loaded, lib, "mdof")
+    check_tables(loaded, compiled)
+    check_fk(loaded, compiled)
     from tests.backends.test_c_standalone import matrices
 
-    cs = configs(scene.variables, 20, 6) + [dict.fromkeys(scene.variables, 1e-7)]
-    got = matrices(compiled.fk(np.array([[c[v] for v in scene.variables] for c in cs])))
+    cs = configs(loaded.variables, 20, 6) + [dict.fromkeys(loaded.variables, 1e-7)]
+    got = matrices(compiled.fk(np.array([[c[v] for v in loaded.variables] for c in cs])))
     for c, poses in zip(cs, got, strict=True):
         want = expected(c)
-        for i, f in enumerate(scene.frames):
+        for i, f in enumerate(loaded.frames):
             assert np.abs(poses[i] - want[f.name]).max() < 1e-12, f.name
 
 
