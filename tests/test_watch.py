@@ -15,6 +15,7 @@ import pytest
 from robrayc.cli.arguments import AARXC_ONLY
 from robrayc.cli.main import main
 from tests.corpus import REPO
+from tests.run import robrayc
 
 TRIANGLE = "v 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n"
 
@@ -77,10 +78,8 @@ def test_watch_recompiles_on_input_include_and_mesh(tmp_path: Path) -> None:
 
 
 def test_watch_stops_on_usage_errors(tmp_path: Path) -> None:
-    proc = subprocess.run([sys.executable, "-m", "robrayc", "--watch", "--bogus"],
-                          capture_output=True, text=True, timeout=60,
-                          env={**os.environ, "PYTHONPATH": str(REPO)})
-    assert proc.returncode == 2 and "unrecognized arguments: --bogus" in proc.stderr
+    run = robrayc("--watch", "--bogus", timeout=60, process=True)
+    assert run.status == 2 and "unrecognized arguments: --bogus" in run.err
 
 
 @pytest.mark.parametrize("argv", [["-g"], ["--gui"], ["-R"], ["--reload"], ["-p", "x.pov"],

@@ -397,6 +397,7 @@ def test_utf16_positions_after_non_bmp_characters(client, workspace):
 def test_check_mode_reads_unsaved_text(workspace):
     path = workspace / "main.robray"
     broken = path.read_text().replace("radius leg;", "radius lge;")
+    # (its own run: the text on its standard input, which tests/run.py's robrayc leaves empty)
     proc = subprocess.run([sys.executable, "-m", "robrayc", "lsp", "--check", str(path),
                            "--stdin"], input=broken, capture_output=True, text=True,
                           cwd=workspace, timeout=60)
@@ -414,7 +415,7 @@ def test_check_mode_shows_source_line_and_caret(workspace):
     path.write_text(broken)
     line_text = broken.splitlines()[broken[:broken.index("lge")].count("\n")]
     caret = " " * (line_text.index("lge") + 1) + "^~~"
-    for extra, given in (((), None), (("--stdin",), broken)):
+    for extra, given in (((), None), (("--stdin",), broken)):  # (stdin: as above)
         proc = subprocess.run([sys.executable, "-m", "robrayc", "lsp", "--check", str(path),
                                *extra], input=given, capture_output=True, text=True,
                               cwd=workspace, timeout=60)

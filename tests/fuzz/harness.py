@@ -101,6 +101,8 @@ def robrayc_command() -> list[str]:
 
 def run_subprocess(argv: list[str], timeout: float = HARD_TIMEOUT,
                    cwd: Path | None = None) -> Outcome:
+    """`robrayc argv` as a process, for the fuzzers: its output as bytes, its time, a signal
+    death or a timeout as a finding (tests/run.py's robrayc gives text and raises)."""
     start = time.perf_counter()
     try:
         r = subprocess.run([*robrayc_command(), *argv], capture_output=True, timeout=timeout,
