@@ -17,6 +17,7 @@ from robrayc import ir
 from robrayc.cli.main import main
 from robrayc.kinematics import qconj, qmul, quat_to_rpy, rpy_to_quat
 from tests.backends.test_urdf import check_urdf
+from tests.run import robrayc
 from tests.urdf_robots import (  # noqa: F401  (ros_env: fixture)
     ROBOTS,
     load,
@@ -114,12 +115,10 @@ def _configure(robot, values: dict[str, float]) -> None:
 
 
 def _round_trip(src: Path, via: str | None, tmp: Path) -> Path:
-    if via is not None:
-        middle = tmp / f"middle.{via}"
-        assert main([str(src), "--missing-mesh=drop", "-q", "-o", str(middle)]) == 0
-        src = middle
-    out = tmp / "out.urdf"
-    assert main([str(src), "--missing-mesh=drop", "-q", "-o", str(out)]) == 0
+    for out in ([tmp / f"middle.{via}"] if via is not None else []) + [tmp / "out.urdf"]:
+        run = robrayc(src, "--missing-mesh=drop", "-q", "-o", out)
+        assert run.status == 0, run.err
+        src = out
     return out
 
 

@@ -49,7 +49,8 @@ allow_collision base arm;
 
 def round_trip(scene_files: list[Path], tmp_path: Path) -> tuple[ir.Scene, ir.Scene]:
     out = tmp_path / "m.mjcf"
-    assert main([*map(str, scene_files), "--missing-mesh=drop", "-q", "-o", str(out)]) == 0
+    run = robrayc(*scene_files, "--missing-mesh=drop", "-q", "-o", out)
+    assert run.status == 0, run.err
     before = load_scene([str(p) for p in scene_files], LoadOptions(missing_mesh="drop"))
     return before, load_scene([str(out)], LoadOptions(), DiagnosticSink(quiet=True))
 

@@ -16,6 +16,7 @@ from robrayc.cli.main import main
 from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
 from tests.corpus import amino_corpus_files, corpus_id, require_corpus
+from tests.run import robrayc
 from tests.urdf_robots import (
     ROBOTS,
     load,
@@ -29,8 +30,8 @@ pytestmark = pytest.mark.usefixtures("ros_env")
 
 
 def export(inputs: list[Path], out: Path, *extra: str) -> None:
-    status = main([*map(str, inputs), "--missing-mesh=drop", "-q", "-o", str(out), *extra])
-    assert status == 0
+    run = robrayc(*inputs, "--missing-mesh=drop", "-q", "-o", out, *extra)
+    assert run.status == 0, run.err
 
 
 def body_id(model, name: str) -> int:

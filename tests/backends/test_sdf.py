@@ -21,6 +21,7 @@ from robrayc.frontend import LoadOptions, load_scene
 from robrayc.kinematics import fk
 from robrayc.links import plan_links
 from tests.corpus import amino_corpus_files, corpus_id, require_corpus
+from tests.run import robrayc
 from tests.sdformat import compile_against_sdformat
 from tests.urdf_robots import (
     ROBOTS,
@@ -86,7 +87,8 @@ def run_check(exe: Path, path: Path, must_load: bool = True) -> Model | None:
 
 
 def export(inputs, out: Path, *extra: str) -> None:
-    assert main([*map(str, inputs), "--missing-mesh=drop", "-q", "-o", str(out), *extra]) == 0
+    run = robrayc(*inputs, "--missing-mesh=drop", "-q", "-o", out, *extra)
+    assert run.status == 0, run.err
 
 
 def motion(kind: str, axis, q: float) -> np.ndarray:
