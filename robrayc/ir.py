@@ -1,7 +1,8 @@
 """The scene-graph IR: immutable, typed, position-carrying records (robrayc.records).
 
-Every front end (robray, URDF, JSON, cs2 board) lowers to a :class:`Scene`; every backend and
-analysis reads one. Numbers are plain Python floats (exact doubles); vectors are tuples.
+Every front end (robray, URDF, xacro, MJCF, SDF, JSON, cs2 board) lowers to a :class:`Scene`;
+every backend and analysis reads one. Numbers are plain Python floats (exact doubles); vectors
+are tuples.
 Poses are computed in ``kinematics.py`` (pure Python; numpy only in its batched functions, so
 a C compile never imports numpy).
 """

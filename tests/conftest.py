@@ -66,18 +66,28 @@ def pytest_sessionstart(session) -> None:
         raise pytest.UsageError(f"tests/conftest.py lists missing files: {missing}")
 
 
+# Where programs write by default: robrayc's cache (compiled collision checkers), and what the
+# real tools the tests drive leave in a home folder (libsdformat's ~/.sdformat/sdformat.log,
+# Chromium's profile, npm's logs).
+PRIVATE = {"XDG_CACHE_HOME": "cache", "HOME": "home", "XDG_CONFIG_HOME": "home/.config",
+           "XDG_DATA_HOME": "home/.local/share", "XDG_STATE_HOME": "home/.local/state"}
+
+
 @pytest.fixture(scope="session", autouse=True)
 def private_cache(tmp_path_factory) -> Iterator[Path]:
-    """The cache robrayc writes (compiled collision checkers: $XDG_CACHE_HOME, else
-    ~/.cache) in a folder of the test session, never the user's; subprocesses inherit it."""
-    cache = tmp_path_factory.mktemp("xdg-cache")
-    old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(cache)
-    yield cache
-    if old is None:
-        del os.environ["XDG_CACHE_HOME"]
-    else:
-        os.environ["XDG_CACHE_HOME"] = old
+    """The folders in PRIVATE in one of the test session (its cache folder is returned),
+    never the user's; subprocesses inherit them."""
+    root = tmp_path_factory.mktemp("private")
+    old = {key: os.environ.get(key) for key in PRIVATE}
+    for key, folder in PRIVATE.items():
+        (root / folder).mkdir(parents=True, exist_ok=True)
+        os.environ[key] = str(root / folder)
+    yield root / PRIVATE["XDG_CACHE_HOME"]
+    for key, value in old.items():
+        if value is None:
+            del os.environ[key]
+        else:
+            os.environ[key] = value
 
 
 @pytest.fixture

@@ -128,8 +128,13 @@ def test_a_library_caller_keeps_its_garbage_collector(scene: Path, tmp_path: Pat
 
 
 def test_the_tests_write_no_cache_of_the_user(private_cache: Path) -> None:
-    """tests/conftest.py points robrayc's cache (compiled checkers) into the test session."""
+    """tests/conftest.py points robrayc's cache (compiled checkers) and the home folder (what
+    the real tools write there) into the test session."""
+    import pwd
+
     from robrayc.analysis.collision.c_build import cache_dir
 
+    user_home = Path(pwd.getpwuid(os.getuid()).pw_dir)
     assert cache_dir().is_relative_to(private_cache)
-    assert not cache_dir().is_relative_to(Path.home() / ".cache")
+    assert not cache_dir().is_relative_to(user_home)
+    assert Path.home().parent == private_cache.parent and Path.home() != user_home

@@ -84,7 +84,6 @@ def test_translator_refuses_unknown_constructs() -> None:
         templating.translate("x", "{% macro m() %}{% endmacro %}")
 
 
-
 @pytest.mark.slow  # the checker with its certified cells (a C compile)
 def test_every_template_renders_as_jinja_renders_it(tmp_path: Path, monkeypatch) -> None:
     """Each template's generated function gives what jinja2 gives, for every template in
