@@ -23,6 +23,7 @@ OPTIONAL = {
     "lark": ("test", "robrayc/frontend/tablegen.py"),
     "scipy": ("fast", "robrayc/analysis/spheres.py"),
     "jinja2": ("test", "robrayc/templating.py"),
+    "ompl": ("plan", "robrayc/analysis/planning.py"),
 }
 # Required although no robrayc module imports them by name.
 INDIRECT = {"pycollada": "trimesh's COLLADA loader, the fallback of robrayc's .dae reader"}

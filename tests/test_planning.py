@@ -1,0 +1,111 @@
+"""Planning with OMPL over robrayc's checker (robrayc.analysis.planning; the `plan` extra):
+paths around obstacles set at run time, every segment judged free by the exact checker."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("ompl", reason="the plan extra (PyPI ompl) is not installed")
+
+from robrayc.analysis.collision import Box, CollisionChecker  # noqa: E402
+from robrayc.analysis.planning import path_collisions, plan, planning_bounds  # noqa: E402
+from robrayc.frontend import load_scene  # noqa: E402
+
+ARM = Path(__file__).resolve().parents[1] / "examples" / "arm4.urdf"
+# a wall in front of the arm, from the floor up, between the start (arm out to the right) and
+# the goal (out to the left): the straight line between them sweeps through it
+WALL = Box(centre=(0.55, 0.0, 0.35), half_extents=(0.05, 0.1, 0.35))
+START, GOAL = [-1.2, 1.2, 0.6, 0.0], [1.2, 1.2, 0.6, 0.0]
+
+
+@pytest.fixture(scope="module")
+def checkers() -> tuple[CollisionChecker, CollisionChecker]:
+    """The arm among WALL: the compiled checker (the planner's) and the exact one (the
+    judge)."""
+    scene = load_scene([str(ARM)])
+    compiled, exact = CollisionChecker(scene, backend="compiled"), CollisionChecker(scene)
+    for checker in (compiled, exact):
+        checker.set_obstacles([WALL])
+    return compiled, exact
+
+
+def test_the_straight_line_collides(checkers) -> None:
+    compiled, exact = checkers
+    assert not exact.check(START) and not exact.check(GOAL)
+    assert exact.check_motion(START, GOAL) and compiled.check_motion(START, GOAL)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("simplify", [False, True])
+def test_a_plan_around_the_wall_is_free_at_every_segment(checkers, simplify) -> None:
+    compiled, exact = checkers
+    path = plan(compiled, START, GOAL, timeout=20, simplify=simplify)
+    assert path is not None
+    assert path.shape[1] == 4 and len(path) >= 3  # not the straight line: it collides
+    np.testing.assert_array_equal(path[0], START)
+    np.testing.assert_array_equal(path[-1], GOAL)
+    # every segment free at the planner's samples (resolution 32), judged exactly; between
+    # samples a segment may graze an obstacle (sampled motion checking, as VAMP's): a finer
+    # resolution to plan() makes that gap smaller
+    assert not path_collisions(exact, path).any()
+
+
+ONE_JOINT = """<robot name="wiper">
+  <link name="base"/>
+  <joint name="swing" type="revolute">
+    <parent link="base"/><child link="blade"/><axis xyz="0 0 1"/>
+    <limit lower="-2" upper="2" effort="1" velocity="1"/>
+  </joint>
+  <link name="blade">
+    <collision><origin xyz="0.3 0 0"/><geometry><box size="0.4 0.04 0.04"/></geometry></collision>
+  </link>
+</robot>
+"""
+
+
+@pytest.mark.slow
+def test_no_path_through_a_wall(tmp_path) -> None:
+    """One joint, a wall across its only way from start to goal: no path, none made up."""
+    (tmp_path / "wiper.urdf").write_text(ONE_JOINT)
+    checker = CollisionChecker(load_scene([str(tmp_path / "wiper.urdf")]), backend="compiled")
+    checker.set_obstacles([Box(centre=(0.3, 0.0, 0.0), half_extents=(0.05, 0.02, 0.1))])
+    assert not checker.check([-1.0]) and not checker.check([1.0]) and checker.check([0.0])
+    assert plan(checker, [-1.0], [1.0], timeout=1) is None
+    checker.set_obstacles([])  # the wall gone: a plan at once, no new compile
+    assert plan(checker, [-1.0], [1.0], timeout=5) is not None
+
+
+def test_a_start_in_collision_gets_no_path(checkers) -> None:
+    compiled, _ = checkers
+    inside = [0.0, 1.2, 0.6, 0.0]  # pointing into the wall
+    assert compiled.check(inside)
+    assert plan(compiled, inside, GOAL, timeout=1) is None
+
+
+def test_path_collisions_finds_the_segment_through_the_wall(checkers) -> None:
+    _, exact = checkers
+    assert path_collisions(exact, np.array([START, GOAL])).tolist() == [True]
+    assert path_collisions(exact, np.array([START])).tolist() == [False]
+
+
+def test_bounds_come_from_the_joint_limits(checkers) -> None:
+    """The revolute joints' limits from the URDF; the continuous base over a full turn,
+    widened to hold the start and goal."""
+    compiled, _ = checkers
+    lo, hi = planning_bounds(compiled, np.array(START), np.array(GOAL))
+    np.testing.assert_array_equal(lo, [-math.pi, -2, -2, -2])
+    np.testing.assert_array_equal(hi, [math.pi, 2, 2, 2])
+    turned = np.array([4.0, 1.2, 0.6, 0.0])
+    lo, hi = planning_bounds(compiled, np.array(START), turned)
+    assert lo[0] == -math.pi and hi[0] == 4.0
+    with pytest.raises(ValueError, match="'shoulder' is outside its limits"):
+        planning_bounds(compiled, np.array(START), np.array([0, 2.5, 0, 0]))
+
+
+def test_unknown_planner(checkers) -> None:
+    with pytest.raises(ValueError, match="unknown planner 'Dijkstra'"):
+        plan(checkers[0], START, GOAL, planner="Dijkstra")
