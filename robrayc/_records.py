@@ -1294,8 +1294,41 @@ def _make41(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
-# robrayc.srdf.Disabled
+# robrayc.analysis.collision.obstacles.Packed
 def _make42(
+        _setattr, _FACTORY,
+):
+    def __init__(
+            self, kind, rotation, centre, size, index, clouds,
+    ):
+        _setattr(self, 'kind', kind)
+        _setattr(self, 'rotation', rotation)
+        _setattr(self, 'centre', centre)
+        _setattr(self, 'size', size)
+        _setattr(self, 'index', index)
+        _setattr(self, 'clouds', clouds)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'kind={self.kind!r}, rotation={self.rotation!r}, centre={self.centre!r}, '
+                f'size={self.size!r}, index={self.index!r}, clouds={self.clouds!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.kind, self.rotation, self.centre, self.size, self.index, self.clouds,
+        ) == (
+            other.kind, other.rotation, other.centre, other.size, other.index, other.clouds,
+        )
+    def __hash__(self):
+        return hash((
+            self.kind, self.rotation, self.centre, self.size, self.index, self.clouds,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.srdf.Disabled
+def _make43(
         _setattr, _FACTORY, _default_pos,
 ):
     def __init__(
@@ -1326,7 +1359,7 @@ def _make42(
 
 
 # robrayc.ir.Inertial
-def _make43(
+def _make44(
         _setattr, _FACTORY, _set_mass, _set_inertia,
 ):
     def __init__(
@@ -1354,7 +1387,7 @@ def _make43(
 
 
 # robrayc.backends.model_option.<locals>.Options
-def _make44(
+def _make45(
         _setattr, _FACTORY, _default_model, _set_model,
 ):
     def __init__(
@@ -1381,7 +1414,7 @@ def _make44(
 
 
 # robrayc.frontend.robray_attrs.ClassDef
-def _make45(
+def _make46(
         _setattr, _FACTORY, _default__closure,
 ):
     def __init__(
@@ -1408,7 +1441,7 @@ def _make45(
 
 
 # robrayc.backends.urdf._Link
-def _make46(
+def _make47(
         _setattr, _FACTORY, _factory_parts, _default_inertial,
 ):
     def __init__(
@@ -1435,7 +1468,7 @@ def _make46(
 
 
 # robrayc.frontend.urdf._Joint
-def _make47(
+def _make48(
         _setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits,
         _default_mimic, _default_variable, _default_offset,
 ):
@@ -1477,7 +1510,7 @@ def _make47(
 
 
 # robrayc.ir.Frame
-def _make48(
+def _make49(
         _setattr, _FACTORY, _default_parent, _default_kind, _default_translation,
         _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits,
         _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link,
@@ -1539,7 +1572,7 @@ def _make48(
 
 
 # robrayc.backends.amino_c.Options
-def _make49(
+def _make50(
         _setattr, _FACTORY, _default_no_header, _default_floating_base, _set_no_header,
         _set_floating_base,
 ):
@@ -1568,7 +1601,7 @@ def _make49(
 
 
 # robrayc.analysis.collision.compiled.Trees
-def _make50(
+def _make51(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1600,7 +1633,7 @@ def _make50(
 
 
 # robrayc.analysis.collision.triangles.TriangleTrees
-def _make51(
+def _make52(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1632,7 +1665,7 @@ def _make51(
 
 
 # robrayc.frontend.common.LoadContext
-def _make52(
+def _make53(
         _setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols,
         _factory__packages,
 ):
@@ -1666,7 +1699,7 @@ def _make52(
 
 
 # robrayc.backends.EmitContext
-def _make53(
+def _make54(
         _setattr, _FACTORY, _default_name, _factory_extra,
 ):
     def __init__(
@@ -1694,7 +1727,7 @@ def _make53(
 
 
 # robrayc.lsp.analysis.Workspace
-def _make54(
+def _make55(
         _setattr, _FACTORY, _factory_overlays, _factory_options,
 ):
     def __init__(
@@ -1718,7 +1751,7 @@ def _make54(
 
 
 # robrayc.analysis.collision.cells.CellTable
-def _make55(
+def _make56(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1752,7 +1785,7 @@ def _make55(
 
 
 # robrayc.analysis.acm.AcmResult
-def _make56(
+def _make57(
         _setattr, _FACTORY, _factory_default_config, _default_sources,
 ):
     def __init__(
@@ -1790,7 +1823,7 @@ def _make56(
 
 
 # robrayc.backends.OutputFile
-def _make57(
+def _make58(
         _setattr, _FACTORY, _set_path, _set_data,
 ):
     def __init__(
@@ -1818,7 +1851,7 @@ def _make57(
 
 
 # robrayc.ir.Mesh
-def _make58(
+def _make59(
         _setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward,
         _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward,
         _set_collada_up,
@@ -1854,7 +1887,7 @@ def _make58(
 
 
 # robrayc.frontend.symbols.FileSymbols
-def _make59(
+def _make60(
         _setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references,
 ):
     def __init__(
@@ -1874,7 +1907,7 @@ def _make59(
 
 
 # robrayc.backends.pov.Options
-def _make60(
+def _make61(
         _setattr, _FACTORY, _default_includes,
 ):
     def __init__(
@@ -1902,7 +1935,7 @@ def _make60(
 
 
 # robrayc.backends.png.Options
-def _make61(
+def _make62(
         _setattr, _FACTORY, _default_includes, _default_antialias,
 ):
     def __init__(
@@ -1932,7 +1965,7 @@ def _make61(
 
 
 # robrayc.analysis.collision.obstacles.PointCloud
-def _make62(
+def _make63(
         _setattr, _FACTORY, _default_radius,
 ):
     def __init__(
@@ -1960,7 +1993,7 @@ def _make62(
 
 
 # robrayc.ir.Limits
-def _make63(
+def _make64(
         _setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration,
         _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort,
 ):
@@ -1993,7 +2026,7 @@ def _make63(
 
 
 # robrayc.meshes.model.RawMesh
-def _make64(
+def _make65(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2028,7 +2061,7 @@ def _make64(
 
 
 # robrayc.frontend.sdf_in._Scope
-def _make65(
+def _make66(
         _setattr, _FACTORY, _default_version, _default_links, _default_models,
         _default_canonical,
 ):
@@ -2064,7 +2097,7 @@ def _make65(
 
 
 # robrayc.backends.simmer.Options
-def _make66(
+def _make67(
         _setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin,
         _default_maze_size, _default_sensor_error, _default_sensor_fov,
         _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape,
@@ -2111,7 +2144,7 @@ def _make66(
 
 
 # robrayc.backends.cs2.Options
-def _make67(
+def _make68(
         _setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width,
 ):
     def __init__(
@@ -2139,7 +2172,7 @@ def _make67(
 
 
 # robrayc.backends.svg.Options
-def _make68(
+def _make69(
         _setattr, _FACTORY, _default_scale, _default_grid, _default_view,
 ):
     def __init__(
@@ -2172,7 +2205,7 @@ def _make68(
 
 
 # robrayc.backends.pysimiam.Options
-def _make69(
+def _make70(
         _setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options,
         _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor,
         _set_robot_options, _set_supervisor_options,
@@ -2212,7 +2245,7 @@ def _make69(
 
 
 # robrayc.backends.cajunbot.Options
-def _make70(
+def _make71(
         _setattr, _FACTORY, _default_version, _default_start, _default_mesh_path,
         _set_projection, _set_version, _set_start, _set_mesh_path,
 ):
@@ -2245,7 +2278,7 @@ def _make70(
 
 
 # robrayc.ir.Sphere
-def _make71(
+def _make72(
         _setattr, _FACTORY, _set_radius,
 ):
     def __init__(
@@ -2272,7 +2305,7 @@ def _make71(
 
 
 # robrayc.links.LinkPlan
-def _make72(
+def _make73(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2303,7 +2336,7 @@ def _make72(
 
 
 # robrayc.lsp.analysis.Index
-def _make73(
+def _make74(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2327,7 +2360,7 @@ def _make73(
 
 
 # robrayc.analysis.acm_sampling.Plan
-def _make74(
+def _make75(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2362,7 +2395,7 @@ def _make74(
 
 
 # robrayc.diagnostics.Diagnostic
-def _make75(
+def _make76(
         _setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name,
         _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name,
 ):
@@ -2397,7 +2430,7 @@ def _make75(
 
 
 # robrayc.ir.Geometry
-def _make76(
+def _make77(
         _setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual,
         _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos,
         _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual,
@@ -2448,7 +2481,7 @@ def _make76(
 
 
 # robrayc.analysis.acm_proof._Piece
-def _make77(
+def _make78(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2478,7 +2511,7 @@ def _make77(
 
 
 # robrayc.backends.c_checker.Options
-def _make78(
+def _make79(
         _setattr, _FACTORY, _default_sphere_size, _default_cells, _set_sphere_size, _set_cells,
 ):
     def __init__(
@@ -2506,7 +2539,7 @@ def _make78(
 
 
 # robrayc.backends.urdf.Options
-def _make79(
+def _make80(
         _setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf,
         _set_robot, _set_mesh_dir,
 ):
@@ -2536,7 +2569,7 @@ def _make79(
 
 
 # robrayc.frontend.robray_attrs.Block
-def _make80(
+def _make81(
         _setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa,
 ):
     def __init__(
@@ -2561,7 +2594,7 @@ def _make80(
 
 
 # robrayc.meshes.model.MeshData
-def _make81(
+def _make82(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2590,7 +2623,7 @@ def _make81(
 
 
 # robrayc.diagnostics.DiagnosticSink
-def _make82(
+def _make83(
         _setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled,
         _default_as_errors, _default_not_errors, _default_color, _factory_items,
         _default_max_errors, _default_max_warnings, _default_suppressed_warnings,
@@ -2640,7 +2673,7 @@ def _make82(
 
 
 # robrayc.analysis.footprints.ProjectionOptions
-def _make83(
+def _make84(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
 ):
@@ -2969,30 +3002,38 @@ FACTORIES = {
         ('faces', '=', True, True),
     ), True, True, False, False): _make41,
     ((
+        ('kind', '', True, True),
+        ('rotation', '', True, True),
+        ('centre', '', True, True),
+        ('size', '', True, True),
+        ('index', '', True, True),
+        ('clouds', '', True, True),
+    ), True, True, False, False): _make42,
+    ((
         ('link1', '', True, True),
         ('link2', '', True, True),
         ('reason', '', True, True),
         ('pos', '=', True, True),
-    ), True, True, False, False): _make42,
+    ), True, True, False, False): _make43,
     ((
         ('mass', '', True, True),
         ('inertia', '', True, True),
-    ), True, True, False, True): _make43,
+    ), True, True, False, True): _make44,
     ((
         ('model', '=', True, True),
-    ), True, True, False, True): _make44,
+    ), True, True, False, True): _make45,
     ((
         ('name', '', True, True),
         ('block', '', True, True),
         ('pos', '', True, True),
         ('_closure', '=', True, True),
-    ), False, True, False, False): _make45,
+    ), False, True, False, False): _make46,
     ((
         ('name', '', True, True),
         ('frame', '', True, True),
         ('parts', '()', True, True),
         ('inertial', '=', True, True),
-    ), False, True, False, False): _make46,
+    ), False, True, False, False): _make47,
     ((
         ('name', '', True, True),
         ('kind', '', True, True),
@@ -3006,7 +3047,7 @@ FACTORIES = {
         ('mimic', '=', True, True),
         ('variable', '=', True, True),
         ('offset', '=', True, True),
-    ), False, True, False, False): _make47,
+    ), False, True, False, False): _make48,
     ((
         ('name', '', True, True),
         ('parent', '=', True, True),
@@ -3023,25 +3064,25 @@ FACTORIES = {
         ('pos', '=', True, True),
         ('link', '=', True, True),
         ('link_role', '=', True, True),
-    ), True, True, False, True): _make48,
+    ), True, True, False, True): _make49,
     ((
         ('no_header', '=', True, True),
         ('floating_base', '=', True, True),
-    ), True, True, False, True): _make49,
+    ), True, True, False, True): _make50,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('leaves', '', True, True),
         ('boxes', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make50,
+    ), True, True, False, False): _make51,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('triangles', '', True, True),
         ('roots', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make51,
+    ), True, True, False, False): _make52,
     ((
         ('options', '', True, True),
         ('sink', '', True, True),
@@ -3049,18 +3090,18 @@ FACTORIES = {
         ('dependencies', '()', True, True),
         ('symbols', '=', True, True),
         ('_packages', '()', True, True),
-    ), False, True, False, False): _make52,
+    ), False, True, False, False): _make53,
     ((
         ('output', '', True, True),
         ('options', '', True, True),
         ('sink', '', True, True),
         ('name', '=', True, True),
         ('extra', '()', True, True),
-    ), False, True, False, False): _make53,
+    ), False, True, False, False): _make54,
     ((
         ('overlays', '()', True, True),
         ('options', '()', True, True),
-    ), False, True, False, False): _make54,
+    ), False, True, False, False): _make55,
     ((
         ('pair', '', True, True),
         ('var', '', True, True),
@@ -3069,7 +3110,7 @@ FACTORIES = {
         ('start', '', True, True),
         ('step', '', True, True),
         ('bits', '', True, True),
-    ), True, True, False, False): _make55,
+    ), True, True, False, False): _make56,
     ((
         ('pairs', '', True, True),
         ('samples', '', True, True),
@@ -3077,11 +3118,11 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('default_config', '()', True, True),
         ('sources', '=', True, True),
-    ), True, True, False, False): _make56,
+    ), True, True, False, False): _make57,
     ((
         ('path', '', True, True),
         ('data', '', True, True),
-    ), True, True, False, True): _make57,
+    ), True, True, False, True): _make58,
     ((
         ('path', '', True, True),
         ('source', '=', True, True),
@@ -3089,33 +3130,33 @@ FACTORIES = {
         ('up', '=', True, True),
         ('forward', '=', True, True),
         ('collada_up', '=', True, True),
-    ), True, True, False, True): _make58,
+    ), True, True, False, True): _make59,
     ((
         ('path', '', True, True),
         ('text', '', True, True),
         ('parsed', '=', True, True),
         ('definitions', '()', True, True),
         ('references', '()', True, True),
-    ), False, False, False, False): _make59,
+    ), False, False, False, False): _make60,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
-    ), True, True, False, False): _make60,
+    ), True, True, False, False): _make61,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
         ('antialias', '=', True, True),
-    ), True, True, False, False): _make61,
+    ), True, True, False, False): _make62,
     ((
         ('points', '', True, False),
         ('radius', '=', True, True),
-    ), True, True, False, False): _make62,
+    ), True, True, False, False): _make63,
     ((
         ('position', '=', True, True),
         ('velocity', '=', True, True),
         ('acceleration', '=', True, True),
         ('effort', '=', True, True),
-    ), True, True, False, True): _make63,
+    ), True, True, False, True): _make64,
     ((
         ('positions', '', True, True),
         ('corner_pos', '', True, True),
@@ -3123,7 +3164,7 @@ FACTORIES = {
         ('corner_nrm', '', True, True),
         ('up', '', True, True),
         ('unit', '', True, True),
-    ), True, True, False, False): _make64,
+    ), True, True, False, False): _make65,
     ((
         ('prefix', '', True, True),
         ('el', '', True, True),
@@ -3133,7 +3174,7 @@ FACTORIES = {
         ('links', '=', True, True),
         ('models', '=', True, True),
         ('canonical', '=', True, True),
-    ), False, True, False, False): _make65,
+    ), False, True, False, False): _make66,
     ((
         ('projection', '', True, True),
         ('fill', '=', True, True),
@@ -3143,44 +3184,44 @@ FACTORIES = {
         ('sensor_error', '=', True, True),
         ('sensor_fov', '=', True, True),
         ('sensor_threshold', '=', True, True),
-    ), True, True, False, True): _make66,
+    ), True, True, False, True): _make67,
     ((
         ('projection', '', True, True),
         ('pen_width', '=', True, True),
-    ), True, True, False, True): _make67,
+    ), True, True, False, True): _make68,
     ((
         ('projection', '', True, True),
         ('picture', '', True, True),
         ('scale', '=', True, True),
         ('grid', '=', True, True),
         ('view', '=', True, True),
-    ), True, True, False, False): _make68,
+    ), True, True, False, False): _make69,
     ((
         ('projection', '', True, True),
         ('robot_type', '=', True, True),
         ('supervisor', '=', True, True),
         ('robot_options', '=', True, True),
         ('supervisor_options', '=', True, True),
-    ), True, True, False, True): _make69,
+    ), True, True, False, True): _make70,
     ((
         ('projection', '', True, True),
         ('version', '=', True, True),
         ('start', '=', True, True),
         ('mesh_path', '=', True, True),
-    ), True, True, False, True): _make70,
+    ), True, True, False, True): _make71,
     ((
         ('radius', '', True, True),
-    ), True, True, False, True): _make71,
+    ), True, True, False, True): _make72,
     ((
         ('root', '', True, True),
         ('links', '', True, True),
         ('folded', '', True, True),
         ('names', '', True, True),
-    ), True, True, False, False): _make72,
+    ), True, True, False, False): _make73,
     ((
         ('root', '', True, True),
         ('table', '', True, True),
-    ), False, True, False, False): _make73,
+    ), False, True, False, False): _make74,
     ((
         ('samples', '', True, True),
         ('seed', '', True, True),
@@ -3188,7 +3229,7 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('jobs', '', True, True),
         ('backend', '', True, True),
-    ), True, True, False, False): _make74,
+    ), True, True, False, False): _make75,
     ((
         ('severity', '', True, True),
         ('message', '', True, True),
@@ -3196,7 +3237,7 @@ FACTORIES = {
         ('hint', '=', True, True),
         ('notes', '=', True, True),
         ('name', '=', True, True),
-    ), True, True, False, True): _make75,
+    ), True, True, False, True): _make76,
     ((
         ('shape', '', True, True),
         ('color', '=', True, True),
@@ -3209,32 +3250,32 @@ FACTORIES = {
         ('tags', '=', True, True),
         ('pos', '=', True, True),
         ('material', '=', True, True),
-    ), True, True, False, True): _make76,
+    ), True, True, False, True): _make77,
     ((
         ('solid', '', True, True),
         ('obj', '', True, True),
         ('rate', '', True, True),
         ('cost', '', True, True),
-    ), True, True, False, False): _make77,
+    ), True, True, False, False): _make78,
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
-    ), True, True, False, True): _make78,
+    ), True, True, False, True): _make79,
     ((
         ('srdf', '=', True, True),
         ('robot', '=', True, True),
         ('mesh_dir', '=', True, True),
-    ), True, True, False, True): _make79,
+    ), True, True, False, True): _make80,
     ((
         ('values', '()', True, True),
         ('sources', '()', True, True),
         ('isa', '()', True, True),
-    ), False, True, False, False): _make80,
+    ), False, True, False, False): _make81,
     ((
         ('vertices', '', True, True),
         ('normals', '', True, True),
         ('faces', '', True, True),
-    ), True, True, False, False): _make81,
+    ), True, True, False, False): _make82,
     ((
         ('werror', '=', True, True),
         ('quiet', '=', True, True),
@@ -3249,7 +3290,7 @@ FACTORIES = {
         ('stopped', '=', True, True),
         ('_errors', '=', False, True),
         ('_warnings', '=', False, True),
-    ), False, True, False, False): _make82,
+    ), False, True, False, False): _make83,
     ((
         ('z_min', '=', True, True),
         ('z_max', '=', True, True),
@@ -3258,5 +3299,5 @@ FACTORIES = {
         ('robot_frames', '=', True, True),
         ('segments', '=', True, True),
         ('configuration', '()', True, True),
-    ), True, True, False, False): _make83,
+    ), True, True, False, False): _make84,
 }

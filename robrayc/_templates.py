@@ -419,8 +419,10 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v47 = ctx['name']
     _v48 = ctx['name']
     _v49 = ctx['name']
-    _v50 = ctx['kernel_header']
+    _v50 = ctx['name']
     _v51 = ctx['name']
+    _v52 = ctx['kernel_header']
+    _v53 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v22!s}\n'
       f'#define NCELLBYTES_DECL {_v23!s}\n'
       f'#define ANY_CONST_HIT {_v24!s}\n'
@@ -450,146 +452,148 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_obstacle {_v47!s}_obstacle\n'
       f'#define checker_set_obstacles {_v48!s}_set_obstacles\n'
       f'#define checker_set_points {_v49!s}_set_points\n'
+      f'#define checker_obstacle_states {_v50!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v51!s}_obstacle_pairs\n'
       '\n'
-      f'{_v50!s}\n'
-      f'/* --- the tables of "{_v51!s}'
+      f'{_v52!s}\n'
+      f'/* --- the tables of "{_v53!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:60
-    for (l_a_54, l_b_55,) in ctx['pair_names']:
-        w(f'    {{ {l_a_54!s}, {l_b_55!s} }},\n')
-    # c_checker.c.j2:61
+    # c_checker.c.j2:62
+    for (l_a_56, l_b_57,) in ctx['pair_names']:
+        w(f'    {{ {l_a_56!s}, {l_b_57!s} }},\n')
+    # c_checker.c.j2:63
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:62
-    _v56 = ctx['const_hit']
+    # c_checker.c.j2:64
+    _v58 = ctx['const_hit']
     w('};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v56!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v58!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:68
-    for l_s_59 in ctx['solids']:
-        w(f'    {{ {l_s_59!s} }},\n')
-    # c_checker.c.j2:69
+    # c_checker.c.j2:70
+    for l_s_61 in ctx['solids']:
+        w(f'    {{ {l_s_61!s} }},\n')
+    # c_checker.c.j2:71
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:70
-    _v60 = ctx['group_solids']
+    # c_checker.c.j2:72
+    _v62 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v60!s} }};\n')
-    # c_checker.c.j2:74
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v62!s} }};\n')
+    # c_checker.c.j2:76
     if (not ctx['certify']):
-        # c_checker.c.j2:75
+        # c_checker.c.j2:77
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:77
-        for l_s_63 in ctx['boxes']:
-            w(f'    {{ {l_s_63!s} }},\n')
-        # c_checker.c.j2:78
+        # c_checker.c.j2:79
+        for l_s_65 in ctx['boxes']:
+            w(f'    {{ {l_s_65!s} }},\n')
+        # c_checker.c.j2:80
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:79
+        # c_checker.c.j2:81
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:82
-        for l_s_66 in ctx['nodes']:
-            w(f'    {{ {l_s_66!s} }},\n')
-        # c_checker.c.j2:83
+        # c_checker.c.j2:84
+        for l_s_68 in ctx['nodes']:
+            w(f'    {{ {l_s_68!s} }},\n')
+        # c_checker.c.j2:85
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:84
+        # c_checker.c.j2:86
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:87
-        for l_k_69 in ctx['kids']:
-            w(f'    {{ {l_k_69!s} }},\n')
-        # c_checker.c.j2:88
+        # c_checker.c.j2:89
+        for l_k_71 in ctx['kids']:
+            w(f'    {{ {l_k_71!s} }},\n')
+        # c_checker.c.j2:90
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:89
+        # c_checker.c.j2:91
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:92
-        for l_s_72 in ctx['leaves']:
-            w(f'    {{ {l_s_72!s} }},\n')
-        # c_checker.c.j2:93
+        # c_checker.c.j2:94
+        for l_s_74 in ctx['leaves']:
+            w(f'    {{ {l_s_74!s} }},\n')
+        # c_checker.c.j2:95
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:94
+        # c_checker.c.j2:96
         w('};\n')
-    # c_checker.c.j2:96
+    # c_checker.c.j2:98
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:98
-    for l_p_75 in ctx['pairs']:
-        w(f'    {{ {l_p_75!s} }},\n')
-    # c_checker.c.j2:99
+    # c_checker.c.j2:100
+    for l_p_77 in ctx['pairs']:
+        w(f'    {{ {l_p_77!s} }},\n')
+    # c_checker.c.j2:101
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:100
+    # c_checker.c.j2:102
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:103
-    for l_f_78 in ctx['fixblocks']:
-        w(f'    {{ {l_f_78!s} }},\n')
-    # c_checker.c.j2:104
+    # c_checker.c.j2:105
+    for l_f_80 in ctx['fixblocks']:
+        w(f'    {{ {l_f_80!s} }},\n')
+    # c_checker.c.j2:106
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:105
-    _v79 = ctx['movp']
-    _v80 = ctx['mova']
-    _v81 = ctx['movb']
-    _v82 = ctx['movr2']
-    _v83 = ctx['celltab']
+    # c_checker.c.j2:107
+    _v81 = ctx['movp']
+    _v82 = ctx['mova']
+    _v83 = ctx['movb']
+    _v84 = ctx['movr2']
+    _v85 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v79!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v80!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v81!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v82!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v81!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v82!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v83!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v84!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v83!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v85!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:114
-    for l_c_86 in ctx['celltables']:
-        w(f'    {{ {l_c_86!s} }},\n')
-    # c_checker.c.j2:115
+    # c_checker.c.j2:116
+    for l_c_88 in ctx['celltables']:
+        w(f'    {{ {l_c_88!s} }},\n')
+    # c_checker.c.j2:117
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:116
+    # c_checker.c.j2:118
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:118
-    for l_row_89 in ctx['cellbytes']:
-        w(f'    {l_row_89!s},\n')
-    # c_checker.c.j2:119
+    # c_checker.c.j2:120
+    for l_row_91 in ctx['cellbytes']:
+        w(f'    {l_row_91!s},\n')
+    # c_checker.c.j2:121
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:120
-    _v90 = ctx['kernel']
-    _v91 = ctx['motion_code']
-    _v92 = ctx['obstacle_code']
-    _v93 = ctx['name']
-    _v94 = ctx['fk_code']
+    # c_checker.c.j2:122
+    _v92 = ctx['kernel']
+    _v93 = ctx['motion_code']
+    _v94 = ctx['obstacle_code']
     _v95 = ctx['name']
-    _v96 = ctx['travel']
-    _v97 = ctx['triangle_code']
+    _v96 = ctx['fk_code']
+    _v97 = ctx['name']
+    _v98 = ctx['travel']
+    _v99 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v90!s}\n'
-      f'{_v91!s}\n'
       f'{_v92!s}\n'
-      f'/* --- the kinematics of "{_v93!s}'
+      f'{_v93!s}\n'
+      f'{_v94!s}\n'
+      f'/* --- the kinematics of "{_v95!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -603,17 +607,17 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v94!s}\n'
+      f'{_v96!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v95!s}'
+      f'/* how far the prismatic joints of "{_v97!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v96!s};\n'
+      f'    return {_v98!s};\n'
       '}\n'
-      f'{_v97!s}\n')
+      f'{_v99!s}\n')
     return "".join(out)
 
 
@@ -666,6 +670,8 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v43 = ctx['name']
     _v44 = ctx['name']
     _v45 = ctx['name']
+    _v46 = ctx['name']
+    _v47 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -822,11 +828,30 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       've. */\n'
       f'int {_v44!s}_set_points(const double *xyzr, long n);\n'
       '\n'
+      "/* For n configurations (q: n x N_CONFIG), the obstacles' answer alone: "
+      'out[k] FREE, COLLIDES\n'
+      ' * (a moving solid meets one), MAYBE or INVALID. */\n'
+      f'void {_v45!s}_obstacle_states(const double *q, long n, int *out);\n'
+      '\n'
+      '/* For n configurations (q: n x N_CONFIG), every moving solid and obstac'
+      'le pair not FREE:\n'
+      ' * row[j] its configuration, solid[j] the solid, item[j] the obstacle (k'
+      ' >= 0: the k-th given\n'
+      ' * to _set_obstacles; -1 - k: the k-th point given to _set_points), stat'
+      'e[j] COLLIDES or MAYBE;\n'
+      ' * at most max written. Returns how many there are (more than max: call '
+      'again with room), or\n'
+      ' * -1 for an INVALID configuration. */\n'
+      f'long {_v46!s}'
+      '_obstacle_pairs(const double *q, long n, long *row, int *solid, long *it'
+      'em,\n'
+      '                            unsigned char *state, long max);\n'
+      '\n'
       '/* For n configurations (q: n x N_CONFIG), the world pose of every rigid'
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v45!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v47!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1324,8 +1349,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x5782a89f, render_c_checker_c_j2),
-    'c_checker.h.j2': (0xbe4ce8b0, render_c_checker_h_j2),
+    'c_checker.c.j2': (0x081326f6, render_c_checker_c_j2),
+    'c_checker.h.j2': (0xe455f4fa, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

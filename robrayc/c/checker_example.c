@@ -39,6 +39,9 @@
 struct checker_obstacle { int kind; double pose[12]; double size[3]; };
 int checker_set_obstacles(const struct checker_obstacle *obstacles, int n);
 int checker_set_points(const double *xyzr, long n);
+void checker_obstacle_states(const double *q, long n, int *out);
+long checker_obstacle_pairs(const double *q, long n, long *row, int *solid, long *item,
+                            unsigned char *state, long max);
 
 #include "checker_kernel.h"
 

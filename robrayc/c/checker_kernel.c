@@ -638,7 +638,7 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
         }
     }
     if (!(hit && !states)) {  /* the obstacles set at run time (obstacles.c) */
-        int r = env_check(g, centre, o, slack, maybe && !states);
+        int r = env_check(g, centre, o, slack, maybe && !states, 0);
         hit |= r == 1;
         maybe |= r == 2;
     }

@@ -90,7 +90,8 @@ static double travel(const double *q);
 
 /* the moving solids against the obstacles set at run time (obstacles.c, after the kernel):
  * FREE, COLLIDES or MAYBE */
+struct envlog;
 static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, float slack,
-                     int skip);
+                     int skip, struct envlog *log);
 
 #endif

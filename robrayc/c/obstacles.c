@@ -46,9 +46,25 @@ static struct {
     struct fixblock *lane;  /* bounding spheres, 8 a block (float, radii grown; padding far) */
     long np, *start;      /* points; the first point of each cell (cells + 1) */
     double *pt;           /* x, y, z, r per point, sorted by cell */
+    long *given;          /* each sorted point's place in what checker_set_points was given */
     double lo[3], inv, rmax;
     long dims[3];
 } ENV;
+
+/* where env_check writes every pair it does not find FREE (checker_obstacle_pairs): the
+ * configuration's row, the solid, the obstacle (k >= 0) or point (-1 - its place in
+ * checker_set_points' input), the state; at most max, n counts them all */
+struct envlog { long n, max; int *solid; long *item; unsigned char *state; };
+
+static void note(struct envlog *log, int a, long item, int state)
+{
+    if (log->n < log->max) {
+        log->solid[log->n] = a;
+        log->item[log->n] = item;
+        log->state[log->n] = (unsigned char)state;
+    }
+    log->n++;
+}
 
 /* a float at or above x */
 static float up(double x)
@@ -207,7 +223,7 @@ static long make_grid(const double *lo, const double *hi, long n)
 int checker_set_points(const double *xyzr, long n)
 {
     double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 0.0, 0.0, 0.0 }, *pt = 0, rmax = 0.0;
-    long k, cells, *start = 0, *at = 0;
+    long k, cells, *start = 0, *at = 0, *given = 0;
     int d;
     if (n < 0 || (n > 0 && !xyzr)) return -1;
     for (k = 0; k < n; k++) {
@@ -222,8 +238,9 @@ int checker_set_points(const double *xyzr, long n)
     }
     free(ENV.pt);
     free(ENV.start);
+    free(ENV.given);
     ENV.pt = 0;
-    ENV.start = 0;
+    ENV.start = ENV.given = 0;
     ENV.np = 0;
     if (!n) return 0;
     ENV.rmax = rmax;
@@ -231,10 +248,12 @@ int checker_set_points(const double *xyzr, long n)
     pt = (double *)malloc((size_t)n * 4 * sizeof *pt);
     start = (long *)calloc((size_t)cells + 1, sizeof *start);
     at = (long *)malloc((size_t)cells * sizeof *at);
-    if (!pt || !start || !at) {
+    given = (long *)malloc((size_t)n * sizeof *given);
+    if (!pt || !start || !at || !given) {
         free(pt);
         free(start);
         free(at);
+        free(given);
         return -2;
     }
     for (k = 0; k < n; k++) start[cell_index(xyzr + 4 * k) + 1]++;
@@ -243,15 +262,31 @@ int checker_set_points(const double *xyzr, long n)
     for (k = 0; k < n; k++) {
         long c = at[cell_index(xyzr + 4 * k)]++;
         for (d = 0; d < 4; d++) pt[4 * c + d] = xyzr[4 * k + d];
+        given[c] = k;
     }
     free(at);
     ENV.pt = pt;
     ENV.start = start;
+    ENV.given = given;
     ENV.np = n;
     return 0;
 }
 
 /* --- tests --------------------------------------------------------------------------------- */
+
+/* does box o (centre, axes as columns, half extents) reach the sphere (centre p, radius r),
+ * both in one frame */
+static int box_point(const float *o, const float *p, float r)
+{
+    float d[3], e2 = 0.0f;
+    int j;
+    for (j = 0; j < 3; j++) d[j] = p[j] - o[j];
+    for (j = 0; j < 3; j++) {
+        float e = fabsf(o[3 + j] * d[0] + o[6 + j] * d[1] + o[9 + j] * d[2]) - o[12 + j];
+        if (e > 0.0f) e2 += e * e;
+    }
+    return e2 <= r * r;
+}
 
 /* does the sphere (centre p in the obstacle's frame, radius r) reach obstacle e */
 static int env_node(const struct envshape *e, const float *p, float r)
@@ -316,9 +351,45 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     return env_box(e, BOX[a], m) && env_tree(sa->root, m, e) ? 2 : 0;
 }
 
+/* does a node of the tree under n (frame a) reach the sphere (centre p, radius r, frame a) */
+static int point_tree(int n, const float *p, float r)
+{
+    int k;
+    if (!near1(p, NODE[n], NODE[n][3] + r)) return 0;
+    if (!KID[n][1]) return KID[n][0] < 0 || box_point(LEAF[KID[n][0]], p, r);
+    for (k = KID[n][0]; k < KID[n][0] + KID[n][1]; k++)
+        if (point_tree(k, p, r)) return 1;
+    return 0;
+}
+
+/* moving solid a against the point sphere x (x, y, z, r; world) at group poses g: a sphere
+ * or box solid exactly, else its tree (the point moved into a's group frame in double, its
+ * radius grown by MARGIN_RATE for the rounding of its coordinates there) */
+static int point_pair(double g[][12], int a, const double *x, int skip)
+{
+    const struct solid *sa = &SOLID[a];
+    const double *ga = g[sa->group];
+    double d[3];
+    float p[3], r;
+    int k;
+    if (sa->exact >= 0) {
+        struct solid s = { 0, 0, 0, 0, { 0.0f }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 },
+                           { 0.0 }, { 0.0 } };
+        for (k = 0; k < 3; k++) s.pose[9 + k] = x[k];
+        s.half[0] = x[3];
+        return exact_pair(ga, g[0], sa, &s);
+    }
+    if (skip) return 0;
+    for (k = 0; k < 3; k++) d[k] = x[k] + g[0][9 + k] - ga[9 + k];  /* g[0]: -o, moved */
+    for (k = 0; k < 3; k++) p[k] = (float)(ga[k] * d[0] + ga[3 + k] * d[1] + ga[6 + k] * d[2]);
+    r = up(x[3] * (1.0 + MARGIN_RATE));
+    return box_point(BOX[a], p, r) && point_tree(sa->root, p, r) ? 2 : 0;
+}
+
 /* moving solid a (bounding sphere: world centre w, radius r) against the points: FREE,
- * COLLIDES or MAYBE (skip as env_pair) */
-static int env_points(double g[][12], int a, const double *w, double r, int skip)
+ * COLLIDES or MAYBE (skip as env_pair); with a log, every pair tested, noted there */
+static int env_points(double g[][12], int a, const double *w, double r, int skip,
+                      struct envlog *log)
 {
     long lo[3], hi[3], i, j, k, p;
     int d, maybe = 0;
@@ -337,18 +408,11 @@ static int env_points(double g[][12], int a, const double *w, double r, int skip
                     const double *x = ENV.pt + 4 * p;
                     double dx = x[0] - w[0], dy = x[1] - w[1], dz = x[2] - w[2];
                     double rs = r + x[3] * (1.0 + MARGIN_RATE);
-                    struct checker_obstacle o;
-                    struct envshape e;
                     int s;
                     if (dx * dx + dy * dy + dz * dz > rs * rs) continue;
-                    o.kind = OBSTACLE_SPHERE;
-                    for (s = 0; s < 12; s++) o.pose[s] = s % 4 == 0 && s < 9 ? 1.0 : 0.0;
-                    for (s = 0; s < 3; s++) o.pose[9 + s] = x[s];
-                    o.size[0] = x[3];
-                    o.size[1] = o.size[2] = 0.0;
-                    make_shape(&o, &e);
-                    s = env_pair(g, a, &e, skip || maybe);
-                    if (s == 1) return 1;
+                    s = point_pair(g, a, x, !log && (skip || maybe));
+                    if (log && s) note(log, a, -1 - ENV.given[p], s);
+                    else if (s == 1) return 1;
                     maybe |= s == 2;
                 }
             }
@@ -357,33 +421,78 @@ static int env_points(double g[][12], int a, const double *w, double r, int skip
 
 /* every moving solid against the obstacles and points at group poses g (solid centres as
  * solid_centres, the frame moved by o, bounding spheres grown by slack): FREE, COLLIDES (the
- * first found) or MAYBE; with skip, no test that could only answer MAYBE */
+ * first found) or MAYBE; with skip, no test that could only answer MAYBE; with a log, every
+ * pair tested, each that is not FREE noted there */
 static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, float slack,
-                     int skip)
+                     int skip, struct envlog *log)
 {
-    int s, k, far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0, maybe = 0;
+    int s, k, far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0, st, out = 0;
+    if (!ENV.blocks && !ENV.np) return 0;
     for (s = 0; s < NS; s++) {
         const float c[3] = { centre[0][s], centre[1][s], centre[2][s] };
         float r = SOLID[s].bound[3] + slack;
-        int l, st;
+        int l;
         if (!SOLID[s].group) continue;
         for (k = 0; k < ENV.blocks; k++) {
             unsigned m = far ? near_block_at(&ENV.lane[k], c, r, o)
                              : near_block(&ENV.lane[k], c, r);
             for (l = 0; m; l++, m >>= 1) {
                 if (!(m & 1u)) continue;
-                st = env_pair(g, s, &ENV.shape[8 * k + l], skip || maybe);
-                if (st == 1) return 1;
-                maybe |= st == 2;
+                st = env_pair(g, s, &ENV.shape[8 * k + l], !log && (skip || out));
+                if (log && st) note(log, s, 8 * k + l, st);
+                else if (st == 1) return 1;
+                if (st > out) out = st;
             }
         }
         if (ENV.np) {
             double w[3];
             for (k = 0; k < 3; k++) w[k] = (double)c[k] + o[k];
-            st = env_points(g, s, w, (double)r * (1.0 + MARGIN_RATE), skip || maybe);
-            if (st == 1) return 1;
-            maybe |= st == 2;
+            st = env_points(g, s, w, (double)r * (1.0 + MARGIN_RATE), skip || out, log);
+            if (st == 1 && !log) return 1;
+            if (st > out) out = st;
         }
     }
-    return maybe ? 2 : 0;
+    return out;
+}
+
+/* the obstacles alone at configuration q: FREE, COLLIDES, MAYBE or INVALID (as check1) */
+static int obstacles1(const double *q)
+{
+    double g[NG][12], o[3];
+    float centre[3][NS_DECL], slack;
+    fk(q, g);
+    slack = world_frame(q, g, o);
+    if (slack < 0.0f) return CHECKER_INVALID;
+    solid_centres(g, centre);
+    return env_check(g, centre, o, slack, 0, 0);
+}
+
+void checker_obstacle_states(const double *q, long n, int *out)
+{
+    long k;
+    for (k = 0; k < n; k++) out[k] = obstacles1(q + k * NQ);
+}
+
+long checker_obstacle_pairs(const double *q, long n, long *row, int *solid, long *item,
+                            unsigned char *state, long max)
+{
+    struct envlog log;
+    long k;
+    log.n = 0;
+    log.max = max;
+    log.solid = solid;
+    log.item = item;
+    log.state = state;
+    for (k = 0; k < n; k++) {
+        double g[NG][12], o[3];
+        float centre[3][NS_DECL], slack;
+        long first = log.n;
+        fk(q + k * NQ, g);
+        slack = world_frame(q + k * NQ, g, o);
+        if (slack < 0.0f) return -1;
+        solid_centres(g, centre);
+        (void)env_check(g, centre, o, slack, 0, &log);
+        for (; first < log.n && first < max; first++) row[first] = k;
+    }
+    return log.n;
 }

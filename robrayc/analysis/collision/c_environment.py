@@ -11,13 +11,23 @@ import ctypes
 
 import numpy as np
 
-from robrayc.analysis.collision.obstacles import PointCloud, c_record, cloud_points
+from robrayc.analysis.collision.obstacles import Packed
 
 # NAME.h's struct NAME_obstacle { int kind; double pose[12]; double size[3]; }
 OBSTACLE = np.dtype([("kind", np.int32), ("pose", np.float64, 12), ("size", np.float64, 3)],
                     align=True)
 # per library file: [the environment whose obstacles the library holds]
 _HOLDER: dict[str, list] = {}
+
+
+def c_records(shapes: Packed) -> np.ndarray:
+    """The shapes (but point clouds) as an array of the C's struct NAME_obstacle."""
+    out = np.zeros(len(shapes.kind), OBSTACLE)
+    out["kind"] = shapes.kind
+    out["pose"][:, :9] = shapes.rotation.reshape(-1, 9)
+    out["pose"][:, 9:] = shapes.centre
+    out["size"] = shapes.size
+    return out
 
 
 class KernelEnvironment:
@@ -30,21 +40,19 @@ class KernelEnvironment:
         lib.rc_set_obstacles.restype = ctypes.c_int
         lib.rc_set_points.argtypes = (ctypes.c_void_p, ctypes.c_long)
         lib.rc_set_points.restype = ctypes.c_int
+        lib.rc_obstacle_states.argtypes = (ctypes.c_void_p, ctypes.c_long, ctypes.c_void_p)
+        lib.rc_obstacle_states.restype = None
+        lib.rc_obstacle_pairs.argtypes = (ctypes.c_void_p, ctypes.c_long, *[ctypes.c_void_p] * 4,
+                                          ctypes.c_long)
+        lib.rc_obstacle_pairs.restype = ctypes.c_long
         self.shapes = np.zeros(0, OBSTACLE)
         self.points = np.zeros((0, 4))
         self.complete = True  # the C holds the whole environment (no attached shapes)
 
-    def set(self, obstacles: list, attached: bool) -> None:
-        """The obstacles (validated shapes) as the C's, uploaded."""
-        solid = [s for s in obstacles if not isinstance(s, PointCloud)]
-        shapes = np.zeros(len(solid), OBSTACLE)
-        for k, s in enumerate(solid):
-            kind, pose, size = c_record(s)
-            shapes[k] = (kind, pose, size)
-        clouds = [np.column_stack([p, np.full(len(p), float(s.radius))])
-                  for s in obstacles if isinstance(s, PointCloud)
-                  for p in [cloud_points(s)]]
-        self.shapes = shapes
+    def set(self, obstacles: Packed, attached: bool) -> None:
+        """The obstacles as the C's, uploaded."""
+        self.shapes = c_records(obstacles)
+        clouds = [np.column_stack([p, np.full(len(p), r)]) for p, r, _ in obstacles.clouds]
         self.points = np.ascontiguousarray(np.concatenate(clouds) if clouds
                                            else np.zeros((0, 4)))
         self.complete = not attached
@@ -62,3 +70,31 @@ class KernelEnvironment:
         """Makes the library hold this checker's obstacles (before a check)."""
         if self.holder[0] is not self:
             self.upload()
+
+    def states(self, q: np.ndarray) -> np.ndarray:
+        """(N,) int32: the obstacles' answer alone at each configuration (FREE, COLLIDES,
+        MAYBE, INVALID)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        out = np.empty(q.shape[0], dtype=np.int32)
+        self.own()
+        self.lib.rc_obstacle_states(q.ctypes.data, q.shape[0], out.ctypes.data)
+        return out
+
+    def pairs(self, q: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Every (configuration, moving solid, obstacle) the C does not find FREE at the
+        (valid) configurations q: rows, solids, items (k >= 0: the k-th shape; -1 - k: the
+        k-th point) and states (COLLIDES, MAYBE)."""
+        q = np.ascontiguousarray(q, dtype=np.float64)
+        room = 64 * max(1, q.shape[0])
+        self.own()
+        while True:
+            row, item = np.empty(room, np.int64), np.empty(room, np.int64)
+            solid, state = np.empty(room, np.int32), np.empty(room, np.uint8)
+            n = self.lib.rc_obstacle_pairs(q.ctypes.data, q.shape[0], row.ctypes.data,
+                                           solid.ctypes.data, item.ctypes.data,
+                                           state.ctypes.data, room)
+            if n < 0:
+                raise ValueError("a configuration the checker cannot answer (INVALID)")
+            if n <= room:
+                return row[:n], solid[:n], item[:n], state[:n]
+            room = n

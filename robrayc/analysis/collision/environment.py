@@ -21,7 +21,7 @@ from typing import Any
 import numpy as np
 
 from robrayc.analysis.collision.narrow import PairTester
-from robrayc.analysis.collision.obstacles import PointCloud, cloud_points, primitives, validate
+from robrayc.analysis.collision.obstacles import Packed, pack, primitives
 from robrayc.analysis.collision.solids import SPHERE, Solid, Solids
 from robrayc.analysis.collision.tolerance import CONTACT_TOL
 
@@ -96,13 +96,13 @@ class _Cloud:
 class Environment:
     """The run-time obstacles and attached shapes of one checker; built when first asked."""
 
-    def __init__(self, checker: CollisionChecker, obstacles: list,
-                 attached: dict[str, list], touch: dict[str, frozenset[str]]) -> None:
+    def __init__(self, checker: CollisionChecker, obstacles: Packed,
+                 attached: dict[str, Packed], touch: dict[str, frozenset[str]]) -> None:
         self.checker = checker
         self.obstacles = obstacles
-        self.attached = {f: s for f, s in attached.items() if s}
+        self.attached = {f: s for f, s in attached.items() if len(s)}
         self.touch = touch
-        self.empty = not obstacles and not self.attached
+        self.empty = not len(obstacles) and not self.attached
         self._ready = False
 
     # -- set-up --
@@ -118,8 +118,9 @@ class Environment:
         group_of = c.fk.groups.group
         for frame, shapes in self.attached.items():
             at = c.scene.index(frame)
-            for k, shape in enumerate(shapes):
-                for kind, params, m in primitives(shape):
+            for k, *shape in zip(shapes.index.tolist(), shapes.kind, shapes.rotation,
+                                 shapes.centre, shapes.size, strict=True):
+                for kind, params, m in primitives(*shape):
                     extra.append(Solid(kind, params, c.fk.rel[at] @ m))
                     groups.append(int(group_of[at]))
                     side.append(S + len(extra) - 1)
@@ -132,18 +133,24 @@ class Environment:
             return columns.setdefault((a, b) if a < b else (b, a), len(columns))
 
         clouds = []
-        for k, shape in enumerate(self.obstacles):
+        o = self.obstacles
+        self._cloud_solid = []  # per cloud: its sphere solid (the C's points, in this order)
+        for pts, r, k in o.clouds:
+            extra.append(Solid(SPHERE, (r, r, r), np.eye(4)))
+            groups.append(0)
+            self._cloud_solid.append(S + len(extra) - 1)
+            if len(pts):
+                clouds.append((S + len(extra) - 1, pts, r,
+                               np.array([column(n, obstacle_name(k)) for n in side_name])))
+        self._cloud_start = np.cumsum([0] + [len(p) for p, _, _ in o.clouds])
+        self._points = np.concatenate([p for p, _, _ in o.clouds] or [np.zeros((0, 3))])
+        self._solids_of: list[list[int]] = []  # per shape (the C's order): its solids
+        for k, *shape in zip(o.index.tolist(), o.kind, o.rotation, o.centre, o.size,
+                             strict=True):
             name = obstacle_name(k)
-            if isinstance(shape, PointCloud):
-                pts = cloud_points(shape)
-                if len(pts):
-                    r = float(shape.radius)
-                    extra.append(Solid(SPHERE, (r, r, r), np.eye(4)))
-                    groups.append(0)
-                    clouds.append((S + len(extra) - 1, pts, r,
-                                   np.array([column(n, name) for n in side_name])))
-                continue
-            for kind, params, m in primitives(shape):
+            self._solids_of.append([])
+            for kind, params, m in primitives(*shape):
+                self._solids_of[-1].append(S + len(extra))
                 extra.append(Solid(kind, params, m))
                 groups.append(0)
                 pairs += [(s, S + len(extra) - 1, column(n, name))
@@ -218,6 +225,33 @@ class Environment:
             self._cloud_block(cloud, W, out)
         return out
 
+    def pair_hits(self, G: np.ndarray, at: np.ndarray, solid: np.ndarray, item: np.ndarray,
+                  keys: np.ndarray) -> np.ndarray:
+        """Which pairs the C left open collide: moving solid solid[j] at group poses G[at[j]]
+        against item[j] (as checker_obstacle_pairs: a shape, or -1 - a point); keys as
+        PairTester.test's."""
+        if not self._ready:
+            self._build()
+        shape = item >= 0
+        count = np.ones(len(item), np.int64)
+        count[shape] = [len(self._solids_of[k]) for k in item[shape].tolist()]
+        pair = np.repeat(np.arange(len(item)), count)
+        b = np.empty(len(pair), np.int64)
+        T = np.broadcast_to(np.eye(4), (len(pair), 4, 4)).copy()
+        on_shape = shape[pair]
+        b[on_shape] = [s for k in item[shape].tolist() for s in self._solids_of[k]]
+        T[on_shape] = self.solids.placement[b[on_shape]]
+        point = -1 - item[pair[~on_shape]]
+        cloud = np.searchsorted(self._cloud_start, point, side="right") - 1
+        b[~on_shape] = np.array(self._cloud_solid, np.int64)[cloud]
+        T[~on_shape, :3, 3] = self._points[point]
+        a = solid[pair].astype(np.int64)
+        Ta = G[at[pair], self.group[a]] @ self.solids.placement[a]
+        hit = self.tester.test(a, b, Ta, T, keys=keys[pair])
+        out = np.zeros(len(item), dtype=bool)
+        out[pair[hit]] = True
+        return out
+
     def _cloud_block(self, cloud: _Cloud, W: np.ndarray, out: np.ndarray) -> None:
         n, m = W.shape[0], len(self.side)
         centres = W[:, :, :3, 3][:, self.side].reshape(n * m, 3)
@@ -241,15 +275,15 @@ class RunTimeObstacles:
     compile; the compiled kernel gets them as data."""
 
     _env: Environment | None = None
-    _attached: dict[str, list] = {}  # never mutated: replaced
+    _attached: dict[str, Packed] = {}  # never mutated: replaced
     _touch: dict[str, frozenset[str]] = {}
-    _obstacles: list = []
+    _obstacles: Packed = pack([])
 
     def set_obstacles(self, shapes) -> None:
         """Replaces the run-time obstacles (Box, Sphere, Cylinder, Capsule, PointCloud of
         robrayc.analysis.collision.obstacles; [] for none): every query after it includes
         them. Invalid shapes raise ValueError (the previous set stays)."""
-        self._obstacles = validate(shapes)
+        self._obstacles = pack(shapes)
         self._refresh_environment()
 
     def attach(self, frame: str, shapes, touch=()) -> None:
@@ -262,8 +296,8 @@ class RunTimeObstacles:
         for f in touch:
             if not c.scene.has_frame(f):
                 raise KeyError(f"unknown frame '{f}' in touch")
-        shapes = validate(shapes)
-        if any(isinstance(s, PointCloud) for s in shapes):
+        shapes = pack(shapes)
+        if shapes.clouds:
             raise TypeError("a point cloud cannot be attached (attach its points as spheres)")
         self._attached = {**self._attached, frame: shapes}
         self._touch = {**self._touch, frame: frozenset(touch)}

@@ -157,9 +157,8 @@ def _resolve(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray) -> np.
     kernel, s = checker._kernel, checker.solids
     rows, pairs, states = kernel.open_states(q)
     hit = owner[rows[states == COLLIDES]]
-    if checker._env is not None:  # the run-time obstacles (environment.py), exactly
-        left = np.flatnonzero(~np.isin(owner, hit))
-        hit = np.union1d(hit, owner[left[checker._env.any_hit(q[left])]])
+    if checker._env is not None:  # the run-time obstacles: the pairs C leaves open, exactly
+        hit = np.union1d(hit, _resolve_obstacles(checker, q, owner, hit))
     keep = (states == MAYBE) & ~np.isin(owner[rows], hit)
     rows, pairs = rows[keep], pairs[keep]
     if not rows.size:
@@ -172,3 +171,21 @@ def _resolve(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray) -> np.
     keys = owner[rows]
     found = checker.tester.test(a, b, Ta, Tb, keys=keys)
     return np.union1d(hit, keys[found])
+
+
+def _resolve_obstacles(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray,
+                       hit: np.ndarray) -> np.ndarray:
+    """The owners of rows q (valid configurations) whose moving solids meet a run-time
+    obstacle, besides the owners hit: the pairs the C leaves open, by the exact tests."""
+    left = np.flatnonzero(~np.isin(owner, hit))
+    rows, solid, item, state = checker._kernel.env.pairs(q[left])
+    sure = owner[left[rows[state == COLLIDES]]]
+    open_ = (state == MAYBE) & ~np.isin(owner[left[rows]], sure)
+    rows, solid, item = rows[open_], solid[open_], item[open_]
+    if not rows.size:
+        return sure
+    at_rows, at = np.unique(rows, return_inverse=True)
+    G = checker._kernel.group_poses(q[left[at_rows]])
+    keys = owner[left[rows]]
+    found = checker._env.pair_hits(G, at, solid, item, keys)
+    return np.union1d(sure, keys[found])

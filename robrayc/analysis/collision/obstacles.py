@@ -9,7 +9,6 @@ the segment between those two ends. A point cloud is a sphere of ``radius`` at e
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
 
 import numpy as np
@@ -73,119 +72,141 @@ SHAPES = (Box, Sphere, Cylinder, Capsule, PointCloud)
 C_SPHERE, C_BOX, C_CYLINDER, C_CAPSULE = range(4)
 
 
-def _vector(value, what: str, n: int = 3) -> np.ndarray:
+def _lengths(values, what: str, index: np.ndarray) -> None:
+    bad = ~(np.isfinite(values) & (values >= 0.0))
+    if bad.any():
+        k = int(np.argwhere(bad)[0][0])
+        raise ValueError(f"obstacle {int(index[k])}: {what} must be finite numbers >= 0, got "
+                         f"{values[k].tolist()}")
+
+
+def _array(rows: list, shape: tuple, what: str, index: np.ndarray) -> np.ndarray:
+    """rows as one float array of (len(rows), *shape), finite, else ValueError naming the
+    obstacle."""
     try:
-        v = np.array(value, dtype=float).reshape(-1)
+        out = np.array(rows, dtype=float).reshape(len(rows), *shape)
     except (TypeError, ValueError):
-        raise ValueError(f"{what} must be {n} numbers, got {value!r}") from None
-    if v.shape != (n,) or not np.isfinite(v).all():
-        raise ValueError(f"{what} must be {n} finite numbers, got {value!r}")
-    return v
+        for k, row in enumerate(rows):  # which one
+            try:
+                np.array(row, dtype=float).reshape(shape)
+            except (TypeError, ValueError):
+                raise ValueError(f"obstacle {int(index[k])}: {what} must be "
+                                 f"{' x '.join(map(str, shape))} numbers, got {row!r}") from None
+        raise
+    bad = ~np.isfinite(out.reshape(len(rows), int(np.prod(shape)))).all(axis=1)
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"obstacle {int(index[k])}: {what} must be finite, got {rows[k]!r}")
+    return out
 
 
-def _length(value, what: str) -> float:
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"{what} must be a number, got {value!r}") from None
-    if not (math.isfinite(x) and x >= 0.0):
-        raise ValueError(f"{what} must be a finite number >= 0, got {value!r}")
-    return x
+def _rotations(rows: list, index: np.ndarray) -> np.ndarray:
+    """(n, 3, 3): each shape's rotation (None: identity), the nearest rotation to what is
+    given, which must be within ROTATION_TOL of one."""
+    eye = np.eye(3)
+    r = _array([eye if x is None else x for x in rows], (3, 3), "rotation", index)
+    off = np.abs(np.einsum("nji,njk->nik", r, r) - eye).max(axis=(1, 2), initial=0.0)
+    bad = (off > ROTATION_TOL) | (np.linalg.det(r) <= 0) if len(r) else off > 0
+    if bad.any():
+        k = int(np.flatnonzero(bad)[0])
+        raise ValueError(f"obstacle {int(index[k])}: rotation must be a rotation matrix "
+                         "(orthonormal, determinant +1)")
+    fix = off > 1e-15
+    if fix.any():
+        u, _, vt = np.linalg.svd(r[fix])
+        r[fix] = u @ vt
+    return r
 
 
-def rotation_matrix(rotation) -> np.ndarray:
-    """The 3x3 rotation of a shape (None: identity): the nearest rotation to what is given,
-    which must be within ROTATION_TOL of one."""
-    if rotation is None:
-        return np.eye(3)
-    try:
-        r = np.array(rotation, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"rotation must be a 3x3 matrix, got {rotation!r}") from None
-    if r.shape != (3, 3) or not np.isfinite(r).all():
-        raise ValueError(f"rotation must be a 3x3 matrix of finite numbers, got {rotation!r}")
-    if np.abs(r.T @ r - np.eye(3)).max() > ROTATION_TOL or np.linalg.det(r) <= 0:
-        raise ValueError("rotation must be a rotation matrix (orthonormal, determinant +1)")
-    u, _, vt = np.linalg.svd(r)
-    return u @ vt
+@record(frozen=True)
+class Packed:
+    """Validated shapes as arrays: the C kernel's kind (C_SPHERE ..), rotation (n, 3, 3),
+    centre (n, 3) and size (n, 3: a sphere's radius; a box's half extents; a cylinder's or
+    capsule's radius and half length) of each shape but point clouds, their places in the list
+    given (index), and the point clouds as (points (m, 3), radius, place)."""
+
+    kind: np.ndarray
+    rotation: np.ndarray
+    centre: np.ndarray
+    size: np.ndarray
+    index: np.ndarray
+    clouds: list
+
+    def __len__(self) -> int:
+        return len(self.kind) + len(self.clouds)
 
 
-def pose(centre, rotation=None) -> np.ndarray:
-    """4x4 pose of a shape."""
+_KIND = {Sphere: C_SPHERE, Box: C_BOX, Cylinder: C_CYLINDER, Capsule: C_CAPSULE}
+
+
+def _size(s):
+    if isinstance(s, Box):
+        return s.half_extents
+    if isinstance(s, Sphere):
+        return (s.radius, 0.0, 0.0)
+    return (s.radius, s.half_length, 0.0)
+
+
+def pack(shapes) -> Packed:
+    """The shapes validated, as arrays (ValueError or TypeError for what is not one)."""
+    if isinstance(shapes, SHAPES) or isinstance(shapes, (str, bytes)):
+        raise TypeError("give a list of shapes (set_obstacles([shape]))")
+    shapes = list(shapes)
+    solid, clouds = [], []
+    for k, s in enumerate(shapes):
+        if isinstance(s, PointCloud):
+            clouds.append((cloud_points(s, k), float(s.radius), k))
+        elif type(s) in _KIND:
+            solid.append(k)
+        else:
+            raise TypeError(f"obstacle {k}: not an obstacle shape: {type(s).__name__} (use Box, "
+                            "Sphere, Cylinder, Capsule or PointCloud)")
+    index = np.array(solid, dtype=np.int64)
+    items = [shapes[k] for k in solid]
+    centre = _array([s.centre for s in items], (3,), "centre", index)
+    size = _array([_size(s) for s in items], (3,), "size", index)
+    _lengths(size, "sizes", index)
+    rotation = _rotations([getattr(s, "rotation", None) for s in items], index)
+    kind = np.array([_KIND[type(s)] for s in items], dtype=np.int32)
+    return Packed(kind, rotation, centre, size, index, clouds)
+
+
+def primitives(kind: int, rotation: np.ndarray, centre: np.ndarray, size: np.ndarray
+               ) -> list[tuple[int, tuple[float, float, float], np.ndarray]]:
+    """One packed shape as exact solids: (kind, params, 4x4 pose) each, in the solids'
+    conventions (solids.py). A capsule is its cylinder and its two end spheres (their union
+    is the capsule)."""
     m = np.eye(4)
-    m[:3, :3] = rotation_matrix(rotation)
-    m[:3, 3] = _vector(centre, "centre")
-    return m
+    m[:3, :3], m[:3, 3] = rotation, centre
+    r, h = float(size[0]), float(size[1])
+    if kind == C_BOX:
+        return [(BOX, tuple(float(x) for x in size), m)]
+    if kind == C_SPHERE:
+        return [(SPHERE, (r, r, r), m)]
+    out = [(CYLINDER, (r, r, h), m)] if h > 0 or kind == C_CYLINDER else []
+    if kind == C_CAPSULE:
+        for sign in (1.0, -1.0):
+            end = m.copy()
+            end[:3, 3] = centre + sign * h * rotation[:, 2]
+            out.append((SPHERE, (r, r, r), end))
+    return out
 
 
-def primitives(shape) -> list[tuple[int, tuple[float, float, float], np.ndarray]]:
-    """A shape (not a point cloud) as exact solids: (kind, params, 4x4 pose) each, in the
-    solids' conventions (solids.py). A capsule is its cylinder and its two end spheres (their
-    union is the capsule)."""
-    if isinstance(shape, Box):
-        h = _vector(shape.half_extents, "half_extents")
-        if (h < 0).any():
-            raise ValueError(f"half_extents must be >= 0, got {shape.half_extents!r}")
-        return [(BOX, tuple(h.tolist()), pose(shape.centre, shape.rotation))]
-    if isinstance(shape, Sphere):
-        r = _length(shape.radius, "radius")
-        return [(SPHERE, (r, r, r), pose(shape.centre))]
-    if isinstance(shape, (Cylinder, Capsule)):
-        r = _length(shape.radius, "radius")
-        h = _length(shape.half_length, "half_length")
-        m = pose(shape.centre, shape.rotation)
-        out = [(CYLINDER, (r, r, h), m)] if h > 0 or isinstance(shape, Cylinder) else []
-        if isinstance(shape, Capsule):
-            for sign in (1.0, -1.0):
-                end = m.copy()
-                end[:3, 3] = m[:3, 3] + sign * h * m[:3, 2]
-                out.append((SPHERE, (r, r, r), end))
-        return out
-    raise TypeError(f"not an obstacle shape: {type(shape).__name__} (use Box, Sphere, "
-                    "Cylinder, Capsule or PointCloud)")
-
-
-def cloud_points(cloud: PointCloud) -> np.ndarray:
+def cloud_points(cloud: PointCloud, k: int = 0) -> np.ndarray:
     """(n, 3) finite points of a cloud (validated)."""
     try:
         p = np.array(cloud.points, dtype=float)
     except (TypeError, ValueError):
-        raise ValueError("PointCloud points must be an (n, 3) array of numbers") from None
+        raise ValueError(f"obstacle {k}: PointCloud points must be an (n, 3) array of "
+                         "numbers") from None
+    try:
+        r = float(cloud.radius)
+    except (TypeError, ValueError):
+        raise ValueError(f"obstacle {k}: PointCloud radius must be a number") from None
+    _lengths(np.array([r]), "PointCloud radius", np.array([k]))
     if p.size == 0:
         return np.zeros((0, 3))
     if p.ndim != 2 or p.shape[1] != 3 or not np.isfinite(p).all():
-        raise ValueError(f"PointCloud points must be an (n, 3) array of finite numbers, got "
-                         f"shape {p.shape}")
-    _length(cloud.radius, "PointCloud radius")
+        raise ValueError(f"obstacle {k}: PointCloud points must be an (n, 3) array of finite "
+                         f"numbers, got shape {p.shape}")
     return p
-
-
-def c_record(shape) -> tuple[int, list[float], list[float]]:
-    """A shape (not a point cloud) as the C kernel's obstacle: kind, pose (rotation
-    row-major, translation), size (sphere: radius; box: half extents; cylinder, capsule:
-    radius, half length)."""
-    if isinstance(shape, Box):
-        (_, h, m), = primitives(shape)
-        kind, size = C_BOX, list(h)
-    elif isinstance(shape, Sphere):
-        (_, (r, _, _), m), = primitives(shape)
-        kind, size = C_SPHERE, [r, 0.0, 0.0]
-    else:
-        primitives(shape)  # validates
-        m = pose(shape.centre, shape.rotation)
-        kind = C_CYLINDER if isinstance(shape, Cylinder) else C_CAPSULE
-        size = [float(shape.radius), float(shape.half_length), 0.0]
-    return kind, [*m[:3, :3].ravel().tolist(), *m[:3, 3].tolist()], size
-
-
-def validate(shapes) -> list:
-    """The shapes as a list, each checked (ValueError, TypeError for what is not one)."""
-    if isinstance(shapes, SHAPES):
-        raise TypeError("give a list of shapes (set_obstacles([shape]))")
-    out = list(shapes)
-    for s in out:
-        if isinstance(s, PointCloud):
-            cloud_points(s)
-        else:
-            primitives(s)
-    return out
