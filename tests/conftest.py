@@ -1,5 +1,5 @@
-"""Test selection: `-m "not slow"` is the fast subset a contributor runs while working (under
-2 minutes on 2 cores, README "Running the tests"); CI runs everything.
+"""Test selection: `-m "not slow"` is the fast subset a contributor runs while working
+(docs/development.md); CI runs everything.
 
 Whole modules whose every test drives a heavy external program (the original aarxc, gcc with
 the real amino library, CMake builds, editors, a browser, POV-Ray, npm, corpus-wide runs) are
