@@ -11,12 +11,13 @@ problem: the obstacles (boxes, cylinders, spheres, as the MoveIt scene poses the
 time on one compiled checker of VAMP's Panda (--model spheres: panda_spherized.urdf, the
 spheres VAMP's own Panda is made of, the default; meshes: panda.urdf, its collision meshes;
 built once, cached; `set_obstacles` compiles nothing), start and goal from the request, a
-plan by robrayc.analysis.planning.plan (OMPL RRTConnect, resolution 32 as VAMP's Panda, no
-simplification; wall time of the call). VAMP's side (with --vamp-python, the interpreter of a
-venv where vamp-planner is installed): its rrtc planner with its default settings on the same
-problems, in a subprocess that times each call (wall time), VAMP's own model (its cylinders
-become capsules, its own rule). The two take turns: each round runs every set once on each
-side; a problem's time is the median of its rounds.
+plan by robrayc.analysis.planning.plan (OMPL RRTConnect, resolution 32 and step (OMPL's
+range) 1.0 as VAMP's rrtc for its Panda, no simplification; wall time of the call). VAMP's
+side (with --vamp-python, the interpreter of a venv where vamp-planner is installed): its
+rrtc planner with its default settings on the same problems, in a subprocess that times each
+call (wall time), VAMP's own model (its cylinders become capsules, its own rule). The two
+take turns: each round runs every set once on each side; a problem's time is the median of
+its rounds.
 
 Judged by robrayc's exact checker on every returned path: paths that collide at the planner's
 samples (resolution 32) in the model planned with, and paths that collide for the real
@@ -50,6 +51,7 @@ sys.path.insert(0, str(REPO))
 from benchmarks.planner import cpu, vamp_commit  # noqa: E402
 
 RESOLUTION = 32.0  # VAMP's Panda
+PANDA_RANGE = 1.0  # VAMP's RRT-Connect range for its Panda (vamp/constants.py)
 
 # VAMP's side, run by the vamp-planner venv's interpreter: problems on stdin (one JSON a
 # line), one JSON a line out (solved, seconds, path). Euler angles by VAMP's own
@@ -187,7 +189,8 @@ def obstacles(problem: dict) -> list:
     return shapes
 
 
-def robrayc_set(compiled, problems: list[dict], timeout: float) -> list[dict]:
+def robrayc_set(compiled, problems: list[dict], timeout: float, step: float | None
+                ) -> list[dict]:
     """Each problem planned by robrayc (OMPL RRTConnect over the compiled checker)."""
     from robrayc.analysis.planning import plan
 
@@ -196,7 +199,7 @@ def robrayc_set(compiled, problems: list[dict], timeout: float) -> list[dict]:
         compiled.set_obstacles(obstacles(p))
         t = time.perf_counter()
         path = plan(compiled, p["start"], p["goal"], timeout=timeout, resolution=RESOLUTION,
-                    simplify=False)
+                    simplify=False, step=step)
         out.append({"seconds": time.perf_counter() - t, "solved": path is not None,
                     "path": None if path is None else path.tolist()})
     return out
@@ -232,7 +235,7 @@ def run_set(name: str, problems: list[dict], compiled, exact, meshes, args) -> d
     theirs: list[list[dict]] = []
     version = "not run"
     for _ in range(args.rounds):
-        ours.append(robrayc_set(compiled, valid, args.timeout))
+        ours.append(robrayc_set(compiled, valid, args.timeout, args.step or None))
         if args.vamp_python:
             version, runs = vamp_set(args.vamp_python, valid)
             theirs.append(runs)
@@ -318,6 +321,8 @@ def main() -> None:
                    help="the first N problems of each set (0: all)")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--timeout", type=float, default=10.0, help="seconds a plan may take")
+    p.add_argument("--step", type=float, default=PANDA_RANGE,
+                   help="the longest motion RRT-Connect tries at once (0: OMPL's default)")
     p.add_argument("--judge-resolution", type=float, default=4 * RESOLUTION,
                    help="samples a unit of length in the meshes judge")
     p.add_argument("--model", choices=("spheres", "meshes"), default="spheres",
@@ -341,7 +346,8 @@ def main() -> None:
     meshes = exact if args.model == "meshes" else CollisionChecker(panda_scene(vamp))
     problems = load_problems(vamp, list(scene.variables))
     names = args.sets.split(",") if args.sets else list(problems)
-    print(f"(OMPL RRTConnect vs VAMP rrtc, resolution {RESOLUTION:g}, median over "
+    print(f"(OMPL RRTConnect, step {args.step or 'OMPL default'}, vs VAMP rrtc, resolution "
+          f"{RESOLUTION:g}, median over "
           f"{args.rounds} rounds in turns; paths judged at {args.judge_resolution:g})")
     for name in names:
         chosen = problems[name][:args.problems] if args.problems else problems[name]

@@ -40,10 +40,10 @@ def test_the_straight_line_collides(checkers) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("simplify", [False, True])
-def test_a_plan_around_the_wall_is_free_at_every_segment(checkers, simplify) -> None:
+@pytest.mark.parametrize(("simplify", "step"), [(False, None), (True, None), (False, 0.3)])
+def test_a_plan_around_the_wall_is_free_at_every_segment(checkers, simplify, step) -> None:
     compiled, exact = checkers
-    path = plan(compiled, START, GOAL, timeout=20, simplify=simplify)
+    path = plan(compiled, START, GOAL, timeout=20, simplify=simplify, step=step)
     assert path is not None
     assert path.shape[1] == 4 and len(path) >= 3  # not the straight line: it collides
     np.testing.assert_array_equal(path[0], START)
@@ -52,6 +52,8 @@ def test_a_plan_around_the_wall_is_free_at_every_segment(checkers, simplify) -> 
     # samples a segment may graze an obstacle (sampled motion checking, as VAMP's): a finer
     # resolution to plan() makes that gap smaller
     assert not path_collisions(exact, path).any()
+    if step is not None and not simplify:  # no motion longer than the step
+        assert (np.linalg.norm(np.diff(path, axis=0), axis=1) <= step + 1e-9).all()
 
 
 ONE_JOINT = """<robot name="wiper">
@@ -109,3 +111,5 @@ def test_bounds_come_from_the_joint_limits(checkers) -> None:
 def test_unknown_planner(checkers) -> None:
     with pytest.raises(ValueError, match="unknown planner 'Dijkstra'"):
         plan(checkers[0], START, GOAL, planner="Dijkstra")
+    with pytest.raises(ValueError, match="planner PRM takes no step"):
+        plan(checkers[0], START, GOAL, planner="PRM", step=0.5)

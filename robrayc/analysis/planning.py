@@ -73,13 +73,15 @@ def planning_bounds(checker, start: np.ndarray, goal: np.ndarray
 
 def plan(checker, start, goal, *, planner: str = "RRTConnect",
          timeout: float = DEFAULT_TIMEOUT, resolution: float = DEFAULT_RESOLUTION,
-         simplify: bool = True) -> np.ndarray | None:
+         simplify: bool = True, step: float | None = None) -> np.ndarray | None:
     """A collision-free path from start to goal: a (k, dof) array of configurations whose
     every straight segment `checker.check_motion(a, b, resolution)` finds free, starting at
     start and ending at goal; None when the planner finds none within `timeout` seconds (or
     start or goal collides). start and goal: vectors or NAME -> value mappings, as the
     checker takes. `planner`: a name of PLANNERS (OMPL's geometric planners). `simplify`:
-    shortcut the path with OMPL's PathSimplifier (its segments checked the same way)."""
+    shortcut the path with OMPL's PathSimplifier (its segments checked the same way).
+    `step`: the longest motion a tree-growing planner tries at once (OMPL's range; None: its
+    default, a fifth of the space's diagonal)."""
     base, geometric, util = _ompl()
     if planner not in PLANNERS:
         raise ValueError(f"unknown planner {planner!r} (one of {', '.join(PLANNERS)})")
@@ -92,14 +94,14 @@ def plan(checker, start, goal, *, planner: str = "RRTConnect",
         util.setLogLevel(util.LOG_WARN)
     try:
         return _solve(base, geometric, checker, q0, q1, lo, hi, planner=planner,
-                      timeout=timeout, resolution=resolution, simplify=simplify)
+                      timeout=timeout, resolution=resolution, simplify=simplify, step=step)
     finally:
         util.setLogLevel(level)
 
 
 def _solve(base, geometric, checker, q0: np.ndarray, q1: np.ndarray, lo: np.ndarray,
            hi: np.ndarray, *, planner: str, timeout: float, resolution: float,
-           simplify: bool) -> np.ndarray | None:
+           simplify: bool, step: float | None) -> np.ndarray | None:
     """plan's OMPL problem: the space, the checker behind its validity checks, the solve."""
     n = len(lo)
     space = base.RealVectorStateSpace(n)
@@ -119,6 +121,10 @@ def _solve(base, geometric, checker, q0: np.ndarray, q1: np.ndarray, lo: np.ndar
     a[0:n], b[0:n] = q0.tolist(), q1.tolist()
     problem.setStartAndGoalStates(a, b)
     solver = getattr(geometric, planner)(si)
+    if step is not None:
+        if not hasattr(solver, "setRange"):
+            raise ValueError(f"planner {planner} takes no step")
+        solver.setRange(float(step))
     solver.setProblemDefinition(problem)
     solver.setup()
     solver.solve(float(timeout))
