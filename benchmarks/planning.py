@@ -248,6 +248,7 @@ def run_set(name: str, problems: list[dict], compiled, exact, meshes, args) -> d
         times = [statistics.median(run[k]["seconds"] for run in runs) for k in solved]
         row[side] = {
             "median": statistics.median(times) if times else float("nan"),
+            "times": times,
             "failed": [valid[k]["index"] for k, r in enumerate(last) if not r["solved"]],
             "colliding": [valid[k]["index"] for k in solved
                           if judge(exact, valid[k], last[k]["path"], RESOLUTION)],
@@ -349,12 +350,19 @@ def main() -> None:
     print(f"(OMPL RRTConnect, step {args.step or 'OMPL default'}, vs VAMP rrtc, resolution "
           f"{RESOLUTION:g}, median over "
           f"{args.rounds} rounds in turns; paths judged at {args.judge_resolution:g})")
+    every: dict[str, list[float]] = {"robrayc": [], "vamp": []}
     for name in names:
         chosen = problems[name][:args.problems] if args.problems else problems[name]
         row = run_set(name, chosen, compiled, exact, meshes, args)
         if "vamp" in row:
             print(f"  (vamp-planner {row['vamp_version']})", flush=True)
         print_set(row)
+        for side in every:
+            every[side] += row[side]["times"] if side in row else []
+    ours, theirs = (statistics.median(every[s]) if every[s] else float("nan") for s in every)
+    print(f"all sets: robrayc median {1e3 * ours:.3g} ms over {len(every['robrayc'])} solved"
+          + (f", vamp median {1e3 * theirs:.3g} ms over {len(every['vamp'])}, ratio "
+             f"{ours / theirs:.3g}x" if every["vamp"] else ""))
 
 
 if __name__ == "__main__":
