@@ -57,13 +57,17 @@ SLOW_TESTS = (
 
 def pytest_sessionstart(session) -> None:
     """In CI the corpus must be there (its parametrised tests would otherwise collect
-    nothing and pass); the lists above must name files that exist."""
+    nothing and pass); the lists above must name files and tests that exist."""
     if IN_CI and not CORPUS.is_dir():
         raise pytest.UsageError(f"CI: the corpus is missing at {CORPUS}")
     root = Path(session.config.rootpath)
     missing = [m for m in SLOW_MODULES if not (root / m).is_file()]
+    for node in SLOW_TESTS:  # a prefix of a test function's name in its file
+        path, _, name = node.partition("::")
+        if not (root / path).is_file() or f"def {name}" not in (root / path).read_text():
+            missing.append(node)
     if missing:
-        raise pytest.UsageError(f"tests/conftest.py lists missing files: {missing}")
+        raise pytest.UsageError(f"tests/conftest.py lists missing files or tests: {missing}")
 
 
 # Where programs write by default: robrayc's cache (compiled collision checkers), and what the

@@ -1,6 +1,6 @@
 """The rules tests/conftest.py holds the suite to: in CI a missing corpus stops the run (its
 parametrised tests would otherwise collect nothing and pass), and the slow lists name files
-that exist."""
+and tests that exist."""
 
 from __future__ import annotations
 
@@ -24,7 +24,13 @@ def test_ci_stops_without_the_corpus(monkeypatch, tmp_path: Path) -> None:
         conftest.pytest_sessionstart(SESSION)
 
 
-def test_slow_list_names_only_existing_files(monkeypatch) -> None:
+def test_slow_lists_name_only_existing_files_and_tests(monkeypatch) -> None:
+    conftest.pytest_sessionstart(SESSION)
     monkeypatch.setattr(conftest, "SLOW_MODULES", {*conftest.SLOW_MODULES, "tests/gone.py"})
     with pytest.raises(pytest.UsageError, match="tests/gone.py"):
+        conftest.pytest_sessionstart(SESSION)
+    monkeypatch.undo()
+    gone = "tests/test_acm.py::test_renamed_long_ago"
+    monkeypatch.setattr(conftest, "SLOW_TESTS", (*conftest.SLOW_TESTS, gone))
+    with pytest.raises(pytest.UsageError, match=gone):
         conftest.pytest_sessionstart(SESSION)
