@@ -14,6 +14,7 @@ pytest.importorskip("ompl", reason="the plan extra (PyPI ompl) is not installed"
 from robrayc.analysis.collision import Box, CollisionChecker  # noqa: E402
 from robrayc.analysis.planning import path_collisions, plan, planning_bounds  # noqa: E402
 from robrayc.frontend import load_scene  # noqa: E402
+from tests.run import robrayc  # noqa: E402
 
 ARM = Path(__file__).resolve().parents[1] / "examples" / "arm4.urdf"
 # a wall in front of the arm, from the floor up, between the start (arm out to the right) and
@@ -115,3 +116,50 @@ def test_unknown_planner(exact) -> None:
         plan(exact, START, GOAL, planner="Dijkstra")
     with pytest.raises(ValueError, match="planner PRM takes no step"):
         plan(exact, START, GOAL, planner="PRM", step=0.5)
+
+
+# --- robrayc plan ------------------------------------------------------------------------------
+
+WALL_ROBRAY = "frame wall { translation [0.55, 0, 0.35]; " \
+              "geometry { shape box; dimension [0.1, 0.2, 0.7]; } }\n"
+ENDS = ["--start", "turn=-1.2", "--start", "shoulder=1.2", "--start", "elbow=0.6",
+        "--goal", "turn=1.2", "--goal", "shoulder=1.2", "--goal", "elbow=0.6"]
+
+
+@pytest.fixture
+def wall_file(tmp_path) -> Path:
+    path = tmp_path / "wall.robray"
+    path.write_text(WALL_ROBRAY)
+    return path
+
+
+@pytest.mark.slow
+def test_plan_command_prints_a_free_path(wall_file) -> None:
+    """The CSV: the variables, then the path from start to goal; the wall is the scene's
+    fixed geometry, and the exact checker finds every segment free."""
+    run = robrayc("plan", ARM, wall_file, *ENDS)
+    assert run.status == 0, run.err
+    lines = run.out.splitlines()
+    assert lines[0] == "turn,shoulder,elbow,wrist"
+    path = np.array([[float(v) for v in line.split(",")] for line in lines[1:]])
+    np.testing.assert_array_equal(path[0], START)
+    np.testing.assert_array_equal(path[-1], GOAL)
+    judge = CollisionChecker(load_scene([str(ARM), str(wall_file)]))
+    assert judge.check_motion(START, GOAL) and not path_collisions(judge, path).any()
+
+
+def test_plan_command_says_why_there_is_no_path(wall_file) -> None:
+    run = robrayc("plan", ARM, wall_file, "--backend", "exact", "--start", "turn=-1.2",
+                  "--goal", "shoulder=1.2", "--goal", "elbow=0.6")  # into the wall
+    assert (run.status, run.out, run.err) == (1, "", "robrayc plan: the goal collides\n")
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--start", "shouldr=1"], "unknown configuration variable 'shouldr' (--start, --goal)"),
+    (["--start", "shoulder=3"], "start value 3.0 of 'shoulder' is outside its limits"),
+    (["--start", "shoulder=x"], "--start expects NAME=VALUE with a finite number"),
+    (["--timeout", "0"], "--timeout must be a positive number"),
+])
+def test_plan_command_refuses_bad_ends(wall_file, args, message) -> None:
+    run = robrayc("plan", ARM, wall_file, "--backend", "exact", *args)
+    assert run.status == 2 and message in run.err and not run.out, run.err

@@ -66,8 +66,8 @@ def planning_bounds(checker, start: np.ndarray, goal: np.ndarray
         outside = np.flatnonzero((q < lo) | (q > hi))
         if outside.size:
             k = int(outside[0])
-            raise ValueError(f"{what} value {q[k]!r} of '{checker.variables[k]}' is outside "
-                             f"its limits [{lo[k]!r}, {hi[k]!r}]")
+            raise ValueError(f"{what} value {float(q[k])!r} of '{checker.variables[k]}' is "
+                             f"outside its limits [{float(lo[k])!r}, {float(hi[k])!r}]")
     return lo, hi
 
 

@@ -7,4 +7,5 @@ SUBCOMMANDS: dict[str, str] = {
     "collide": "robrayc.cli.collide:main",
     "allowed-collisions": "robrayc.cli.collide:acm_main",
     "spheres": "robrayc.cli.spheres:main",
+    "plan": "robrayc.cli.plan:main",
 }
