@@ -293,3 +293,25 @@ def test_c_api_from_a_c_program(scene, tmp_path: Path) -> None:
     assert out.returncode == 0, out.stderr
     # the arm points along +x, +y, -x, -y: into the box, the sphere, the points, nothing
     assert out.stdout.split() == ["1", "1", "1", "0", "-1", "1"]
+
+
+@needs_cc
+@pytest.mark.parametrize("depth", [1e-6, -1e-6])
+def test_sphere_against_cylinder_and_capsule_is_decided_in_c(checkers, depth: float) -> None:
+    """The tip (a sphere, radius 0.06 at (1.05, 0, 0.3) at q = 0) 1 um into and out of a
+    capsule's side, a cylinder's side and a cylinder's cap: COLLIDES or FREE from C (exact
+    closed forms), as both backends answer."""
+    q = np.zeros(3)
+    gap = 0.06 + 0.05 - depth
+    cases = [Capsule(centre=(1.05 + gap, 0.0, 0.3), radius=0.05, half_length=0.2,
+                     rotation=np.array([[1.0, 0, 0], [0, 0, -1.0], [0, 1.0, 0]])),
+             Cylinder(centre=(1.05, -gap, 0.3), radius=0.05, half_length=0.1),
+             Cylinder(centre=(1.05, 0.0, 0.3 + 0.06 + 0.1 - depth), radius=0.08,
+                      half_length=0.1)]
+    for shape in cases:
+        for name, checker in checkers.items():
+            checker.set_obstacles([shape])
+            assert checker.check(q) == (depth > 0), (name, shape)
+            if checker._kernel is not None:
+                assert checker._kernel.check_one(q) == (1 if depth > 0 else 0), shape
+        assert Reference([shape])(q) == (depth > 0)

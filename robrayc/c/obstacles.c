@@ -34,7 +34,8 @@
 #define OBSTACLE_CAPSULE 3
 
 /* an obstacle as the kernel holds it: as a world solid (group 0; exact 0 sphere, 1 box, -1
- * neither; pose; half: exact sizes) for exact_pair, its kind, and its float sizes for the
+ * neither; pose; half: exact sizes, a cylinder's or capsule's radius and half length) for
+ * exact_pair, its kind, and its float sizes for the
  * tree tests, grown (sphere: radius; box: half extents; cylinder: radius, half length;
  * capsule: radius, half length), its bounding box's half extents (grown) and bounding sphere
  * (world, double, exact) */
@@ -115,7 +116,7 @@ static void make_shape(const struct checker_obstacle *o, struct envshape *e)
     }
     e->s.exact = o->kind == OBSTACLE_SPHERE ? 0 : o->kind == OBSTACLE_BOX ? 1 : -1;
     for (k = 0; k < 3; k++) {
-        e->s.half[k] = o->kind == OBSTACLE_BOX ? half[k] : k == 0 ? r : 0.0;
+        e->s.half[k] = o->kind == OBSTACLE_BOX ? half[k] : k == 0 ? r : k == 1 ? h : 0.0;
         e->s.box[k] = half[k];
         e->centre[k] = o->pose[9 + k];
     }
@@ -337,6 +338,26 @@ static int env_tree(int n, const float *m, const struct envshape *e)
     return 0;
 }
 
+/* does sphere solid a (group pose ga) meet cylinder or capsule e (world pose we): the exact
+ * checker's closed forms, in double (a capsule is its cylinder and its end spheres) */
+static int sphere_round(const double *ga, const struct solid *a, const struct envshape *e,
+                        const double *we)
+{
+    double w[12], p[3], r = e->s.half[0], h = e->s.half[1];
+    double rho, dz, reach = a->half[0] - CONTACT_TOL, d;
+    mul(ga, a->pose, w);
+    to_local(we, w + 9, p);
+    rho = sqrt(p[0] * p[0] + p[1] * p[1]);
+    dz = fabs(p[2]) - h;
+    if (e->kind == OBSTACLE_CAPSULE) {
+        d = p[0] * p[0] + p[1] * p[1] + (dz > 0.0 ? dz * dz : 0.0);
+        return d < (reach + r) * (reach + r);
+    }
+    if (rho <= r && dz <= 0.0) d = rho - r > dz ? rho - r : dz;  /* inside: <= 0 */
+    else d = sqrt((rho > r ? (rho - r) * (rho - r) : 0.0) + (dz > 0.0 ? dz * dz : 0.0));
+    return d < reach;
+}
+
 /* moving solid a (group poses g) against obstacle e: FREE, COLLIDES or MAYBE; with skip, a
  * test that could only answer MAYBE is not made (FREE) */
 static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
@@ -345,6 +366,10 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     double we[12];
     float m[12];
     if (sa->exact >= 0 && e->s.exact >= 0) return exact_pair(g[sa->group], g[0], sa, &e->s);
+    if (sa->exact == 0) {
+        mul(g[0], e->s.pose, we);
+        return sphere_round(g[sa->group], sa, e, we);
+    }
     if (skip) return 0;
     mul(g[0], e->s.pose, we);
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
