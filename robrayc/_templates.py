@@ -371,6 +371,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v17 = ctx['n_fixblocks_decl']
     _v18 = ctx['n_movp']
     _v19 = ctx['n_movp_decl']
+    _v20 = ctx['n_frames']
+    _v21 = ctx['n_frames_decl']
     w('\n'
       f'#define NG {_v8!s}\n'
       f'#define NS {_v9!s}\n'
@@ -383,26 +385,26 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define NFB {_v16!s}\n'
       f'#define NFB_DECL {_v17!s}\n'
       f'#define NMP {_v18!s}\n'
-      f'#define NMP_DECL {_v19!s}\n')
-    # c_checker.c.j2:24
-    if (not ctx['certify']):
-        _v20 = ctx['n_nodes_decl']
-        _v21 = ctx['n_leaves_decl']
-        w(f'#define NODES_DECL {_v20!s}\n'
-          f'#define LEAVES_DECL {_v21!s}\n')
+      f'#define NMP_DECL {_v19!s}\n'
+      f'#define NF {_v20!s}\n'
+      f'#define NF_DECL {_v21!s}\n')
     # c_checker.c.j2:26
-    _v22 = ctx['n_celltables_decl']
-    _v23 = ctx['n_cellbytes_decl']
-    _v24 = ctx['any_const_hit']
-    _v25 = ctx['group_reach']
-    _v26 = ctx['solid_reach']
-    _v27 = ctx['margin_rate']
-    _v28 = ctx['contact_tol']
-    _v29 = ctx['eps_sat']
-    _v30 = (1 if ctx['certify'] else 0)
-    _v31 = (1 if ctx['fk_turns'] else 0)
-    _v32 = ctx['name']
-    _v33 = ctx['name']
+    if (not ctx['certify']):
+        _v22 = ctx['n_nodes_decl']
+        _v23 = ctx['n_leaves_decl']
+        w(f'#define NODES_DECL {_v22!s}\n'
+          f'#define LEAVES_DECL {_v23!s}\n')
+    # c_checker.c.j2:28
+    _v24 = ctx['n_celltables_decl']
+    _v25 = ctx['n_cellbytes_decl']
+    _v26 = ctx['any_const_hit']
+    _v27 = ctx['group_reach']
+    _v28 = ctx['solid_reach']
+    _v29 = ctx['margin_rate']
+    _v30 = ctx['contact_tol']
+    _v31 = ctx['eps_sat']
+    _v32 = (1 if ctx['certify'] else 0)
+    _v33 = (1 if ctx['fk_turns'] else 0)
     _v34 = ctx['name']
     _v35 = ctx['name']
     _v36 = ctx['name']
@@ -421,179 +423,205 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v49 = ctx['name']
     _v50 = ctx['name']
     _v51 = ctx['name']
-    _v52 = ctx['kernel_header']
+    _v52 = ctx['name']
     _v53 = ctx['name']
-    w(f'#define NCELLTABLES_DECL {_v22!s}\n'
-      f'#define NCELLBYTES_DECL {_v23!s}\n'
-      f'#define ANY_CONST_HIT {_v24!s}\n'
-      f'#define GROUP_REACH {_v25!s}\n'
-      f'#define SOLID_REACH {_v26!s}\n'
-      f'#define MARGIN_RATE {_v27!s}\n'
-      f'#define CONTACT_TOL {_v28!s}\n'
-      f'#define EPS_SAT {_v29!s}\n'
-      f'#define CHECKER_CERTIFY {_v30!s}\n'
-      f'#define CHECKER_FK_TURNS {_v31!s}\n'
+    _v54 = ctx['name']
+    _v55 = ctx['name']
+    _v56 = ctx['kernel_header']
+    _v57 = ctx['name']
+    w(f'#define NCELLTABLES_DECL {_v24!s}\n'
+      f'#define NCELLBYTES_DECL {_v25!s}\n'
+      f'#define ANY_CONST_HIT {_v26!s}\n'
+      f'#define GROUP_REACH {_v27!s}\n'
+      f'#define SOLID_REACH {_v28!s}\n'
+      f'#define MARGIN_RATE {_v29!s}\n'
+      f'#define CONTACT_TOL {_v30!s}\n'
+      f'#define EPS_SAT {_v31!s}\n'
+      f'#define CHECKER_CERTIFY {_v32!s}\n'
+      f'#define CHECKER_FK_TURNS {_v33!s}\n'
       '\n'
-      f'#define checker_pair_names {_v32!s}_pair_names\n'
-      f'#define checker_check {_v33!s}_check\n'
-      f'#define checker_check8 {_v34!s}_check8\n'
-      f'#define checker_colliding_pairs {_v35!s}_colliding_pairs\n'
-      f'#define checker_solid_states {_v36!s}_solid_states\n'
-      f'#define checker_group_poses {_v37!s}_group_poses\n'
-      f'#define checker_check_batch {_v38!s}_check_batch\n'
-      f'#define checker_check_motion {_v39!s}_check_motion\n'
-      f'#define checker_check_motions {_v40!s}_check_motions\n'
-      f'#define checker_motion_samples {_v41!s}_motion_samples\n'
-      f'#define checker_motion_configs {_v42!s}_motion_configs\n'
-      f'#define checker_bind {_v43!s}_bind\n'
-      f'#define checker_cells {_v44!s}_cells\n'
-      f'#define checker_tbind {_v45!s}_tbind\n'
-      f'#define checker_tprove {_v46!s}_tprove\n'
-      f'#define checker_obstacle {_v47!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v48!s}_set_obstacles\n'
-      f'#define checker_set_points {_v49!s}_set_points\n'
-      f'#define checker_obstacle_states {_v50!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v51!s}_obstacle_pairs\n'
+      f'#define checker_pair_names {_v34!s}_pair_names\n'
+      f'#define checker_check {_v35!s}_check\n'
+      f'#define checker_check8 {_v36!s}_check8\n'
+      f'#define checker_colliding_pairs {_v37!s}_colliding_pairs\n'
+      f'#define checker_solid_states {_v38!s}_solid_states\n'
+      f'#define checker_group_poses {_v39!s}_group_poses\n'
+      f'#define checker_check_batch {_v40!s}_check_batch\n'
+      f'#define checker_check_motion {_v41!s}_check_motion\n'
+      f'#define checker_check_motions {_v42!s}_check_motions\n'
+      f'#define checker_motion_samples {_v43!s}_motion_samples\n'
+      f'#define checker_motion_configs {_v44!s}_motion_configs\n'
+      f'#define checker_bind {_v45!s}_bind\n'
+      f'#define checker_cells {_v46!s}_cells\n'
+      f'#define checker_tbind {_v47!s}_tbind\n'
+      f'#define checker_tprove {_v48!s}_tprove\n'
+      f'#define checker_obstacle {_v49!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v50!s}_set_obstacles\n'
+      f'#define checker_set_points {_v51!s}_set_points\n'
+      f'#define checker_obstacle_states {_v52!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v53!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v54!s}_attach\n'
+      f'#define checker_frame_names {_v55!s}_frame_names\n'
       '\n'
-      f'{_v52!s}\n'
-      f'/* --- the tables of "{_v53!s}'
+      f'{_v56!s}\n'
+      f'/* --- the tables of "{_v57!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:62
-    for (l_a_56, l_b_57,) in ctx['pair_names']:
-        w(f'    {{ {l_a_56!s}, {l_b_57!s} }},\n')
-    # c_checker.c.j2:63
+    # c_checker.c.j2:66
+    for (l_a_60, l_b_61,) in ctx['pair_names']:
+        w(f'    {{ {l_a_60!s}, {l_b_61!s} }},\n')
+    # c_checker.c.j2:67
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:64
-    _v58 = ctx['const_hit']
+    # c_checker.c.j2:68
+    _v62 = ctx['frame_names']
+    _v63 = ctx['frame_group']
     w('};\n'
+      '\n'
+      f'const char *const checker_frame_names[NF_DECL] = {{ {_v62!s} }};\n'
+      '\n'
+      "/* each frame's rigid group and pose in it (rotation row-major, translat"
+      "ion); each solid's\n"
+      ' * frame */\n'
+      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v63!s} }};\n'
+      'static const double FRAME_POSE[NF_DECL][12] = {\n')
+    # c_checker.c.j2:76
+    for l_p_66 in ctx['frame_pose']:
+        w(f'    {{ {l_p_66!s} }},\n')
+    # c_checker.c.j2:77
+    if (not ctx['frame_pose']):
+        w('    { 0.0 }\n')
+    # c_checker.c.j2:78
+    _v67 = ctx['solid_frame']
+    _v68 = ctx['const_hit']
+    w('};\n'
+      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v67!s} }};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v58!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v68!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:70
-    for l_s_61 in ctx['solids']:
-        w(f'    {{ {l_s_61!s} }},\n')
-    # c_checker.c.j2:71
+    # c_checker.c.j2:85
+    for l_s_71 in ctx['solids']:
+        w(f'    {{ {l_s_71!s} }},\n')
+    # c_checker.c.j2:86
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:72
-    _v62 = ctx['group_solids']
+    # c_checker.c.j2:87
+    _v72 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v62!s} }};\n')
-    # c_checker.c.j2:76
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v72!s} }};\n')
+    # c_checker.c.j2:91
     if (not ctx['certify']):
-        # c_checker.c.j2:77
+        # c_checker.c.j2:92
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:79
-        for l_s_65 in ctx['boxes']:
-            w(f'    {{ {l_s_65!s} }},\n')
-        # c_checker.c.j2:80
+        # c_checker.c.j2:94
+        for l_s_75 in ctx['boxes']:
+            w(f'    {{ {l_s_75!s} }},\n')
+        # c_checker.c.j2:95
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:81
+        # c_checker.c.j2:96
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:84
-        for l_s_68 in ctx['nodes']:
-            w(f'    {{ {l_s_68!s} }},\n')
-        # c_checker.c.j2:85
+        # c_checker.c.j2:99
+        for l_s_78 in ctx['nodes']:
+            w(f'    {{ {l_s_78!s} }},\n')
+        # c_checker.c.j2:100
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:86
+        # c_checker.c.j2:101
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:89
-        for l_k_71 in ctx['kids']:
-            w(f'    {{ {l_k_71!s} }},\n')
-        # c_checker.c.j2:90
+        # c_checker.c.j2:104
+        for l_k_81 in ctx['kids']:
+            w(f'    {{ {l_k_81!s} }},\n')
+        # c_checker.c.j2:105
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:91
+        # c_checker.c.j2:106
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:94
-        for l_s_74 in ctx['leaves']:
-            w(f'    {{ {l_s_74!s} }},\n')
-        # c_checker.c.j2:95
+        # c_checker.c.j2:109
+        for l_s_84 in ctx['leaves']:
+            w(f'    {{ {l_s_84!s} }},\n')
+        # c_checker.c.j2:110
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:96
+        # c_checker.c.j2:111
         w('};\n')
-    # c_checker.c.j2:98
+    # c_checker.c.j2:113
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:100
-    for l_p_77 in ctx['pairs']:
-        w(f'    {{ {l_p_77!s} }},\n')
-    # c_checker.c.j2:101
+    # c_checker.c.j2:115
+    for l_p_87 in ctx['pairs']:
+        w(f'    {{ {l_p_87!s} }},\n')
+    # c_checker.c.j2:116
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:102
+    # c_checker.c.j2:117
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:105
-    for l_f_80 in ctx['fixblocks']:
-        w(f'    {{ {l_f_80!s} }},\n')
-    # c_checker.c.j2:106
+    # c_checker.c.j2:120
+    for l_f_90 in ctx['fixblocks']:
+        w(f'    {{ {l_f_90!s} }},\n')
+    # c_checker.c.j2:121
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:107
-    _v81 = ctx['movp']
-    _v82 = ctx['mova']
-    _v83 = ctx['movb']
-    _v84 = ctx['movr2']
-    _v85 = ctx['celltab']
+    # c_checker.c.j2:122
+    _v91 = ctx['movp']
+    _v92 = ctx['mova']
+    _v93 = ctx['movb']
+    _v94 = ctx['movr2']
+    _v95 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v81!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v82!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v83!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v84!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v91!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v92!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v93!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v94!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v85!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v95!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:116
-    for l_c_88 in ctx['celltables']:
-        w(f'    {{ {l_c_88!s} }},\n')
-    # c_checker.c.j2:117
+    # c_checker.c.j2:131
+    for l_c_98 in ctx['celltables']:
+        w(f'    {{ {l_c_98!s} }},\n')
+    # c_checker.c.j2:132
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:118
+    # c_checker.c.j2:133
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:120
-    for l_row_91 in ctx['cellbytes']:
-        w(f'    {l_row_91!s},\n')
-    # c_checker.c.j2:121
+    # c_checker.c.j2:135
+    for l_row_101 in ctx['cellbytes']:
+        w(f'    {l_row_101!s},\n')
+    # c_checker.c.j2:136
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:122
-    _v92 = ctx['kernel']
-    _v93 = ctx['motion_code']
-    _v94 = ctx['obstacle_code']
-    _v95 = ctx['name']
-    _v96 = ctx['fk_code']
-    _v97 = ctx['name']
-    _v98 = ctx['travel']
-    _v99 = ctx['triangle_code']
+    # c_checker.c.j2:137
+    _v102 = ctx['kernel']
+    _v103 = ctx['motion_code']
+    _v104 = ctx['obstacle_code']
+    _v105 = ctx['name']
+    _v106 = ctx['fk_code']
+    _v107 = ctx['name']
+    _v108 = ctx['travel']
+    _v109 = ctx['triangle_code']
     w('};\n'
       '\n'
-      f'{_v92!s}\n'
-      f'{_v93!s}\n'
-      f'{_v94!s}\n'
-      f'/* --- the kinematics of "{_v95!s}'
+      f'{_v102!s}\n'
+      f'{_v103!s}\n'
+      f'{_v104!s}\n'
+      f'/* --- the kinematics of "{_v105!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -607,17 +635,17 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v96!s}\n'
+      f'{_v106!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v97!s}'
+      f'/* how far the prismatic joints of "{_v107!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v98!s};\n'
+      f'    return {_v108!s};\n'
       '}\n'
-      f'{_v99!s}\n')
+      f'{_v109!s}\n')
     return "".join(out)
 
 
@@ -669,9 +697,16 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v42 = ctx['name']
     _v43 = ctx['name']
     _v44 = ctx['name']
-    _v45 = ctx['name']
-    _v46 = ctx['name']
-    _v47 = ctx['name']
+    _v45 = ctx['upper']
+    _v46 = ctx['upper']
+    _v47 = ctx['n_frames']
+    _v48 = ctx['name']
+    _v49 = ctx['n_frames_decl']
+    _v50 = ctx['name']
+    _v51 = ctx['name']
+    _v52 = ctx['name']
+    _v53 = ctx['name']
+    _v54 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -828,13 +863,36 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       've. */\n'
       f'int {_v44!s}_set_points(const double *xyzr, long n);\n'
       '\n'
+      f"/* The scene's frames, for _attach: {_v45!s}_N_FRAMES names. */\n"
+      f'#define {_v46!s}_N_FRAMES {_v47!s}\n'
+      f'extern const char *const {_v48!s}_frame_names[{_v49!s}];\n'
+      '\n'
+      "/* Fixes shapes to frame k (of _frame_names; poses in the frame's coordi"
+      'nates): a grasped part,\n'
+      ' * replacing what was attached to that frame (n 0: none). Every check te'
+      'sts them against the\n'
+      " * obstacles, the points and the robot's solids outside the frame's rigi"
+      'd group and outside\n'
+      ' * the frames touch[0 .. n_touch) (frame indices; touch may be NULL when'
+      ' n_touch is 0): a\n'
+      ' * sphere or box against a sphere or box (and a sphere against a cylinde'
+      'r or capsule)\n'
+      ' * exactly, else MAYBE where their bounding boxes overlap or a sphere tr'
+      'ee reaches. Returns 0;\n'
+      ' * -1 for an invalid shape or frame (nothing changed), -2 without memory'
+      '. */\n'
+      f'int {_v50!s}_attach(int frame, const struct {_v51!s}'
+      '_obstacle *shapes, int n,\n'
+      '                   const int *touch, int n_touch);\n'
+      '\n'
       "/* For n configurations (q: n x N_CONFIG), the obstacles' answer alone: "
       'out[k] FREE, COLLIDES\n'
       ' * (a moving solid meets one), MAYBE or INVALID. */\n'
-      f'void {_v45!s}_obstacle_states(const double *q, long n, int *out);\n'
+      f'void {_v52!s}_obstacle_states(const double *q, long n, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), every moving solid and obstac'
-      'le pair not FREE:\n'
+      'le pair not FREE (not\n'
+      " * the attached shapes'):\n"
       ' * row[j] its configuration, solid[j] the solid, item[j] the obstacle (k'
       ' >= 0: the k-th given\n'
       ' * to _set_obstacles; -1 - k: the k-th point given to _set_points), stat'
@@ -842,7 +900,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * at most max written. Returns how many there are (more than max: call '
       'again with room), or\n'
       ' * -1 for an INVALID configuration. */\n'
-      f'long {_v46!s}'
+      f'long {_v53!s}'
       '_obstacle_pairs(const double *q, long n, long *row, int *solid, long *it'
       'em,\n'
       '                            unsigned char *state, long max);\n'
@@ -851,7 +909,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v47!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v54!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1349,8 +1407,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x081326f6, render_c_checker_c_j2),
-    'c_checker.h.j2': (0xe455f4fa, render_c_checker_h_j2),
+    'c_checker.c.j2': (0x222cff54, render_c_checker_c_j2),
+    'c_checker.h.j2': (0x797a350f, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -172,7 +172,7 @@ def _compare(checkers, obstacles, shift: float = 0.0, attached=(), n_random=150,
         wrong = np.flatnonzero(got != expected)
         assert not wrong.size, (backend, q[wrong[:3]], expected[wrong[:3]])
         assert [checker.check(row) for row in q[:40]] == expected[:40].tolist(), backend
-        if checker._kernel is not None and checker._env_in_c:
+        if checker._kernel is not None:
             state = checker._kernel.check_batch(q)
             assert not (expected & (state == 0)).any(), "FREE for a collision"
             assert not (~expected & (state == 1)).any(), "COLLIDES for a free configuration"
@@ -252,6 +252,7 @@ def test_invalid_shapes_are_refused(checkers) -> None:
 
 C_MAIN = r"""
 #include <stdio.h>
+#include <string.h>
 #include "arm.h"
 
 int main(void)
@@ -268,6 +269,18 @@ int main(void)
     for (k = 0; k < 4; k++) printf("%d ", arm_check(q[k]));
     o[0].pose[0] = 2.0;  /* not a rotation: refused, the set kept */
     printf("%d %d\n", arm_set_obstacles(o, 2), arm_check(q[0]));
+    /* a rod held below the tip reaches the floor (fixed in the scene) unless it may touch it */
+    struct arm_obstacle rod = { ARM_BOX, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, -0.3 },
+                                { 0.05, 0.05, 0.3 } };
+    int tip = -1, floor = -1;
+    for (k = 0; k < ARM_N_FRAMES; k++) {
+        if (!strcmp(arm_frame_names[k], "tip")) tip = k;
+        if (!strcmp(arm_frame_names[k], "floor")) floor = k;
+    }
+    printf("%d ", arm_attach(tip, &rod, 1, 0, 0) ? -9 : arm_check(q[3]));
+    printf("%d ", arm_attach(tip, &rod, 1, &floor, 1) ? -9 : arm_check(q[3]));
+    printf("%d ", arm_attach(tip, 0, 0, 0, 0) ? -9 : arm_check(q[3]));
+    printf("%d\n", arm_attach(99, 0, 0, 0, 0));
     return 0;
 }
 """
@@ -291,8 +304,9 @@ def test_c_api_from_a_c_program(scene, tmp_path: Path) -> None:
     assert build.returncode == 0, build.stderr
     out = subprocess.run([str(tmp_path / "main")], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
-    # the arm points along +x, +y, -x, -y: into the box, the sphere, the points, nothing
-    assert out.stdout.split() == ["1", "1", "1", "0", "-1", "1"]
+    # the arm points along +x, +y, -x, -y: into the box, the sphere, the points, nothing; then
+    # a rod attached to the tip meets the floor, unless it may touch it
+    assert out.stdout.split() == ["1", "1", "1", "0", "-1", "1", "1", "0", "0", "-1"]
 
 
 @needs_cc
@@ -315,3 +329,26 @@ def test_sphere_against_cylinder_and_capsule_is_decided_in_c(checkers, depth: fl
             if checker._kernel is not None:
                 assert checker._kernel.check_one(q) == (1 if depth > 0 else 0), shape
         assert Reference([shape])(q) == (depth > 0)
+
+
+@needs_cc
+def test_attached_part_against_the_scene_and_touch(checkers) -> None:
+    """A rod held below the tip reaches the floor (fixed in the scene) at every configuration,
+    unless it may touch the floor; both backends, C deciding it."""
+    rod = Box(centre=(0.0, 0.0, -0.3), half_extents=(0.05, 0.05, 0.3))
+    q = np.random.default_rng(2).uniform(-3, 3, (50, 3))
+    q[:, 0] /= 3  # over the floor (4 m wide)
+    for checker in checkers.values():
+        checker.set_obstacles([])
+    try:
+        for touch, expected in (((), True), (("floor",), False)):
+            for name, checker in checkers.items():
+                checker.attach("tip", [rod], touch=touch)
+                assert (checker.in_collision(q) == expected).all(), (name, touch)
+                if checker._kernel is not None:
+                    assert (checker._kernel.check_batch(q) == int(expected)).all(), touch
+            assert ("floor", "tip attached 0") in checkers["exact"].colliding_pairs(q[0]) \
+                or not expected
+    finally:
+        for checker in checkers.values():
+            checker.attach("tip", [])

@@ -24,6 +24,8 @@
 #define NFB_DECL 2
 #define NMP 0
 #define NMP_DECL 8
+#define NF 4
+#define NF_DECL 4
 #define NODES_DECL 3
 #define LEAVES_DECL 2
 #define NCELLTABLES_DECL 1
@@ -40,6 +42,8 @@ struct checker_obstacle { int kind; double pose[12]; double size[3]; };
 int checker_set_obstacles(const struct checker_obstacle *obstacles, int n);
 int checker_set_points(const double *xyzr, long n);
 void checker_obstacle_states(const double *q, long n, int *out);
+int checker_attach(int frame, const struct checker_obstacle *shapes, int n, const int *touch,
+                   int n_touch);
 long checker_obstacle_pairs(const double *q, long n, long *row, int *solid, long *item,
                             unsigned char *state, long max);
 
@@ -51,6 +55,14 @@ const char *const checker_pair_names[NPAIRS_DECL][2] = {
 };
 
 static const unsigned char CONST_HIT[NPAIRS_DECL] = { 0, 0 };
+
+const char *const checker_frame_names[NF_DECL] = { "table", "arm", "ball", "rod" };
+static const int FRAME_GROUP[NF_DECL] = { 0, 1, 1, 1 };
+static const double FRAME_POSE[NF_DECL][12] = {
+    { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 },
+    { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.5, 0, 0 }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0.5 },
+};
+static const int SOLID_FRAME[NS_DECL] = { 0, 2, 3 };
 
 static const struct solid SOLID[NS_DECL] = {
     { 0, 1, 1, 0, { 0.0f, 0.0f, -0.5f, 0.8661f },

@@ -82,6 +82,14 @@ static double largest(const double *v, int n)
     return m;
 }
 
+/* out = the point p moved by pose w (rotation row-major, translation), in double */
+static void apply_double(const double *w, const double *p, double *out)
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        out[i] = w[3 * i] * p[0] + w[3 * i + 1] * p[1] + w[3 * i + 2] * p[2] + w[9 + i];
+}
+
 /* is o a valid obstacle: a known kind, finite, sizes >= 0, an orthonormal rotation */
 static int valid_obstacle(const struct checker_obstacle *o)
 {
@@ -358,20 +366,21 @@ static int sphere_round(const double *ga, const struct solid *a, const struct en
     return d < reach;
 }
 
-/* moving solid a (group poses g) against obstacle e: FREE, COLLIDES or MAYBE; with skip, a
- * test that could only answer MAYBE is not made (FREE) */
+/* moving solid a (group poses g) against obstacle (or attached shape) e: FREE, COLLIDES or
+ * MAYBE; with skip, a test that could only answer MAYBE is not made (FREE) */
 static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
 {
     const struct solid *sa = &SOLID[a];
+    const double *ge = g[e->s.group];  /* the world's, or an attached shape's group */
     double we[12];
     float m[12];
-    if (sa->exact >= 0 && e->s.exact >= 0) return exact_pair(g[sa->group], g[0], sa, &e->s);
+    if (sa->exact >= 0 && e->s.exact >= 0) return exact_pair(g[sa->group], ge, sa, &e->s);
     if (sa->exact == 0) {
-        mul(g[0], e->s.pose, we);
+        mul(ge, e->s.pose, we);
         return sphere_round(g[sa->group], sa, e, we);
     }
     if (skip) return 0;
-    mul(g[0], e->s.pose, we);
+    mul(ge, e->s.pose, we);
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
     return env_box(e, BOX[a], m) && env_tree(sa->root, m, e) ? 2 : 0;
 }
@@ -387,6 +396,17 @@ static int point_tree(int n, const float *p, float r)
     return 0;
 }
 
+/* the point sphere x (x, y, z, r; world) as a world solid */
+static struct solid point_solid(const double *x)
+{
+    struct solid s = { 0, 0, 0, 0, { 0.0f }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 },
+                       { 0.0 }, { 0.0 } };
+    int k;
+    for (k = 0; k < 3; k++) s.pose[9 + k] = x[k];
+    s.half[0] = x[3];
+    return s;
+}
+
 /* moving solid a against the point sphere x (x, y, z, r; world) at group poses g: a sphere
  * or box solid exactly, else its tree (the point moved into a's group frame in double, its
  * radius grown by MARGIN_RATE for the rounding of its coordinates there) */
@@ -398,10 +418,7 @@ static int point_pair(double g[][12], int a, const double *x, int skip)
     float p[3], r;
     int k;
     if (sa->exact >= 0) {
-        struct solid s = { 0, 0, 0, 0, { 0.0f }, { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 },
-                           { 0.0 }, { 0.0 } };
-        for (k = 0; k < 3; k++) s.pose[9 + k] = x[k];
-        s.half[0] = x[3];
+        struct solid s = point_solid(x);
         return exact_pair(ga, g[0], sa, &s);
     }
     if (skip) return 0;
@@ -411,10 +428,21 @@ static int point_pair(double g[][12], int a, const double *x, int skip)
     return box_point(BOX[a], p, r) && point_tree(sa->root, p, r) ? 2 : 0;
 }
 
-/* moving solid a (bounding sphere: world centre w, radius r) against the points: FREE,
- * COLLIDES or MAYBE (skip as env_pair); with a log, every pair tested, noted there */
-static int env_points(double g[][12], int a, const double *w, double r, int skip,
-                      struct envlog *log)
+/* attached shape t (group poses g) against the point sphere x: exact, every kind */
+static int shape_point(double g[][12], const struct envshape *t, const double *x)
+{
+    struct solid p = point_solid(x);
+    double wt[12];
+    if (t->s.exact >= 0) return exact_pair(g[0], g[t->s.group], &p, &t->s);
+    mul(g[t->s.group], t->s.pose, wt);
+    return sphere_round(g[0], &p, t, wt);
+}
+
+/* moving solid a, or attached shape t when not NULL (bounding sphere: world centre w, radius
+ * r) against the points: FREE, COLLIDES or MAYBE (skip as env_pair); with a log, every pair
+ * tested, noted there */
+static int env_points(double g[][12], int a, const struct envshape *t, const double *w,
+                      double r, int skip, struct envlog *log)
 {
     long lo[3], hi[3], i, j, k, p;
     int d, maybe = 0;
@@ -435,13 +463,128 @@ static int env_points(double g[][12], int a, const double *w, double r, int skip
                     double rs = r + x[3] * (1.0 + MARGIN_RATE);
                     int s;
                     if (dx * dx + dy * dy + dz * dz > rs * rs) continue;
-                    s = point_pair(g, a, x, !log && (skip || maybe));
+                    s = t ? shape_point(g, t, x)
+                          : point_pair(g, a, x, !log && (skip || maybe));
                     if (log && s) note(log, a, -1 - ENV.given[p], s);
                     else if (s == 1) return 1;
                     maybe |= s == 2;
                 }
             }
     return maybe ? 2 : 0;
+}
+
+/* attached shape t against obstacle e (group poses g): a sphere or box pair exactly, a
+ * sphere against a cylinder or capsule exactly, else MAYBE where their bounding boxes
+ * overlap (skip: FREE without the test) */
+static int shape_shape(double g[][12], const struct envshape *t, const struct envshape *e,
+                       int skip)
+{
+    double wt[12], we[12];
+    if (t->s.exact >= 0 && e->s.exact >= 0)
+        return exact_pair(g[t->s.group], g[e->s.group], &t->s, &e->s);
+    mul(g[t->s.group], t->s.pose, wt);
+    mul(g[e->s.group], e->s.pose, we);
+    if (t->s.exact == 0) return sphere_round(g[t->s.group], &t->s, e, we);
+    if (e->s.exact == 0) return sphere_round(g[e->s.group], &e->s, t, wt);
+    if (skip) return 0;
+    return sat_overlap(wt, t->s.box, we, e->s.box) ? 2 : 0;
+}
+
+/* the shapes attached to each frame (checker_attach: group poses in s, centre in the group's
+ * frame) and the solids of the robot they are not tested against (skip[s]) */
+static struct attached { int n; struct envshape *shape; unsigned char *skip; } ATT[NF_DECL];
+static int N_ATTACHED;  /* frames with shapes */
+
+int checker_attach(int frame, const struct checker_obstacle *shapes, int n, const int *touch,
+                   int n_touch)
+{
+    struct envshape *shape = 0;
+    unsigned char *skip = 0;
+    int k;
+    if (frame < 0 || frame >= NF || n < 0 || (n > 0 && !shapes) || n_touch < 0
+        || (n_touch > 0 && !touch)) return -1;
+    for (k = 0; k < n; k++) if (!valid_obstacle(&shapes[k])) return -1;
+    for (k = 0; k < n_touch; k++) if (touch[k] < 0 || touch[k] >= NF) return -1;
+    if (n > 0) {
+        shape = (struct envshape *)malloc((size_t)n * sizeof *shape);
+        skip = (unsigned char *)malloc(NS_DECL);
+        if (!shape || !skip) {
+            free(shape);
+            free(skip);
+            return -2;
+        }
+        for (k = 0; k < n; k++) {
+            struct checker_obstacle o = shapes[k];
+            mul(FRAME_POSE[frame], shapes[k].pose, o.pose);  /* in the frame's group */
+            make_shape(&o, &shape[k]);
+            shape[k].s.group = FRAME_GROUP[frame];
+        }
+        for (k = 0; k < NS_DECL; k++) {
+            int t;
+            skip[k] = k >= NS || SOLID[k].group == FRAME_GROUP[frame];
+            for (t = 0; t < n_touch && k < NS; t++) skip[k] |= SOLID_FRAME[k] == touch[t];
+        }
+    }
+    N_ATTACHED += (n > 0) - (ATT[frame].n > 0);
+    free(ATT[frame].shape);
+    free(ATT[frame].skip);
+    ATT[frame].n = n;
+    ATT[frame].shape = shape;
+    ATT[frame].skip = skip;
+    return 0;
+}
+
+/* does the sphere (c, r) reach the sphere (d, s), in double */
+static int spheres_meet(const double *c, double r, const double *d, double s)
+{
+    double x = c[0] - d[0], y = c[1] - d[1], z = c[2] - d[2];
+    return x * x + y * y + z * z <= (r + s) * (r + s);
+}
+
+/* attached shape t (world centre w in the frame moved by o, bounding radius r, grown)
+ * against the obstacles, the points and the robot's solids but skip (as env_check) */
+static int attached1(double g[][12], float centre[3][NS_DECL], const double *o, float slack,
+                     const struct envshape *t, const unsigned char *skip, int maybe)
+{
+    double w[3], c[3], r = t->radius * (1.0 + MARGIN_RATE) + slack;
+    int j, d, st, out = 0;
+    apply_double(g[t->s.group], t->centre, w);
+    for (j = 0; j < ENV.n; j++) {
+        const struct envshape *e = &ENV.shape[j];
+        for (d = 0; d < 3; d++) c[d] = e->centre[d] - o[d];
+        if (!spheres_meet(w, r, c, e->radius * (1.0 + MARGIN_RATE))) continue;
+        st = shape_shape(g, t, e, maybe || out);
+        if (st == 1) return 1;
+        if (st > out) out = st;
+    }
+    if (ENV.np) {
+        for (d = 0; d < 3; d++) c[d] = w[d] + o[d];
+        st = env_points(g, 0, t, c, r, 0, 0);
+        if (st == 1) return 1;
+        if (st > out) out = st;
+    }
+    for (j = 0; j < NS; j++) {
+        for (d = 0; d < 3; d++) c[d] = centre[d][j];
+        if (skip[j] || !spheres_meet(w, r, c, SOLID[j].bound[3] + slack)) continue;
+        st = env_pair(g, j, t, maybe || out);
+        if (st == 1) return 1;
+        if (st > out) out = st;
+    }
+    return out;
+}
+
+/* every attached shape (as env_check) */
+static int attached_check(double g[][12], float centre[3][NS_DECL], const double *o,
+                          float slack, int skip)
+{
+    int f, k, st, out = 0;
+    for (f = 0; f < NF && N_ATTACHED; f++)
+        for (k = 0; k < ATT[f].n; k++) {
+            st = attached1(g, centre, o, slack, &ATT[f].shape[k], ATT[f].skip, skip || out);
+            if (st == 1) return 1;
+            if (st > out) out = st;
+        }
+    return out;
 }
 
 /* every moving solid against the obstacles and points at group poses g (solid centres as
@@ -452,7 +595,11 @@ static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, 
                      int skip, struct envlog *log)
 {
     int s, k, far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0, st, out = 0;
-    if (!ENV.blocks && !ENV.np) return 0;
+    if (N_ATTACHED && !log) {
+        out = attached_check(g, centre, o, slack, skip);
+        if (out == 1) return 1;
+    }
+    if (!ENV.blocks && !ENV.np) return out;
     for (s = 0; s < NS; s++) {
         const float c[3] = { centre[0][s], centre[1][s], centre[2][s] };
         float r = SOLID[s].bound[3] + slack;
@@ -472,7 +619,7 @@ static int env_check(double g[][12], float centre[3][NS_DECL], const double *o, 
         if (ENV.np) {
             double w[3];
             for (k = 0; k < 3; k++) w[k] = (double)c[k] + o[k];
-            st = env_points(g, s, w, (double)r * (1.0 + MARGIN_RATE), skip || out, log);
+            st = env_points(g, s, 0, w, (double)r * (1.0 + MARGIN_RATE), skip || out, log);
             if (st == 1 && !log) return 1;
             if (st > out) out = st;
         }

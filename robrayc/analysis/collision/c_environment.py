@@ -45,22 +45,39 @@ class KernelEnvironment:
         lib.rc_obstacle_pairs.argtypes = (ctypes.c_void_p, ctypes.c_long, *[ctypes.c_void_p] * 4,
                                           ctypes.c_long)
         lib.rc_obstacle_pairs.restype = ctypes.c_long
+        lib.rc_attach.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
+                                  ctypes.c_int)
+        lib.rc_attach.restype = ctypes.c_int
+        # per frame index: (shapes, touch frame indices) attached there
+        self.attached: dict[int, tuple[np.ndarray, np.ndarray]] = {}
+        self.uploaded: set[int] = set()  # frames the library holds shapes of (this checker's)
         self.shapes = np.zeros(0, OBSTACLE)
         self.points = np.zeros((0, 4))
-        self.complete = True  # the C holds the whole environment (no attached shapes)
 
-    def set(self, obstacles: Packed, attached: bool) -> None:
-        """The obstacles as the C's, uploaded."""
+    def set(self, obstacles: Packed, attached: dict[int, tuple[Packed, list[int]]]) -> None:
+        """The obstacles, and the shapes attached to frames (by index, with the indices of
+        the frames they may touch), as the C's, uploaded."""
+        self.attached = {f: (c_records(p), np.array(sorted(t), np.int32))
+                         for f, (p, t) in attached.items() if len(p)}
         self.shapes = c_records(obstacles)
         clouds = [np.column_stack([p, np.full(len(p), r)]) for p, r, _ in obstacles.clouds]
         self.points = np.ascontiguousarray(np.concatenate(clouds) if clouds
                                            else np.zeros((0, 4)))
-        self.complete = not attached
         self.upload()
 
     def upload(self) -> None:
         code = self.lib.rc_set_obstacles(self.shapes.ctypes.data, len(self.shapes))
         code = code or self.lib.rc_set_points(self.points.ctypes.data, len(self.points))
+        holder = self.holder[0]
+        held = set(self.uploaded) | (set(holder.uploaded) if holder is not None else set())
+        for frame in sorted(held | set(self.attached)):
+            shapes, touch = self.attached.get(frame, (np.zeros(0, OBSTACLE),
+                                                      np.zeros(0, np.int32)))
+            code = code or self.lib.rc_attach(frame, shapes.ctypes.data, len(shapes),
+                                              touch.ctypes.data, len(touch))
+        if holder is not None and holder is not self:
+            holder.uploaded = set()
+        self.uploaded = set(self.attached)
         if code:  # (shapes validated in Python: only memory can fail)
             self.holder[0] = None
             raise MemoryError("the compiled checker could not store the obstacles")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -36,6 +36,9 @@ class CollisionChecker(Protocol):
     _pj: np.ndarray
     _pfp: np.ndarray
     _const_hit: np.ndarray  # frame pairs that collide in every configuration
+    pair_keys: np.ndarray  # the frame pairs checked (frame_pairs: these, then the obstacles')
+    owner: np.ndarray  # each solid's frame
+    fk: Any  # kinematics.GroupFK: rigid groups, each frame's pose in its group (rel)
 
     @property
     def frame_pairs(self) -> list[tuple[str, str]]: ...
@@ -116,7 +119,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
                        enumerate(s.items)), default=0.0)
     margin = _MARGIN * (group_reach + solid_reach)
     solids, bounds, table = _solid_tables(checker, margin, size, trees)
-    names = checker.frame_pairs
+    names = checker.frame_pairs[:len(checker.pair_keys)]  # (not the run-time obstacles')
     const = checker._const_hit.astype(int).tolist()
     kinematics, turns = fk_code(motions)
     return {
@@ -141,8 +144,22 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "solid_reach": repr(solid_reach), "margin_rate": repr(_MARGIN),
         "group_solids": ", ".join("1" if g in set(checker.group.tolist()) else "0"
                                   for g in range(len(motions) + 1)),
-        **empty_tables(len(checker._pi)),
+        **empty_tables(len(checker._pi)), **_frame_tables(checker),
     }
+
+
+def _frame_tables(checker: CollisionChecker) -> dict:
+    """Every frame's name, rigid group and pose in it, and each solid's frame: where
+    NAME_attach puts shapes."""
+    from robrayc.ctext import c_string
+
+    fk = checker.fk
+    names = [f.name for f in checker.scene.frames]
+    return {"n_frames": len(names), "n_frames_decl": max(1, len(names)),
+            "frame_names": ", ".join(c_string(n) for n in names) or "0",
+            "frame_group": ", ".join(str(int(g)) for g in fk.group.tolist()) or "0",
+            "frame_pose": [_doubles(_pose12(m)) for m in fk.rel],
+            "solid_frame": ", ".join(map(str, checker.owner.tolist())) or "0"}
 
 
 def certifying_model(checker: CollisionChecker, scale: float = 1.0,
@@ -334,12 +351,10 @@ class Kernel:
         self._bind_motions()
         self.env = KernelEnvironment(self.lib)  # run-time obstacles (set_environment)
 
-    def set_environment(self, obstacles: list, attached: bool) -> None:
+    def set_environment(self, obstacles, attached: dict) -> None:
+        """The run-time obstacles (obstacles.Packed) and attached shapes ({frame index:
+        (Packed, touch frame indices)}) into the C."""
         self.env.set(obstacles, attached)
-
-    @property
-    def env_complete(self) -> bool:
-        return self.env.complete
 
     def _bind_motions(self) -> None:
         """The batch and motion entry points (robrayc/c/motions.c), and the buffers a call of

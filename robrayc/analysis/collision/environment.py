@@ -307,14 +307,13 @@ class RunTimeObstacles:
         c: CollisionChecker = self  # type: ignore[assignment]
         env = Environment(c, self._obstacles, self._attached, self._touch)
         if c._kernel is not None:
-            c._kernel.set_environment(env.obstacles, bool(env.attached))
+            index = c.scene.index
+            c._kernel.set_environment(env.obstacles, {
+                index(f): (p, [index(t) for t in self._touch.get(f, ())])
+                for f, p in env.attached.items()})
         self._env = None if env.empty else env
         self._names_cache = None
 
-    @property
-    def _env_in_c(self) -> bool:
-        """Whether the kernel's answers include the whole environment."""
-        return self._env is None or self._kernel is not None and self._kernel.env_complete
 
     def _with_env(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """Robot columns hits (N, frame pairs) and then the environment's."""

@@ -118,8 +118,7 @@ def check_motions(checker: CollisionChecker, a, b,
 
 def _fast(checker: CollisionChecker) -> bool:
     """Whether the kernel answers for the checker as it is (not restricted to some pairs)."""
-    return (checker._kernel is not None and checker._active is None and len(checker._pi) > 0
-            and checker._env_in_c)
+    return checker._kernel is not None and checker._active is None and len(checker._pi) > 0
 
 
 def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n: int
@@ -178,6 +177,11 @@ def _resolve_obstacles(checker: CollisionChecker, q: np.ndarray, owner: np.ndarr
     """The owners of rows q (valid configurations) whose moving solids meet a run-time
     obstacle, besides the owners hit: the pairs the C leaves open, by the exact tests."""
     left = np.flatnonzero(~np.isin(owner, hit))
+    if checker._env.attached:  # the C's answer for the environment, MAYBE ones exactly
+        state = checker._kernel.env.states(q[left])
+        sure = owner[left[state == COLLIDES]]
+        left = left[(state >= MAYBE) & ~np.isin(owner[left], sure)]
+        return np.union1d(sure, owner[left[checker._env.any_hit(q[left])]])
     rows, solid, item, state = checker._kernel.env.pairs(q[left])
     sure = owner[left[rows[state == COLLIDES]]]
     open_ = (state == MAYBE) & ~np.isin(owner[left[rows]], sure)
