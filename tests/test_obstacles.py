@@ -27,8 +27,13 @@ from robrayc.analysis.collision import (
 from robrayc.frontend import load_scene
 
 fcl = pytest.importorskip("fcl")
-needs_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
-                              reason="no C compiler")
+_no_cc = pytest.mark.skipif(shutil.which("cc") is None and shutil.which("gcc") is None,
+                            reason="no C compiler")
+
+
+def needs_cc(test):
+    """A test of the compiled checker (a C build: slow)."""
+    return pytest.mark.slow(_no_cc(test))
 
 # a mobile arm: a rail along x (bx), the base turning (yaw), an arm turning (j1) with a box, a
 # cylinder, a sphere and a mesh (an octahedron); a fixed floor
@@ -178,7 +183,6 @@ def _compare(checkers, obstacles, shift: float = 0.0, attached=(), n_random=150,
             assert not (~expected & (state == 1)).any(), "COLLIDES for a free configuration"
 
 
-@pytest.mark.slow
 @needs_cc
 @pytest.mark.parametrize("kind", sorted(KINDS))
 def test_each_kind_against_fcl(checkers, kind: str) -> None:
@@ -197,7 +201,6 @@ def _shifted(shapes, dx: float) -> list:
     return out
 
 
-@pytest.mark.slow
 @needs_cc
 @pytest.mark.parametrize("far", [1e4, 1e6])
 def test_far_from_the_origin(checkers, far: float) -> None:
@@ -206,7 +209,6 @@ def test_far_from_the_origin(checkers, far: float) -> None:
     _compare(checkers, _shifted(shapes, far), shift=far, n_random=80, n_contacts=4)
 
 
-@pytest.mark.slow
 @needs_cc
 def test_attached_part(checkers) -> None:
     """A box held at the tip: against the obstacles (and the scene's floor and base)."""
@@ -239,8 +241,8 @@ def test_a_new_set_replaces_the_last_and_compiles_nothing(checkers, monkeypatch)
         checker.set_obstacles([Sphere(centre=(0, 0, float("nan")), radius=0.1)])
 
 
-def test_invalid_shapes_are_refused(checkers) -> None:
-    checker = checkers["exact"]
+def test_invalid_shapes_are_refused(scene) -> None:
+    checker = CollisionChecker(scene)
     for bad in ([Box(centre=(0, 0, 0), half_extents=(1, -1, 1))],
                 [Box(centre=(0, 0, 0), half_extents=(1, 1, 1), rotation=np.ones((3, 3)))],
                 [PointCloud(points=np.zeros((3, 2)), radius=0.1)], ["box"]):
@@ -286,7 +288,6 @@ int main(void)
 """
 
 
-@pytest.mark.slow
 @needs_cc
 def test_c_api_from_a_c_program(scene, tmp_path: Path) -> None:
     from robrayc.cli.main import main
