@@ -41,7 +41,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.checker import alternating, each_robot, robot_scene  # noqa: E402
+from benchmarks.checker import alternating, build_compiled, each_robot, robot_scene  # noqa: E402
 
 HARNESS = r"""
 #include <stdio.h>
@@ -108,19 +108,6 @@ def split_scene(scene):
                   half_extents=tuple(d / 2 for d in f.geometries[0].shape.dimension),
                   rotation=np.array(quat_to_matrix(f.quaternion))) for f in boxes]
     return robot, shapes
-
-
-def build_harness(checker, tmp: Path) -> Path:
-    from robrayc.analysis.collision.compiled import c_source
-
-    source, header = c_source(checker, "rb", None, "rb.h")
-    (tmp / "rb.c").write_text(source)
-    (tmp / "rb.h").write_text(header)
-    (tmp / "main.c").write_text(HARNESS)
-    exe = tmp / "bench"
-    subprocess.run(["gcc", "-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math",
-                    "-o", str(exe), str(tmp / "rb.c"), str(tmp / "main.c"), "-lm"], check=True)
-    return exe
 
 
 def run_harness(exe: Path, configs: np.ndarray, shapes=(), points=None) -> dict:
@@ -201,8 +188,8 @@ def run(key: str, args: argparse.Namespace) -> dict:
     row["set_py"] = 1e6 * statistics.median(t)
     row["differ"] = int((fixed.in_collision(configs) != runtime.in_collision(configs)).sum())
     with tempfile.TemporaryDirectory() as tmp_fixed, tempfile.TemporaryDirectory() as tmp_run:
-        exe_fixed = build_harness(fixed, Path(tmp_fixed))
-        exe_run = build_harness(runtime, Path(tmp_run))
+        exe_fixed = build_compiled(fixed, Path(tmp_fixed), HARNESS)
+        exe_run = build_compiled(runtime, Path(tmp_run), HARNESS)
         few = configs[:2000]
         got = alternating([
             lambda: {f"fixed_{k}": v for k, v in run_harness(exe_fixed, configs).items()},

@@ -81,8 +81,10 @@ def _fcl_obstacle(shape) -> list:
     """fcl objects of one obstacle, from its own numbers."""
     rot = np.eye(3) if getattr(shape, "rotation", None) is None else np.array(shape.rotation)
     if isinstance(shape, PointCloud):
-        return [fcl.CollisionObject(fcl.Sphere(shape.radius), fcl.Transform(np.eye(3), p))
-                for p in np.asarray(shape.points, float)]
+        points = np.asarray(shape.points, float)
+        radii = np.broadcast_to(shape.radius, len(points))
+        return [fcl.CollisionObject(fcl.Sphere(r), fcl.Transform(np.eye(3), p))
+                for p, r in zip(points, radii, strict=True)]
     geom = (fcl.Box(*(2 * np.array(shape.half_extents))) if isinstance(shape, Box)
             else fcl.Sphere(shape.radius) if isinstance(shape, Sphere)
             else fcl.Cylinder(shape.radius, 2 * shape.half_length)
@@ -141,6 +143,10 @@ KINDS = {
     "capsule": [Capsule(centre=(0.7, 0.2, 0.3), radius=0.05, half_length=0.2, rotation=TURN)],
     "cloud": [PointCloud(points=np.random.default_rng(3).uniform(-1, 1, (3000, 3))
                          * [1.2, 1.2, 0.05] + [0, 0, 0.3], radius=0.01)],
+    # a sphere cover (one radius a sphere), e.g. of a mesh
+    "spheres": [PointCloud(points=np.random.default_rng(4).uniform(-1, 1, (300, 3))
+                           * [1.2, 1.2, 0.2] + [0, 0, 0.3],
+                           radius=np.random.default_rng(5).uniform(0.0, 0.05, 300))],
 }
 
 

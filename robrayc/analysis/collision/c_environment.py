@@ -60,7 +60,7 @@ class KernelEnvironment:
         self.attached = {f: (c_records(p), np.array(sorted(t), np.int32))
                          for f, (p, t) in attached.items() if len(p)}
         self.shapes = c_records(obstacles)
-        clouds = [np.column_stack([p, np.full(len(p), r)]) for p, r, _ in obstacles.clouds]
+        clouds = [np.column_stack([p, r]) for p, r, _ in obstacles.clouds]
         self.points = np.ascontiguousarray(np.concatenate(clouds) if clouds
                                            else np.zeros((0, 4)))
         self.upload()

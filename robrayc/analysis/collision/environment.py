@@ -55,26 +55,28 @@ class _Joined(Solids):
 
 
 class _Cloud:
-    """A point cloud sorted into cells: its solid (a sphere at the origin), points, cells."""
+    """A point cloud sorted into cells: its points, their radii and solids (spheres at the
+    origin, one a radius), the cells."""
 
-    def __init__(self, solid: int, points: np.ndarray, radius: float, cell: float,
+    def __init__(self, solids: np.ndarray, points: np.ndarray, radii: np.ndarray, cell: float,
                  column_of: np.ndarray) -> None:
-        self.solid, self.points, self.radius = solid, points, radius
         self.column_of = column_of  # per robot-side solid, its column against the cloud
-        self.cell = cell
+        self.cell, self.radius = cell, float(radii.max(initial=0.0))
         self.lo = points.min(axis=0) if len(points) else np.zeros(3)
         ijk = np.floor((points - self.lo) / cell).astype(np.int64)
         self.dims = ijk.max(axis=0) + 1 if len(points) else np.ones(3, np.int64)
         keys = self._key(ijk)
         order = np.argsort(keys, kind="stable")
         self.keys, self.sorted = keys[order], points[order]
+        self.radii, self.solids = radii[order], solids[order]
 
     def _key(self, ijk: np.ndarray) -> np.ndarray:
         return (ijk[..., 0] * self.dims[1] + ijk[..., 1]) * self.dims[2] + ijk[..., 2]
 
     def near(self, centres: np.ndarray, reach: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(query, point) index pairs with the point within reach[query] of centres[query]
-        ((Q, 3); reach at most the cell width): the 27 cells around each centre."""
+        """(query, point) index pairs with the point's sphere within reach[query] of
+        centres[query] ((Q, 3); reach and the largest radius within the cell width): the 27
+        cells around each centre."""
         base = np.floor((centres - self.lo) / self.cell).astype(np.int64)
         cells = base[:, None, :] + _OFFSETS[None]  # (Q, 27, 3)
         inside = ((cells >= 0) & (cells < self.dims)).all(axis=2)
@@ -89,7 +91,7 @@ class _Cloud:
         first = np.repeat(start - np.cumsum(count) + count, count)
         point = first + np.arange(total)
         d = self.sorted[point] - centres[query]
-        keep = np.einsum("ki,ki->k", d, d) <= reach[query] ** 2
+        keep = np.einsum("ki,ki->k", d, d) <= (reach[query] + self.radii[point]) ** 2
         return query[keep], point[keep]
 
 
@@ -134,15 +136,17 @@ class Environment:
 
         clouds = []
         o = self.obstacles
-        self._cloud_solid = []  # per cloud: its sphere solid (the C's points, in this order)
-        for pts, r, k in o.clouds:
-            extra.append(Solid(SPHERE, (r, r, r), np.eye(4)))
-            groups.append(0)
-            self._cloud_solid.append(S + len(extra) - 1)
+        point_solid = []  # per point (the C's, in this order): its sphere's solid
+        for pts, radii, k in o.clouds:
+            values, which = np.unique(radii, return_inverse=True)
+            point_solid.append(S + len(extra) + which.reshape(-1))
+            for r in values.tolist():
+                extra.append(Solid(SPHERE, (r, r, r), np.eye(4)))
+                groups.append(0)
             if len(pts):
-                clouds.append((S + len(extra) - 1, pts, r,
+                clouds.append((point_solid[-1], pts, radii,
                                np.array([column(n, obstacle_name(k)) for n in side_name])))
-        self._cloud_start = np.cumsum([0] + [len(p) for p, _, _ in o.clouds])
+        self._point_solid = np.concatenate(point_solid or [np.zeros(0, np.int64)])
         self._points = np.concatenate([p for p, _, _ in o.clouds] or [np.zeros((0, 3))])
         self._solids_of: list[list[int]] = []  # per shape (the C's order): its solids
         for k, *shape in zip(o.index.tolist(), o.kind, o.rotation, o.centre, o.size,
@@ -172,7 +176,7 @@ class Environment:
                         + CONTACT_TOL) ** 2
         self.names = sorted(columns, key=columns.get)
         reach = float(self.solids.brad[self.side].max(initial=0.0))
-        self.clouds = [_Cloud(solid, pts, r, max(reach + r, 1e-9), cols)
+        self.clouds = [_Cloud(solid, pts, r, max(reach + float(r.max()), 1e-9), cols)
                        for solid, pts, r, cols in clouds]
         self._ready = True
 
@@ -242,8 +246,7 @@ class Environment:
         b[on_shape] = [s for k in item[shape].tolist() for s in self._solids_of[k]]
         T[on_shape] = self.solids.placement[b[on_shape]]
         point = -1 - item[pair[~on_shape]]
-        cloud = np.searchsorted(self._cloud_start, point, side="right") - 1
-        b[~on_shape] = np.array(self._cloud_solid, np.int64)[cloud]
+        b[~on_shape] = self._point_solid[point]
         T[~on_shape, :3, 3] = self._points[point]
         a = solid[pair].astype(np.int64)
         Ta = G[at[pair], self.group[a]] @ self.solids.placement[a]
@@ -255,7 +258,7 @@ class Environment:
     def _cloud_block(self, cloud: _Cloud, W: np.ndarray, out: np.ndarray) -> None:
         n, m = W.shape[0], len(self.side)
         centres = W[:, :, :3, 3][:, self.side].reshape(n * m, 3)
-        reach = np.tile(self.solids.brad[self.side] + cloud.radius + CONTACT_TOL, n)
+        reach = np.tile(self.solids.brad[self.side] + CONTACT_TOL, n)
         query, point = cloud.near(centres, reach)
         if not query.size:
             return
@@ -264,7 +267,7 @@ class Environment:
         Tb = np.broadcast_to(np.eye(4), (len(point), 4, 4)).copy()
         Tb[:, :3, 3] = cloud.sorted[point]
         col = cloud.column_of[k]
-        hit = self.tester.test(a, np.full(len(a), cloud.solid), W[cn, a], Tb,
+        hit = self.tester.test(a, cloud.solids[point], W[cn, a], Tb,
                                keys=cn * out.shape[1] + col)
         out[cn[hit], col[hit]] = True
 

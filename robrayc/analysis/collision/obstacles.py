@@ -4,7 +4,8 @@
 A shape's pose is its centre and rotation (3x3, None: identity; its columns are the shape's
 axes in the world, or in the frame it is attached to). Cylinders and capsules lie along their
 local z: a cylinder from -half_length to +half_length, a capsule the points within radius of
-the segment between those two ends. A point cloud is a sphere of ``radius`` at each point.
+the segment between those two ends. A point cloud is a sphere of ``radius`` at each point (one
+radius, or one a point: a mesh given as its sphere cover).
 """
 
 from __future__ import annotations
@@ -59,10 +60,11 @@ class Capsule:
 
 @record(frozen=True)
 class PointCloud:
-    """A sphere of ``radius`` at each row of ``points`` ((n, 3))."""
+    """A sphere of ``radius`` (a number, or an (n,) array: one a point) at each row of
+    ``points`` ((n, 3))."""
 
     points: np.ndarray = field(compare=False)
-    radius: float = 0.0
+    radius: float | np.ndarray = field(default=0.0, compare=False)
 
 
 Shape = Box | Sphere | Cylinder | Capsule | PointCloud
@@ -123,7 +125,7 @@ class Packed:
     """Validated shapes as arrays: the C kernel's kind (C_SPHERE ..), rotation (n, 3, 3),
     centre (n, 3) and size (n, 3: a sphere's radius; a box's half extents; a cylinder's or
     capsule's radius and half length) of each shape but point clouds, their places in the list
-    given (index), and the point clouds as (points (m, 3), radius, place)."""
+    given (index), and the point clouds as (points (m, 3), radii (m,), place)."""
 
     kind: np.ndarray
     rotation: np.ndarray
@@ -155,7 +157,7 @@ def pack(shapes) -> Packed:
     solid, clouds = [], []
     for k, s in enumerate(shapes):
         if isinstance(s, PointCloud):
-            clouds.append((cloud_points(s, k), float(s.radius), k))
+            clouds.append((*cloud_points(s, k), k))
         elif type(s) in _KIND:
             solid.append(k)
         else:
@@ -192,21 +194,23 @@ def primitives(kind: int, rotation: np.ndarray, centre: np.ndarray, size: np.nda
     return out
 
 
-def cloud_points(cloud: PointCloud, k: int = 0) -> np.ndarray:
-    """(n, 3) finite points of a cloud (validated)."""
+def cloud_points(cloud: PointCloud, k: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """(n, 3) finite points of a cloud and their (n,) radii (validated)."""
     try:
         p = np.array(cloud.points, dtype=float)
+        r = np.array(cloud.radius, dtype=float)
     except (TypeError, ValueError):
         raise ValueError(f"obstacle {k}: PointCloud points must be an (n, 3) array of "
-                         "numbers") from None
-    try:
-        r = float(cloud.radius)
-    except (TypeError, ValueError):
-        raise ValueError(f"obstacle {k}: PointCloud radius must be a number") from None
-    _lengths(np.array([r]), "PointCloud radius", np.array([k]))
+                         "numbers and radius a number or an (n,) array") from None
     if p.size == 0:
-        return np.zeros((0, 3))
+        p = np.zeros((0, 3))
     if p.ndim != 2 or p.shape[1] != 3 or not np.isfinite(p).all():
         raise ValueError(f"obstacle {k}: PointCloud points must be an (n, 3) array of finite "
                          f"numbers, got shape {p.shape}")
-    return p
+    if r.ndim == 0:
+        r = np.full(len(p), float(r))
+    if r.shape != (len(p),):
+        raise ValueError(f"obstacle {k}: PointCloud radius must be a number or one a point "
+                         f"({len(p)}), got shape {r.shape}")
+    _lengths(r, "PointCloud radii", np.full(len(r), k))
+    return p, r
