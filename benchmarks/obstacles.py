@@ -17,7 +17,8 @@ given at run time; against the old way, the boxes fixed in the scene and compile
   times, each figure the median: this machine's speed drifts), and the shares of FREE,
   COLLIDES, MAYBE;
 - check py fixed / run-time: CollisionChecker.check(q) per call over the first 2,000
-  configurations (MAYBE resolved exactly), same turns;
+  configurations (MAYBE resolved exactly), and in_collision(Q) per configuration over all of
+  them (process time), same turns;
 - differ: configurations where the two checkers' final answers (in_collision) differ (0 is
   the goal: both are exact);
 - per --points size: NAME_set_points of a cloud (random points on a table top and a wall
@@ -168,6 +169,13 @@ def py_check(checker, configs: np.ndarray) -> float:
     return 1e6 * (time.process_time() - t) / len(configs)
 
 
+def py_batch(checker, configs: np.ndarray) -> float:
+    """us per configuration of CollisionChecker.in_collision over all of them."""
+    t = time.process_time()
+    checker.in_collision(configs)
+    return 1e6 * (time.process_time() - t) / len(configs)
+
+
 def run(key: str, args: argparse.Namespace) -> dict:
     from robrayc.analysis.collision import CollisionChecker
     from robrayc.kinematics import sample_ranges
@@ -194,8 +202,9 @@ def run(key: str, args: argparse.Namespace) -> dict:
         got = alternating([
             lambda: {f"fixed_{k}": v for k, v in run_harness(exe_fixed, configs).items()},
             lambda: {f"run_{k}": v for k, v in run_harness(exe_run, configs, shapes).items()},
-            lambda: {"py_fixed": py_check(fixed, few)},
-            lambda: {"py_run": py_check(runtime, few)}], args.rounds)
+            lambda: {"py_fixed": py_check(fixed, few), "batch_fixed": py_batch(fixed, configs)},
+            lambda: {"py_run": py_check(runtime, few), "batch_run": py_batch(runtime, configs)}],
+            args.rounds)
         row.update(got)
         for n in (int(x) for x in args.points.split(",") if x):
             row[f"cloud_{n}"] = run_harness(exe_run, configs, points=cloud(n))
@@ -209,7 +218,8 @@ def show(row: dict) -> None:
     for name in ("fixed", "run"):
         print(f"  check C {name:5}: {row[f'{name}_check']:.3f} us/config "
               f"(FREE {row[f'{name}_free']:.1%}, COLLIDES {row[f'{name}_collides']:.1%}, "
-              f"MAYBE {row[f'{name}_maybe']:.1%}); check py {row[f'py_{name}']:.2f} us/call")
+              f"MAYBE {row[f'{name}_maybe']:.1%}); check py {row[f'py_{name}']:.2f} us/call, "
+              f"in_collision {row[f'batch_{name}']:.2f} us/config")
     print(f"  ratio run-time / fixed: C {row['run_check'] / row['fixed_check']:.2f}, "
           f"py {row['py_run'] / row['py_fixed']:.2f}; answers that differ: {row['differ']}")
     for key, c in row.items():

@@ -211,7 +211,8 @@ def _shifted(shapes, dx: float) -> list:
 @pytest.mark.parametrize("far", [1e4, 1e6])
 def test_far_from_the_origin(checkers, far: float) -> None:
     """The robot moved far along its rail among obstacles moved as far: the same answers."""
-    shapes = [s for k in ("box", "sphere", "capsule", "lying-cylinder") for s in KINDS[k]]
+    shapes = [s for k in ("box", "sphere", "capsule", "lying-cylinder", "spheres")
+              for s in KINDS[k]]
     _compare(checkers, _shifted(shapes, far), shift=far, n_random=80, n_contacts=4)
 
 
@@ -245,6 +246,19 @@ def test_a_new_set_replaces_the_last_and_compiles_nothing(checkers, monkeypatch)
     assert not checker.check(q[0]) and checker.colliding_pairs(q[0]) == []
     with pytest.raises(ValueError):
         checker.set_obstacles([Sphere(centre=(0, 0, float("nan")), radius=0.1)])
+
+
+def test_a_big_scene_checker_takes_them_too(scene) -> None:
+    """The exact checker's sparse broad phase (big scenes) answers as its dense one."""
+    dense, sparse = CollisionChecker(scene), CollisionChecker(scene, broadphase="kd")
+    shapes = KINDS["box"] + KINDS["capsule"] + KINDS["spheres"]
+    q = np.random.default_rng(8).uniform(-2, 2, (60, 3))
+    for checker in (dense, sparse):
+        checker.set_obstacles(shapes)
+    assert sparse.mode != "dense"
+    assert sparse.colliding_pairs_batch(q) == dense.colliding_pairs_batch(q)
+    assert (sparse.in_collision(q) == dense.in_collision(q)).all()
+    assert 0 < dense.in_collision(q).sum() < len(q)
 
 
 def test_invalid_shapes_are_refused(scene) -> None:
@@ -359,3 +373,26 @@ def test_attached_part_against_the_scene_and_touch(checkers) -> None:
     finally:
         for checker in checkers.values():
             checker.attach("tip", [])
+
+
+@needs_cc
+def test_two_checkers_of_one_robot_keep_their_own_obstacles(scene, checkers) -> None:
+    """Both load the one cached library (global obstacles in C): each query answers with its
+    own checker's obstacles and attached parts."""
+    first, second = checkers["compiled"], CollisionChecker(scene, backend="compiled")
+    assert first._kernel.lib._name == second._kernel.lib._name
+    q = np.zeros(3)
+    first.set_obstacles([Sphere(centre=(0.9, 0.0, 0.2), radius=0.1)])
+    second.set_obstacles([])
+    second.attach("tip", [Box(centre=(0.0, 0.0, -0.3), half_extents=(0.05, 0.05, 0.3))])
+    try:
+        for _ in range(2):
+            assert first.check(q) and second.check(q)
+            assert first.colliding_pairs(q) == [("obstacle 0", "post")]
+            assert second.colliding_pairs(q) == [("floor", "tip attached 0")]
+        second.attach("tip", [])
+        assert first.check(q) and not second.check(q)
+        first.set_obstacles([])
+        assert not first.check(q) and not second.check(q)
+    finally:
+        first.set_obstacles([])
