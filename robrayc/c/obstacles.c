@@ -232,7 +232,7 @@ static long make_grid(const double *lo, const double *hi, long n)
 int checker_set_points(const double *xyzr, long n)
 {
     double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 0.0, 0.0, 0.0 }, *pt = 0, rmax = 0.0;
-    long k, cells, *start = 0, *at = 0, *given = 0;
+    long k, cells = 0, *start = 0, *at = 0, *given = 0;
     int d;
     if (n < 0 || (n > 0 && !xyzr)) return -1;
     for (k = 0; k < n; k++) {
@@ -245,6 +245,28 @@ int checker_set_points(const double *xyzr, long n)
         }
         if (xyzr[4 * k + 3] > rmax) rmax = xyzr[4 * k + 3];
     }
+    if (n) {
+        double keep[8];  /* the grid before, kept if memory runs out */
+        for (d = 0; d < 3; d++) keep[d] = ENV.lo[d], keep[3 + d] = (double)ENV.dims[d];
+        keep[6] = ENV.inv;
+        keep[7] = ENV.rmax;
+        ENV.rmax = rmax;
+        cells = make_grid(lo, hi, n);
+        pt = (double *)malloc((size_t)n * 4 * sizeof *pt);
+        start = (long *)calloc((size_t)cells + 1, sizeof *start);
+        at = (long *)malloc((size_t)cells * sizeof *at);
+        given = (long *)malloc((size_t)n * sizeof *given);
+        if (!pt || !start || !at || !given) {
+            free(pt);
+            free(start);
+            free(at);
+            free(given);
+            for (d = 0; d < 3; d++) ENV.lo[d] = keep[d], ENV.dims[d] = (long)keep[3 + d];
+            ENV.inv = keep[6];
+            ENV.rmax = keep[7];
+            return -2;
+        }
+    }
     free(ENV.pt);
     free(ENV.start);
     free(ENV.given);
@@ -252,19 +274,6 @@ int checker_set_points(const double *xyzr, long n)
     ENV.start = ENV.given = 0;
     ENV.np = 0;
     if (!n) return 0;
-    ENV.rmax = rmax;
-    cells = make_grid(lo, hi, n);
-    pt = (double *)malloc((size_t)n * 4 * sizeof *pt);
-    start = (long *)calloc((size_t)cells + 1, sizeof *start);
-    at = (long *)malloc((size_t)cells * sizeof *at);
-    given = (long *)malloc((size_t)n * sizeof *given);
-    if (!pt || !start || !at || !given) {
-        free(pt);
-        free(start);
-        free(at);
-        free(given);
-        return -2;
-    }
     for (k = 0; k < n; k++) start[cell_index(xyzr + 4 * k) + 1]++;
     for (k = 0; k < cells; k++) start[k + 1] += start[k];
     for (k = 0; k < cells; k++) at[k] = start[k];
