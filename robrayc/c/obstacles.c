@@ -447,14 +447,48 @@ static int shape_point(double g[][12], const struct envshape *t, const double *x
     return sphere_round(g[0], &p, t, wt);
 }
 
+/* solid a's bounding box (BOX) in the world at group poses g (moved by world_frame: g[0]
+ * holds -o): centre, then its axes (rows of axis) */
+static void world_box_double(double g[][12], int a, double *centre, double *axis)
+{
+    const double *ga = g[SOLID[a].group];
+    const float *b = BOX[a];
+    int i, j;
+    for (i = 0; i < 3; i++) {
+        centre[i] = ga[3 * i] * b[0] + ga[3 * i + 1] * b[1] + ga[3 * i + 2] * b[2] + ga[9 + i]
+                    - g[0][9 + i];
+        for (j = 0; j < 3; j++)
+            axis[3 * j + i] = ga[3 * i] * b[3 + j] + ga[3 * i + 1] * b[6 + j]
+                              + ga[3 * i + 2] * b[9 + j];
+    }
+}
+
+/* does the box (centre, axis rows, half extents h) reach the sphere (p, r), in double */
+static int box_reaches(const double *centre, const double *axis, const float *h,
+                       const double *p, double r)
+{
+    double d[3], e2 = 0.0;
+    int j;
+    for (j = 0; j < 3; j++) d[j] = p[j] - centre[j];
+    for (j = 0; j < 3; j++) {
+        double e = fabs(axis[3 * j] * d[0] + axis[3 * j + 1] * d[1] + axis[3 * j + 2] * d[2])
+                   - h[j];
+        if (e > 0.0) e2 += e * e;
+    }
+    return e2 <= r * r;
+}
+
 /* moving solid a, or attached shape t when not NULL (bounding sphere: world centre w, radius
  * r) against the points: FREE, COLLIDES or MAYBE (skip as env_pair); with a log, every pair
- * tested, noted there */
+ * tested, noted there. A solid skips the cells its bounding box (BOX) misses. */
 static int env_points(double g[][12], int a, const struct envshape *t, const double *w,
                       double r, int skip, struct envlog *log)
 {
     long lo[3], hi[3], i, j, k, p;
     int d, maybe = 0;
+    double box[3], axis[9], cell[3], half = 0.5 / ENV.inv;
+    double cell_r = (sqrt(3.0) * half + ENV.rmax) * (1.0 + MARGIN_RATE);  /* a cell's points */
+    if (!t) world_box_double(g, a, box, axis);
     for (d = 0; d < 3; d++) {
         double reach = r + ENV.rmax;
         if (w[d] + reach < ENV.lo[d] || (w[d] - reach - ENV.lo[d]) * ENV.inv
@@ -466,6 +500,11 @@ static int env_points(double g[][12], int a, const struct envshape *t, const dou
         for (j = lo[1]; j <= hi[1]; j++)
             for (k = lo[2]; k <= hi[2]; k++) {
                 long c = (i * ENV.dims[1] + j) * ENV.dims[2] + k;
+                if (ENV.start[c] == ENV.start[c + 1]) continue;
+                cell[0] = ENV.lo[0] + (2 * i + 1) * half;
+                cell[1] = ENV.lo[1] + (2 * j + 1) * half;
+                cell[2] = ENV.lo[2] + (2 * k + 1) * half;
+                if (!t && !box_reaches(box, axis, BOX[a] + 12, cell, cell_r)) continue;
                 for (p = ENV.start[c]; p < ENV.start[c + 1]; p++) {
                     const double *x = ENV.pt + 4 * p;
                     double dx = x[0] - w[0], dy = x[1] - w[1], dz = x[2] - w[2];
