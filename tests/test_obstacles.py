@@ -177,8 +177,12 @@ def _compare(checkers, obstacles, shift: float = 0.0, attached=(), n_random=150,
     q = np.concatenate([q, _contacts(reference, shift, rng, n_contacts)])
     expected = np.array([reference(row) for row in q])
     assert 0.03 < expected.mean() < 0.97, expected.mean()
+    matrices = []
     for backend, checker in checkers.items():
         checker.set_obstacles(obstacles)
+        matrices.append(checker.collision_matrix(q))
+        assert (matrices[-1].any(axis=1) == expected).all(), backend
+        assert (matrices[-1] == matrices[0]).all(), backend  # every column as the exact's
         got = checker.in_collision(q)
         wrong = np.flatnonzero(got != expected)
         assert not wrong.size, (backend, q[wrong[:3]], expected[wrong[:3]])

@@ -175,10 +175,26 @@ class Environment:
         self._reach2 = (self.solids.brad[self._pi] + self.solids.brad[self._pj]
                         + CONTACT_TOL) ** 2
         self.names = sorted(columns, key=columns.get)
+        self._c_columns(side_name, column)
         reach = float(self.solids.brad[self.side].max(initial=0.0))
         self.clouds = [_Cloud(solid, pts, r, max(reach + float(r.max()), 1e-9), cols)
                        for solid, pts, r, cols in clouds]
         self._ready = True
+
+    def _c_columns(self, side_name: list[str], column) -> None:
+        """Where the C's pairs (checker_obstacle_pairs: a moving solid of the robot, and a
+        shape or a point) fall among hits()' columns: per robot solid its row (side_of), per
+        row and shape or cloud the column, each point's cloud."""
+        c, o = self.checker, self.obstacles
+        moving = np.flatnonzero(c.group != 0)
+        self._side_of = np.full(len(c.solids), -1, np.int64)
+        self._side_of[moving] = np.arange(len(moving))
+        names = side_name[:len(moving)]
+        self._shape_col = np.array([[column(n, obstacle_name(k)) for k in o.index.tolist()]
+                                    for n in names], np.int64).reshape(len(moving), -1)
+        self._cloud_col = np.array([[column(n, obstacle_name(k)) for _, _, k in o.clouds]
+                                    for n in names], np.int64).reshape(len(moving), -1)
+        self._cloud_start = np.cumsum([len(p) for p, _, _ in o.clouds])
 
     @property
     def width(self) -> int:
@@ -204,6 +220,34 @@ class Environment:
             part = q[start:start + _BLOCK]
             g = G[start:start + _BLOCK] if G is not None else self._group_poses(part)
             out[start:start + _BLOCK] = self._block(g)
+        return out
+
+    def hits_compiled(self, q: np.ndarray, kernel) -> np.ndarray:
+        """hits(q) from the compiled kernel's pairs (no attached shapes): those it finds
+        colliding, and the exact tests of those it leaves open."""
+        if not self._ready:
+            self._build()
+        width = len(self.names)
+        out = np.zeros((q.shape[0], width), dtype=bool)
+        try:
+            rows, solid, item, state = kernel.env.pairs(q)
+        except ValueError:  # a configuration the C does not answer (poses past 1e18)
+            return self.hits(q)
+        side = self._side_of[solid]
+        on_shape = item >= 0
+        col = np.empty(len(item), np.int64)
+        col[on_shape] = self._shape_col[side[on_shape], item[on_shape]]
+        cloud = np.searchsorted(self._cloud_start, -1 - item[~on_shape], side="right")
+        col[~on_shape] = self._cloud_col[side[~on_shape], cloud]
+        sure = state == 1
+        out[rows[sure], col[sure]] = True
+        left = ~sure & ~out[rows, col]
+        if left.any():
+            rows, solid, item, col = rows[left], solid[left], item[left], col[left]
+            at_rows, at = np.unique(rows, return_inverse=True)
+            G = kernel.group_poses(q[at_rows])
+            found = self.pair_hits(G, at, solid, item, rows * width + col)
+            out[rows[found], col[found]] = True
         return out
 
     def any_hit(self, q: np.ndarray) -> np.ndarray:
@@ -322,7 +366,10 @@ class RunTimeObstacles:
         """Robot columns hits (N, frame pairs) and then the environment's."""
         if self._env is None:
             return hits
-        return np.concatenate([hits, self._env.hits(q)], axis=1)
+        kernel = self._kernel
+        env = (self._env.hits_compiled(q, kernel) if kernel is not None and not self._env.attached
+               else self._env.hits(q))
+        return np.concatenate([hits, env], axis=1)
 
     def _env_names(self) -> list[tuple[str, str]]:
         return [] if self._env is None else self._env.column_names()
