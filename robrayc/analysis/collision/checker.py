@@ -454,7 +454,8 @@ class CollisionChecker(RunTimeObstacles):
 
     def restrict(self, columns: np.ndarray | None) -> None:
         """Check only the frame pairs whose collision_matrix column is True (None: all again);
-        the others read False. For samplers that stop asking about settled pairs."""
+        the others read False. For samplers that stop asking about settled pairs. (The
+        scene's frame pairs only: columns past them, the run-time obstacles', stay checked.)"""
         if columns is None or self.mode != "dense":
             self._active = self._columns = None
             if self.mode == "dense":
