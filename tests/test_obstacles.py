@@ -400,3 +400,52 @@ def test_two_checkers_of_one_robot_keep_their_own_obstacles(scene, checkers) -> 
         assert not first.check(q) and not second.check(q)
     finally:
         first.set_obstacles([])
+
+
+def _random_shape(rng, centre, scale: float = 1.0):
+    q = rng.normal(size=4)
+    q /= np.linalg.norm(q)
+    w, x, y, z = q
+    rot = np.array([[1 - 2 * (y * y + z * z), 2 * (x * y - z * w), 2 * (x * z + y * w)],
+                    [2 * (x * y + z * w), 1 - 2 * (x * x + z * z), 2 * (y * z - x * w)],
+                    [2 * (x * z - y * w), 2 * (y * z + x * w), 1 - 2 * (x * x + y * y)]])
+    r, h = rng.uniform(0.01, 0.15) * scale, rng.uniform(0.0, 0.2) * scale
+    return [Box(centre=centre, half_extents=tuple(rng.uniform(0.01, 0.2, 3) * scale),
+                rotation=rot), Sphere(centre=centre, radius=r),
+            Cylinder(centre=centre, radius=r, half_length=h, rotation=rot),
+            Capsule(centre=centre, radius=r, half_length=h, rotation=rot)][rng.integers(4)]
+
+
+@needs_cc
+def test_random_fields_with_attached_parts_compiled_as_exact(checkers) -> None:
+    """Random fields of every kind (near the origin and 1e3, 1e5 along the rail), a random
+    cloud and random parts of every kind attached to random frames (touching one or not): the
+    kernel is never FREE for a collision nor COLLIDES for none, and the compiled backend's
+    answers and collision matrices are the exact backend's."""
+    rng = np.random.default_rng(30)
+    frames = ["tip", "post", "l1", "hand", "base"]
+    exact, compiled = checkers["exact"], checkers["compiled"]
+    for shift in (0.0, 1e3, 1e5, 0.0):
+        obstacles = [_random_shape(rng, tuple(rng.uniform(-1.2, 1.2, 3) * (1, 1, 0.4)
+                                              + (shift, 0, 0.3))) for _ in range(8)]
+        points = rng.uniform(-1, 1, (300, 3)) * (1, 1, 0.1) + (shift, 0, rng.uniform(0, 0.6))
+        obstacles.append(PointCloud(points=points, radius=rng.uniform(0, 0.03, 300)))
+        frame = str(rng.choice(frames))
+        parts = [_random_shape(rng, tuple(rng.uniform(-0.2, 0.2, 3)), 0.5) for _ in range(2)]
+        touch = [str(rng.choice(frames))] if rng.random() < 0.5 else []
+        q = rng.uniform(-math.pi, math.pi, (200, 3))
+        q[:, 0] = shift + rng.uniform(-1.5, 1.5, 200)
+        try:
+            for checker in (exact, compiled):
+                checker.set_obstacles(obstacles)
+                checker.attach(frame, parts, touch=touch)
+            truth = exact.in_collision(q)
+            assert 0 < truth.sum() < len(q)
+            state = compiled._kernel.check_batch(q)
+            assert not (truth & (state == 0)).any() and not (~truth & (state == 1)).any()
+            assert (compiled.in_collision(q) == truth).all()
+            assert (compiled.collision_matrix(q) == exact.collision_matrix(q)).all()
+        finally:
+            for checker in (exact, compiled):
+                checker.attach(frame, [])
+                checker.set_obstacles([])
