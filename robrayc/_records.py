@@ -1637,29 +1637,31 @@ def _make52(
         _setattr, _FACTORY,
 ):
     def __init__(
-            self, nodes, kids, triangles, roots, node_solid,
+            self, nodes, kids, triangles, roots, node_solid, boxes,
     ):
         _setattr(self, 'nodes', nodes)
         _setattr(self, 'kids', kids)
         _setattr(self, 'triangles', triangles)
         _setattr(self, 'roots', roots)
         _setattr(self, 'node_solid', node_solid)
+        _setattr(self, 'boxes', boxes)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'nodes={self.nodes!r}, kids={self.kids!r}, triangles={self.triangles!r}, '
-                f'roots={self.roots!r}, node_solid={self.node_solid!r}'
+                f'roots={self.roots!r}, node_solid={self.node_solid!r}, boxes={self.boxes!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.nodes, self.kids, self.triangles, self.roots, self.node_solid,
+            self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
         ) == (
             other.nodes, other.kids, other.triangles, other.roots, other.node_solid,
+            other.boxes,
         )
     def __hash__(self):
         return hash((
-            self.nodes, self.kids, self.triangles, self.roots, self.node_solid,
+            self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3076,6 +3078,7 @@ FACTORIES = {
         ('triangles', '', True, True),
         ('roots', '', True, True),
         ('node_solid', '', True, True),
+        ('boxes', '', True, True),
     ), True, True, False, False): _make52,
     ((
         ('options', '', True, True),

@@ -342,8 +342,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' *\n'
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
-      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c and obstacle'
-      's.c, verbatim: how a configuration\n'
+      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c, obstacles.c'
+      ' and convex.c, verbatim: how a configuration\n'
       " * is checked is told there), then its kinematics. The kernel's function"
       "s checker_* are this scene's\n"
       f' * {_v4!s}_* (the macros below). Radii carry a margin of {_v5!s}'
@@ -405,7 +405,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v31 = ctx['eps_sat']
     _v32 = (1 if ctx['certify'] else 0)
     _v33 = (1 if ctx['fk_turns'] else 0)
-    _v34 = ctx['name']
+    _v34 = ctx['triangle_mode']
     _v35 = ctx['name']
     _v36 = ctx['name']
     _v37 = ctx['name']
@@ -427,8 +427,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v53 = ctx['name']
     _v54 = ctx['name']
     _v55 = ctx['name']
-    _v56 = ctx['kernel_header']
-    _v57 = ctx['name']
+    _v56 = ctx['name']
+    _v57 = ctx['kernel_header']
+    _v58 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v24!s}\n'
       f'#define NCELLBYTES_DECL {_v25!s}\n'
       f'#define ANY_CONST_HIT {_v26!s}\n'
@@ -439,189 +440,228 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define EPS_SAT {_v31!s}\n'
       f'#define CHECKER_CERTIFY {_v32!s}\n'
       f'#define CHECKER_FK_TURNS {_v33!s}\n'
+      f'#define CHECKER_TRIANGLES {_v34!s}\n'
       '\n'
-      f'#define checker_pair_names {_v34!s}_pair_names\n'
-      f'#define checker_check {_v35!s}_check\n'
-      f'#define checker_check8 {_v36!s}_check8\n'
-      f'#define checker_colliding_pairs {_v37!s}_colliding_pairs\n'
-      f'#define checker_solid_states {_v38!s}_solid_states\n'
-      f'#define checker_group_poses {_v39!s}_group_poses\n'
-      f'#define checker_check_batch {_v40!s}_check_batch\n'
-      f'#define checker_check_motion {_v41!s}_check_motion\n'
-      f'#define checker_check_motions {_v42!s}_check_motions\n'
-      f'#define checker_motion_samples {_v43!s}_motion_samples\n'
-      f'#define checker_motion_configs {_v44!s}_motion_configs\n'
-      f'#define checker_bind {_v45!s}_bind\n'
-      f'#define checker_cells {_v46!s}_cells\n'
-      f'#define checker_tbind {_v47!s}_tbind\n'
-      f'#define checker_tprove {_v48!s}_tprove\n'
-      f'#define checker_obstacle {_v49!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v50!s}_set_obstacles\n'
-      f'#define checker_set_points {_v51!s}_set_points\n'
-      f'#define checker_obstacle_states {_v52!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v53!s}_obstacle_pairs\n'
-      f'#define checker_attach {_v54!s}_attach\n'
-      f'#define checker_frame_names {_v55!s}_frame_names\n'
+      f'#define checker_pair_names {_v35!s}_pair_names\n'
+      f'#define checker_check {_v36!s}_check\n'
+      f'#define checker_check8 {_v37!s}_check8\n'
+      f'#define checker_colliding_pairs {_v38!s}_colliding_pairs\n'
+      f'#define checker_solid_states {_v39!s}_solid_states\n'
+      f'#define checker_group_poses {_v40!s}_group_poses\n'
+      f'#define checker_check_batch {_v41!s}_check_batch\n'
+      f'#define checker_check_motion {_v42!s}_check_motion\n'
+      f'#define checker_check_motions {_v43!s}_check_motions\n'
+      f'#define checker_motion_samples {_v44!s}_motion_samples\n'
+      f'#define checker_motion_configs {_v45!s}_motion_configs\n'
+      f'#define checker_bind {_v46!s}_bind\n'
+      f'#define checker_cells {_v47!s}_cells\n'
+      f'#define checker_tbind {_v48!s}_tbind\n'
+      f'#define checker_tprove {_v49!s}_tprove\n'
+      f'#define checker_obstacle {_v50!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v51!s}_set_obstacles\n'
+      f'#define checker_set_points {_v52!s}_set_points\n'
+      f'#define checker_obstacle_states {_v53!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v54!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v55!s}_attach\n'
+      f'#define checker_frame_names {_v56!s}_frame_names\n'
       '\n'
-      f'{_v56!s}\n'
-      f'/* --- the tables of "{_v57!s}'
+      f'{_v57!s}\n'
+      f'/* --- the tables of "{_v58!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:66
-    for (l_a_60, l_b_61,) in ctx['pair_names']:
-        w(f'    {{ {l_a_60!s}, {l_b_61!s} }},\n')
     # c_checker.c.j2:67
+    for (l_a_61, l_b_62,) in ctx['pair_names']:
+        w(f'    {{ {l_a_61!s}, {l_b_62!s} }},\n')
+    # c_checker.c.j2:68
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:68
-    _v62 = ctx['frame_names']
-    _v63 = ctx['frame_group']
+    # c_checker.c.j2:69
+    _v63 = ctx['frame_names']
+    _v64 = ctx['frame_group']
     w('};\n'
       '\n'
-      f'const char *const checker_frame_names[NF_DECL] = {{ {_v62!s} }};\n'
+      f'const char *const checker_frame_names[NF_DECL] = {{ {_v63!s} }};\n'
       '\n'
       "/* each frame's rigid group and pose in it (rotation row-major, translat"
       "ion); each solid's\n"
       ' * frame */\n'
-      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v63!s} }};\n'
+      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v64!s} }};\n'
       'static const double FRAME_POSE[NF_DECL][12] = {\n')
-    # c_checker.c.j2:76
-    for l_p_66 in ctx['frame_pose']:
-        w(f'    {{ {l_p_66!s} }},\n')
     # c_checker.c.j2:77
+    for l_p_67 in ctx['frame_pose']:
+        w(f'    {{ {l_p_67!s} }},\n')
+    # c_checker.c.j2:78
     if (not ctx['frame_pose']):
         w('    { 0.0 }\n')
-    # c_checker.c.j2:78
-    _v67 = ctx['solid_frame']
-    _v68 = ctx['const_hit']
+    # c_checker.c.j2:79
+    _v68 = ctx['solid_frame']
+    _v69 = ctx['const_hit']
     w('};\n'
-      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v67!s} }};\n'
+      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v68!s} }};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v68!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v69!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:85
-    for l_s_71 in ctx['solids']:
-        w(f'    {{ {l_s_71!s} }},\n')
     # c_checker.c.j2:86
+    for l_s_72 in ctx['solids']:
+        w(f'    {{ {l_s_72!s} }},\n')
+    # c_checker.c.j2:87
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:87
-    _v72 = ctx['group_solids']
+    # c_checker.c.j2:88
+    _v73 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v72!s} }};\n')
-    # c_checker.c.j2:91
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v73!s} }};\n')
+    # c_checker.c.j2:92
     if (not ctx['certify']):
-        # c_checker.c.j2:92
+        # c_checker.c.j2:93
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:94
-        for l_s_75 in ctx['boxes']:
-            w(f'    {{ {l_s_75!s} }},\n')
         # c_checker.c.j2:95
+        for l_s_76 in ctx['boxes']:
+            w(f'    {{ {l_s_76!s} }},\n')
+        # c_checker.c.j2:96
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:96
+        # c_checker.c.j2:97
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:99
-        for l_s_78 in ctx['nodes']:
-            w(f'    {{ {l_s_78!s} }},\n')
         # c_checker.c.j2:100
+        for l_s_79 in ctx['nodes']:
+            w(f'    {{ {l_s_79!s} }},\n')
+        # c_checker.c.j2:101
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:101
+        # c_checker.c.j2:102
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:104
-        for l_k_81 in ctx['kids']:
-            w(f'    {{ {l_k_81!s} }},\n')
         # c_checker.c.j2:105
+        for l_k_82 in ctx['kids']:
+            w(f'    {{ {l_k_82!s} }},\n')
+        # c_checker.c.j2:106
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:106
+        # c_checker.c.j2:107
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:109
-        for l_s_84 in ctx['leaves']:
-            w(f'    {{ {l_s_84!s} }},\n')
         # c_checker.c.j2:110
+        for l_s_85 in ctx['leaves']:
+            w(f'    {{ {l_s_85!s} }},\n')
+        # c_checker.c.j2:111
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:111
+        # c_checker.c.j2:112
         w('};\n')
-    # c_checker.c.j2:113
+    # c_checker.c.j2:114
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:115
-    for l_p_87 in ctx['pairs']:
-        w(f'    {{ {l_p_87!s} }},\n')
     # c_checker.c.j2:116
+    for l_p_88 in ctx['pairs']:
+        w(f'    {{ {l_p_88!s} }},\n')
+    # c_checker.c.j2:117
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:117
+    # c_checker.c.j2:118
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:120
-    for l_f_90 in ctx['fixblocks']:
-        w(f'    {{ {l_f_90!s} }},\n')
     # c_checker.c.j2:121
+    for l_f_91 in ctx['fixblocks']:
+        w(f'    {{ {l_f_91!s} }},\n')
+    # c_checker.c.j2:122
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:122
-    _v91 = ctx['movp']
-    _v92 = ctx['mova']
-    _v93 = ctx['movb']
-    _v94 = ctx['movr2']
-    _v95 = ctx['celltab']
+    # c_checker.c.j2:123
+    _v92 = ctx['movp']
+    _v93 = ctx['mova']
+    _v94 = ctx['movb']
+    _v95 = ctx['movr2']
+    _v96 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v91!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v92!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v93!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v94!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v92!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v93!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v94!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v95!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v95!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v96!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:131
-    for l_c_98 in ctx['celltables']:
-        w(f'    {{ {l_c_98!s} }},\n')
     # c_checker.c.j2:132
+    for l_c_99 in ctx['celltables']:
+        w(f'    {{ {l_c_99!s} }},\n')
+    # c_checker.c.j2:133
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:133
+    # c_checker.c.j2:134
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:135
-    for l_row_101 in ctx['cellbytes']:
-        w(f'    {l_row_101!s},\n')
     # c_checker.c.j2:136
+    for l_row_102 in ctx['cellbytes']:
+        w(f'    {l_row_102!s},\n')
+    # c_checker.c.j2:137
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:137
-    _v102 = ctx['kernel']
-    _v103 = ctx['motion_code']
-    _v104 = ctx['obstacle_code']
-    _v105 = ctx['name']
-    _v106 = ctx['fk_code']
-    _v107 = ctx['name']
-    _v108 = ctx['travel']
-    _v109 = ctx['triangle_code']
+    # c_checker.c.j2:138
     w('};\n'
-      '\n'
-      f'{_v102!s}\n'
-      f'{_v103!s}\n'
-      f'{_v104!s}\n'
-      f'/* --- the kinematics of "{_v105!s}'
+      '\n')
+    # c_checker.c.j2:140
+    if (ctx['triangle_mode'] == 1):
+        # c_checker.c.j2:141
+        _v103 = ctx['n_tnodes_decl']
+        w("/* each mesh solid's triangles under a tree of spheres (group frame; con"
+          'vex.c) */\n'
+          f'static const double TNODE[{_v103!s}][4] = {{\n')
+        # c_checker.c.j2:143
+        for l_s_106 in ctx['tnodes']:
+            w(f'    {{ {l_s_106!s} }},\n')
+        # c_checker.c.j2:144
+        _v107 = ctx['n_tnodes_decl']
+        w('};\n'
+          f'static const int TKID[{_v107!s}][2] = {{\n')
+        # c_checker.c.j2:146
+        for l_k_110 in ctx['tkids']:
+            w(f'    {{ {l_k_110!s} }},\n')
+        # c_checker.c.j2:147
+        _v111 = ctx['n_tris_decl']
+        w('};\n'
+          f'static const double TRI[{_v111!s}][9] = {{\n')
+        # c_checker.c.j2:149
+        for l_t_114 in ctx['tris']:
+            w(f'    {{ {l_t_114!s} }},\n')
+        # c_checker.c.j2:150
+        _v115 = ctx['troots']
+        _v116 = ctx['n_tnodes_decl']
+        w('};\n'
+          f'static const int TROOT[NS_DECL] = {{ {_v115!s} }};\n'
+          f'static const double TBOX[{_v116!s}][15] = {{\n')
+        # c_checker.c.j2:153
+        for l_b_119 in ctx['tboxes']:
+            w(f'    {{ {l_b_119!s} }},\n')
+        # c_checker.c.j2:154
+        w('};\n')
+    # c_checker.c.j2:156
+    _v120 = ctx['kernel']
+    _v121 = ctx['motion_code']
+    _v122 = ctx['obstacle_code']
+    _v123 = ctx['convex_code']
+    _v124 = ctx['name']
+    _v125 = ctx['fk_code']
+    _v126 = ctx['name']
+    _v127 = ctx['travel']
+    _v128 = ctx['triangle_code']
+    w(f'{_v120!s}\n'
+      f'{_v121!s}\n'
+      f'{_v122!s}\n'
+      f'{_v123!s}\n'
+      f'/* --- the kinematics of "{_v124!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -635,17 +675,17 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v106!s}\n'
+      f'{_v125!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v107!s}'
+      f'/* how far the prismatic joints of "{_v126!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v108!s};\n'
+      f'    return {_v127!s};\n'
       '}\n'
-      f'{_v109!s}\n')
+      f'{_v128!s}\n')
     return "".join(out)
 
 
@@ -1407,7 +1447,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x222cff54, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x63b9c78d, render_c_checker_c_j2),
     'c_checker.h.j2': (0x797a350f, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

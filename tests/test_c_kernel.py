@@ -15,7 +15,9 @@ from tests.corpus import IN_CI
 
 KERNEL = resource_dir("c")
 STRICT = ["-Wall", "-Wextra", "-Werror", "-pedantic"]
-VARIANTS = [["-DCHECKER_CERTIFY=0"], ["-DCHECKER_CERTIFY=1"]]
+VARIANTS = [["-DCHECKER_CERTIFY=0"], ["-DCHECKER_CERTIFY=1"],
+            ["-DCHECKER_TRIANGLES=0"], ["-DCHECKER_TRIANGLES=1"]]
+VARIANT_IDS = ["static-trees", "certify", "no-triangles", "static-triangles"]
 
 
 def _tool(name: str) -> str:
@@ -28,7 +30,7 @@ def _tool(name: str) -> str:
 
 
 @pytest.mark.parametrize("std", ["-std=c99", "-std=c11"])
-@pytest.mark.parametrize("variant", VARIANTS, ids=["static-trees", "certify"])
+@pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 @pytest.mark.parametrize("simd", [[], ["-mavx2"]], ids=["scalar", "avx2"])
 def test_kernel_compiles_alone_under_strict_gcc(tmp_path: Path, std: str, variant: list[str],
                                                  simd: list[str]) -> None:
@@ -39,7 +41,7 @@ def test_kernel_compiles_alone_under_strict_gcc(tmp_path: Path, std: str, varian
     assert run.returncode == 0, run.stderr
 
 
-@pytest.mark.parametrize("variant", VARIANTS, ids=["static-trees", "certify"])
+@pytest.mark.parametrize("variant", VARIANTS, ids=VARIANT_IDS)
 def test_kernel_is_cppcheck_clean(variant: list[str]) -> None:
     cppcheck = _tool("cppcheck")
     run = subprocess.run([cppcheck, "--std=c99", "--enable=all", "--inline-suppr",

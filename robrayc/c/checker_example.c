@@ -5,10 +5,15 @@
  *
  * The robot: a box fixed in the world; an arm turning about the axis (0.6, 0, 0.8) through
  * (1, 0, 0) with a sphere and a solid tested through its sphere tree (a root holding two
- * leaves, each with its box).
+ * leaves, each with its box) whose triangles (two, under a root and two leaves) convex.c
+ * tests, from static tables (-DCHECKER_TRIANGLES=1) or bound at run time (2, the default: with
+ * triangles.c's proofs).
  */
 #ifndef CHECKER_CERTIFY
 #define CHECKER_CERTIFY 0
+#endif
+#ifndef CHECKER_TRIANGLES
+#define CHECKER_TRIANGLES 2
 #endif
 #define CHECKER_FK_TURNS 1
 
@@ -122,9 +127,27 @@ static const struct celltable CELLS[NCELLTABLES_DECL] = {
 };
 static const unsigned char CELLBITS[NCELLBYTES_DECL] = { 0 };
 
+#if CHECKER_TRIANGLES == 1
+static const double TNODE[3][4] = {
+    { 0.0, 0.0, 0.5, 0.51 }, { 0.0, 0.0, 0.5, 0.51 }, { 0.0, 0.0, 0.5, 0.51 },
+};
+static const int TKID[3][2] = { { 1, 2 }, { 0, -1 }, { 1, -1 } };
+static const double TRI[2][9] = {
+    { -0.05, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 0.0, 1.0 },
+    { 0.0, -0.05, 0.0, 0.0, 0.05, 0.0, 0.0, 0.0, 1.0 },
+};
+static const int TROOT[NS_DECL] = { -1, -1, 0 };
+static const double TBOX[3][15] = {
+    { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.05, 0.05, 0.5 },
+    { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.05, 0.0, 0.5 },
+    { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.0, 0.05, 0.5 },
+};
+#endif
+
 #include "checker_kernel.c"
 #include "motions.c"
 #include "obstacles.c"
+#include "convex.c"
 
 static void fk(const double *q, double g[][12])
 {
@@ -142,4 +165,6 @@ static double travel(const double *q)
     return 0.0;
 }
 
+#if CHECKER_TRIANGLES == 2
 #include "triangles.c"
+#endif

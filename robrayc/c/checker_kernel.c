@@ -314,22 +314,23 @@ static int tree_tree(int na, int nb, const float *pb, const float *t)
     return 0;
 }
 
-/* one solid pair whose bounding spheres overlap: FREE, COLLIDES or MAYBE; with skip set, a
- * pair that could only be MAYBE is not tested (FREE) */
+/* one solid pair whose bounding spheres overlap: FREE, COLLIDES or MAYBE (what the trees
+ * leave open, convex.c's decide_pair settles when it can); with skip set, a pair that could
+ * only be MAYBE is not tested (FREE) */
 static int pair1(double g[][12], int a, int b, int skip)
 {
     const struct solid *sa = &SOLID[a], *sb = &SOLID[b];
     float t[12], pb[3];
     if (sa->exact >= 0 && sb->exact >= 0)
         return exact_pair(g[sa->group], g[sb->group], sa, sb);
-    if (skip) return 0;
+    if (skip && !decides(a, b)) return 0;
     if (sa->exact >= 0) { int s = a; a = b; b = s; sa = &SOLID[a]; sb = &SOLID[b]; }
     if (!tree_solid(a, g[sa->group], b, g[sb->group])) return 0;
-    if (sb->exact >= 0) return 2;
+    if (sb->exact >= 0) return decide_pair(g, a, b);
     if (!tree_solid(b, g[sb->group], a, g[sa->group])) return 0;  /* a lies in its box too */
     relative(g[sa->group], g[sb->group], t);
     apply(t, NODE[sb->root], pb);
-    return tree_tree(sa->root, sb->root, pb, t) ? 2 : 0;
+    return tree_tree(sa->root, sb->root, pb, t) ? decide_pair(g, a, b) : 0;
 }
 
 /* lanes of a block of fixed partners whose bounding spheres reach the sphere (c, r) */

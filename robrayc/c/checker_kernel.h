@@ -32,6 +32,8 @@
  *   CHECKER_CERTIFY    the sphere trees are bound at run time (checker_bind) and the cells'
  *                      prover checker_cells is built: robrayc's build-time library
  *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
+ *   CHECKER_TRIANGLES  where the meshes' triangle trees are (convex.c): 0 none, 1 static
+ *                      tables TNODE, TKID, TRI, TROOT, 2 bound at run time (checker_tbind)
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
  * GROUP_SOLIDS[NG] (1: the group holds solids),
@@ -83,6 +85,11 @@ struct celltable { int var[3], n[3], wrap[3]; double lo[3], inv[3]; long first; 
 /* every group's pose at configuration q (rotation row-major, translation), parents first: the
  * robot's kinematics, defined after the kernel */
 static void fk(const double *q, double g[][12]);
+
+/* solid pairs the sphere trees leave open (convex.c): whether decide_pair can settle solids
+ * a and b, and its answer at group poses g (FREE, COLLIDES or MAYBE; a: a tree solid) */
+static int decides(int a, int b);
+static int decide_pair(double g[][12], int a, int b);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
  * offset| times each axis' length (GROUP_REACH counts one unit of it) */

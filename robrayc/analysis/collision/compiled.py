@@ -307,12 +307,14 @@ def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
              include: str | None = None, cells: bool = True,
-             triangles: bool = False) -> tuple[str, str]:
+             triangles: bool = False, mesh_tests: bool = True) -> tuple[str, str]:
     """(C source, header) of the compiled checker; the source includes ``include`` or, when
     None, holds the header inline. With cells (and a C compiler), pairs of one to three
     variables get tables of certified cells (robrayc.analysis.collision.cells). With
     triangles, it also holds the exact proofs on triangle trees bound at run time
-    (``NAME_tbind``, ``NAME_tprove``: robrayc.analysis.collision.triangles)."""
+    (``NAME_tbind``, ``NAME_tprove``: robrayc.analysis.collision.triangles); else, with
+    mesh_tests, the meshes' triangles as static tables (robrayc/c/convex.c decides the pairs
+    with meshes that the sphere trees leave open; without, they stay MAYBE)."""
     from robrayc.ctext import c_identifier
     from robrayc.templating import render
 
@@ -321,10 +323,26 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     model["guard"] = c_identifier(include or name + ".h").upper() + "_"
     if cells:
         model.update(cell_tables(checker, model, certifying_model))
+    if mesh_tests and not triangles:
+        model.update(_triangle_texts(checker))
     header = render("c_checker.h.j2", model)
     return checker_text(model, include, header, triangles), header
 
 
+def _triangle_texts(checker: CollisionChecker) -> dict:
+    """The static triangle tables of a generated checker (CHECKER_TRIANGLES 1: convex.c
+    decides the pairs with meshes), or none when it has no mesh."""
+    from robrayc.analysis.collision.triangles import triangle_trees
+
+    t = triangle_trees(checker)
+    if not len(t.triangles):
+        return {}
+    return {"n_tnodes_decl": len(t.nodes), "n_tris_decl": len(t.triangles),
+            "tnodes": [_doubles(row) for row in t.nodes.tolist()],
+            "tkids": [f"{a}, {b}" for a, b in t.kids.tolist()],
+            "tris": [_doubles(row) for row in t.triangles.tolist()],
+            "troots": ", ".join(map(str, t.roots.tolist())),
+            "tboxes": [_doubles(row) for row in t.boxes.tolist()]}
 
 
 class Kernel:
@@ -349,6 +367,7 @@ class Kernel:
         g.restype = ctypes.c_int
         self._check = g
         self._bind_motions()
+        self._bind_trees(checker)
         self.env = KernelEnvironment(self.lib)  # run-time obstacles (set_environment)
 
     def set_environment(self, obstacles, attached: dict) -> None:
@@ -486,9 +505,20 @@ class Kernel:
         self.lib.rc_motion_configs(a.ctypes.data, b.ctypes.data, resolution, out.ctypes.data)
         return out
 
+    def _bind_trees(self, checker: CollisionChecker) -> None:
+        """Binds the meshes' triangle trees, for the exact tests of convex.c (their speeds
+        zero until bind_triangles gives them)."""
+        from robrayc.analysis.collision.triangles import triangle_trees
+
+        trees = triangle_trees(checker)
+        self.bind_triangles(trees, np.zeros((len(trees.nodes), max(1, self.n_config)),
+                                            np.float32))
+        self._speeds = False
+
     @property
     def triangles_bound(self) -> bool:
-        return self._triangles is not None
+        """Whether the triangle trees are bound with their nodes' speeds (prove_apart)."""
+        return self._speeds
 
     def bind_triangles(self, trees, speeds: np.ndarray) -> None:
         """Binds the triangle trees (triangles.TriangleTrees) and their nodes' speeds
@@ -497,8 +527,10 @@ class Kernel:
                   np.ascontiguousarray(trees.kids, np.int32),
                   np.ascontiguousarray(trees.triangles, np.float64),
                   np.ascontiguousarray(trees.roots, np.int32),
-                  np.ascontiguousarray(speeds, np.float32))
+                  np.ascontiguousarray(speeds, np.float32),
+                  np.ascontiguousarray(trees.boxes, np.float64))
         self._triangles = arrays
+        self._speeds = True
         self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in arrays))
 
     def prove_apart(self, a: int, b: int, var: list[int], lo: np.ndarray, hi: np.ndarray,
