@@ -428,8 +428,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v54 = ctx['name']
     _v55 = ctx['name']
     _v56 = ctx['name']
-    _v57 = ctx['kernel_header']
-    _v58 = ctx['name']
+    _v57 = ctx['name']
+    _v58 = ctx['kernel_header']
+    _v59 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v24!s}\n'
       f'#define NCELLBYTES_DECL {_v25!s}\n'
       f'#define ANY_CONST_HIT {_v26!s}\n'
@@ -463,205 +464,206 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_obstacle_states {_v53!s}_obstacle_states\n'
       f'#define checker_obstacle_pairs {_v54!s}_obstacle_pairs\n'
       f'#define checker_attach {_v55!s}_attach\n'
-      f'#define checker_frame_names {_v56!s}_frame_names\n'
+      f'#define checker_bind_witnesses {_v56!s}_bind_witnesses\n'
+      f'#define checker_frame_names {_v57!s}_frame_names\n'
       '\n'
-      f'{_v57!s}\n'
-      f'/* --- the tables of "{_v58!s}'
+      f'{_v58!s}\n'
+      f'/* --- the tables of "{_v59!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:67
-    for (l_a_61, l_b_62,) in ctx['pair_names']:
-        w(f'    {{ {l_a_61!s}, {l_b_62!s} }},\n')
     # c_checker.c.j2:68
+    for (l_a_62, l_b_63,) in ctx['pair_names']:
+        w(f'    {{ {l_a_62!s}, {l_b_63!s} }},\n')
+    # c_checker.c.j2:69
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:69
-    _v63 = ctx['frame_names']
-    _v64 = ctx['frame_group']
+    # c_checker.c.j2:70
+    _v64 = ctx['frame_names']
+    _v65 = ctx['frame_group']
     w('};\n'
       '\n'
-      f'const char *const checker_frame_names[NF_DECL] = {{ {_v63!s} }};\n'
+      f'const char *const checker_frame_names[NF_DECL] = {{ {_v64!s} }};\n'
       '\n'
       "/* each frame's rigid group and pose in it (rotation row-major, translat"
       "ion); each solid's\n"
       ' * frame */\n'
-      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v64!s} }};\n'
+      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v65!s} }};\n'
       'static const double FRAME_POSE[NF_DECL][12] = {\n')
-    # c_checker.c.j2:77
-    for l_p_67 in ctx['frame_pose']:
-        w(f'    {{ {l_p_67!s} }},\n')
     # c_checker.c.j2:78
+    for l_p_68 in ctx['frame_pose']:
+        w(f'    {{ {l_p_68!s} }},\n')
+    # c_checker.c.j2:79
     if (not ctx['frame_pose']):
         w('    { 0.0 }\n')
-    # c_checker.c.j2:79
-    _v68 = ctx['solid_frame']
-    _v69 = ctx['const_hit']
+    # c_checker.c.j2:80
+    _v69 = ctx['solid_frame']
+    _v70 = ctx['const_hit']
     w('};\n'
-      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v68!s} }};\n'
+      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v69!s} }};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v69!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v70!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:86
-    for l_s_72 in ctx['solids']:
-        w(f'    {{ {l_s_72!s} }},\n')
     # c_checker.c.j2:87
+    for l_s_73 in ctx['solids']:
+        w(f'    {{ {l_s_73!s} }},\n')
+    # c_checker.c.j2:88
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:88
-    _v73 = ctx['group_solids']
+    # c_checker.c.j2:89
+    _v74 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v73!s} }};\n')
-    # c_checker.c.j2:92
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v74!s} }};\n')
+    # c_checker.c.j2:93
     if (not ctx['certify']):
-        # c_checker.c.j2:93
+        # c_checker.c.j2:94
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:95
-        for l_s_76 in ctx['boxes']:
-            w(f'    {{ {l_s_76!s} }},\n')
         # c_checker.c.j2:96
+        for l_s_77 in ctx['boxes']:
+            w(f'    {{ {l_s_77!s} }},\n')
+        # c_checker.c.j2:97
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:97
+        # c_checker.c.j2:98
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:100
-        for l_s_79 in ctx['nodes']:
-            w(f'    {{ {l_s_79!s} }},\n')
         # c_checker.c.j2:101
+        for l_s_80 in ctx['nodes']:
+            w(f'    {{ {l_s_80!s} }},\n')
+        # c_checker.c.j2:102
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:102
+        # c_checker.c.j2:103
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:105
-        for l_k_82 in ctx['kids']:
-            w(f'    {{ {l_k_82!s} }},\n')
         # c_checker.c.j2:106
+        for l_k_83 in ctx['kids']:
+            w(f'    {{ {l_k_83!s} }},\n')
+        # c_checker.c.j2:107
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:107
+        # c_checker.c.j2:108
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:110
-        for l_s_85 in ctx['leaves']:
-            w(f'    {{ {l_s_85!s} }},\n')
         # c_checker.c.j2:111
+        for l_s_86 in ctx['leaves']:
+            w(f'    {{ {l_s_86!s} }},\n')
+        # c_checker.c.j2:112
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:112
+        # c_checker.c.j2:113
         w('};\n')
-    # c_checker.c.j2:114
+    # c_checker.c.j2:115
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:116
-    for l_p_88 in ctx['pairs']:
-        w(f'    {{ {l_p_88!s} }},\n')
     # c_checker.c.j2:117
+    for l_p_89 in ctx['pairs']:
+        w(f'    {{ {l_p_89!s} }},\n')
+    # c_checker.c.j2:118
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:118
+    # c_checker.c.j2:119
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:121
-    for l_f_91 in ctx['fixblocks']:
-        w(f'    {{ {l_f_91!s} }},\n')
     # c_checker.c.j2:122
+    for l_f_92 in ctx['fixblocks']:
+        w(f'    {{ {l_f_92!s} }},\n')
+    # c_checker.c.j2:123
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:123
-    _v92 = ctx['movp']
-    _v93 = ctx['mova']
-    _v94 = ctx['movb']
-    _v95 = ctx['movr2']
-    _v96 = ctx['celltab']
+    # c_checker.c.j2:124
+    _v93 = ctx['movp']
+    _v94 = ctx['mova']
+    _v95 = ctx['movb']
+    _v96 = ctx['movr2']
+    _v97 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v92!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v93!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v94!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v95!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v93!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v94!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v95!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v96!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v96!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v97!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:132
-    for l_c_99 in ctx['celltables']:
-        w(f'    {{ {l_c_99!s} }},\n')
     # c_checker.c.j2:133
+    for l_c_100 in ctx['celltables']:
+        w(f'    {{ {l_c_100!s} }},\n')
+    # c_checker.c.j2:134
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:134
+    # c_checker.c.j2:135
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:136
-    for l_row_102 in ctx['cellbytes']:
-        w(f'    {l_row_102!s},\n')
     # c_checker.c.j2:137
+    for l_row_103 in ctx['cellbytes']:
+        w(f'    {l_row_103!s},\n')
+    # c_checker.c.j2:138
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:138
+    # c_checker.c.j2:139
     w('};\n'
       '\n')
-    # c_checker.c.j2:140
+    # c_checker.c.j2:141
     if (ctx['triangle_mode'] == 1):
-        # c_checker.c.j2:141
-        _v103 = ctx['n_tnodes_decl']
+        # c_checker.c.j2:142
+        _v104 = ctx['n_tnodes_decl']
         w("/* each mesh solid's triangles under a tree of spheres (group frame; con"
           'vex.c) */\n'
-          f'static const double TNODE[{_v103!s}][4] = {{\n')
-        # c_checker.c.j2:143
-        for l_s_106 in ctx['tnodes']:
-            w(f'    {{ {l_s_106!s} }},\n')
+          f'static const double TNODE[{_v104!s}][4] = {{\n')
         # c_checker.c.j2:144
-        _v107 = ctx['n_tnodes_decl']
+        for l_s_107 in ctx['tnodes']:
+            w(f'    {{ {l_s_107!s} }},\n')
+        # c_checker.c.j2:145
+        _v108 = ctx['n_tnodes_decl']
         w('};\n'
-          f'static const int TKID[{_v107!s}][2] = {{\n')
-        # c_checker.c.j2:146
-        for l_k_110 in ctx['tkids']:
-            w(f'    {{ {l_k_110!s} }},\n')
+          f'static const int TKID[{_v108!s}][2] = {{\n')
         # c_checker.c.j2:147
-        _v111 = ctx['n_tris_decl']
+        for l_k_111 in ctx['tkids']:
+            w(f'    {{ {l_k_111!s} }},\n')
+        # c_checker.c.j2:148
+        _v112 = ctx['n_tris_decl']
         w('};\n'
-          f'static const double TRI[{_v111!s}][9] = {{\n')
-        # c_checker.c.j2:149
-        for l_t_114 in ctx['tris']:
-            w(f'    {{ {l_t_114!s} }},\n')
+          f'static const double TRI[{_v112!s}][9] = {{\n')
         # c_checker.c.j2:150
-        _v115 = ctx['troots']
-        _v116 = ctx['n_tnodes_decl']
+        for l_t_115 in ctx['tris']:
+            w(f'    {{ {l_t_115!s} }},\n')
+        # c_checker.c.j2:151
+        _v116 = ctx['troots']
+        _v117 = ctx['n_tnodes_decl']
         w('};\n'
-          f'static const int TROOT[NS_DECL] = {{ {_v115!s} }};\n'
-          f'static const double TBOX[{_v116!s}][15] = {{\n')
-        # c_checker.c.j2:153
-        for l_b_119 in ctx['tboxes']:
-            w(f'    {{ {l_b_119!s} }},\n')
+          f'static const int TROOT[NS_DECL] = {{ {_v116!s} }};\n'
+          f'static const double TBOX[{_v117!s}][15] = {{\n')
         # c_checker.c.j2:154
+        for l_b_120 in ctx['tboxes']:
+            w(f'    {{ {l_b_120!s} }},\n')
+        # c_checker.c.j2:155
         w('};\n')
-    # c_checker.c.j2:156
-    _v120 = ctx['kernel']
-    _v121 = ctx['motion_code']
-    _v122 = ctx['obstacle_code']
-    _v123 = ctx['convex_code']
-    _v124 = ctx['name']
-    _v125 = ctx['fk_code']
-    _v126 = ctx['name']
-    _v127 = ctx['travel']
-    _v128 = ctx['triangle_code']
-    w(f'{_v120!s}\n'
-      f'{_v121!s}\n'
+    # c_checker.c.j2:157
+    _v121 = ctx['kernel']
+    _v122 = ctx['motion_code']
+    _v123 = ctx['obstacle_code']
+    _v124 = ctx['convex_code']
+    _v125 = ctx['name']
+    _v126 = ctx['fk_code']
+    _v127 = ctx['name']
+    _v128 = ctx['travel']
+    _v129 = ctx['triangle_code']
+    w(f'{_v121!s}\n'
       f'{_v122!s}\n'
       f'{_v123!s}\n'
-      f'/* --- the kinematics of "{_v124!s}'
+      f'{_v124!s}\n'
+      f'/* --- the kinematics of "{_v125!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -675,17 +677,17 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v125!s}\n'
+      f'{_v126!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v126!s}'
+      f'/* how far the prismatic joints of "{_v127!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v127!s};\n'
+      f'    return {_v128!s};\n'
       '}\n'
-      f'{_v128!s}\n')
+      f'{_v129!s}\n')
     return "".join(out)
 
 
@@ -713,11 +715,11 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v18 = ctx['n_pairs']
     _v19 = ctx['upper']
     _v20 = ctx['n_solid_pairs']
-    _v21 = ctx['name']
-    _v22 = ctx['name']
-    _v23 = ctx['n_pairs_decl']
+    _v21 = ctx['upper']
+    _v22 = ctx['n_solids']
+    _v23 = ctx['name']
     _v24 = ctx['name']
-    _v25 = ctx['name']
+    _v25 = ctx['n_pairs_decl']
     _v26 = ctx['name']
     _v27 = ctx['name']
     _v28 = ctx['name']
@@ -728,25 +730,28 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v33 = ctx['name']
     _v34 = ctx['name']
     _v35 = ctx['name']
-    _v36 = ctx['upper']
-    _v37 = ctx['upper']
+    _v36 = ctx['name']
+    _v37 = ctx['name']
     _v38 = ctx['upper']
     _v39 = ctx['upper']
     _v40 = ctx['upper']
-    _v41 = ctx['name']
-    _v42 = ctx['name']
+    _v41 = ctx['upper']
+    _v42 = ctx['upper']
     _v43 = ctx['name']
     _v44 = ctx['name']
-    _v45 = ctx['upper']
-    _v46 = ctx['upper']
-    _v47 = ctx['n_frames']
-    _v48 = ctx['name']
-    _v49 = ctx['n_frames_decl']
+    _v45 = ctx['name']
+    _v46 = ctx['name']
+    _v47 = ctx['upper']
+    _v48 = ctx['upper']
+    _v49 = ctx['n_frames']
     _v50 = ctx['name']
-    _v51 = ctx['name']
+    _v51 = ctx['n_frames_decl']
     _v52 = ctx['name']
     _v53 = ctx['name']
     _v54 = ctx['name']
+    _v55 = ctx['name']
+    _v56 = ctx['name']
+    _v57 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -794,25 +799,26 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       f'#define {_v15!s}_N_CONFIG {_v16!s}\n'
       f'#define {_v17!s}_N_PAIRS {_v18!s}\n'
       f'#define {_v19!s}_N_SOLID_PAIRS {_v20!s}\n'
+      f'#define {_v21!s}_N_SOLIDS {_v22!s}\n'
       '\n'
-      f'/* frame names of each checked pair, in {_v21!s}'
+      f'/* frame names of each checked pair, in {_v23!s}'
       '_colliding_pairs order */\n'
-      f'extern const char *const {_v22!s}_pair_names[{_v23!s}][2];\n'
+      f'extern const char *const {_v24!s}_pair_names[{_v25!s}][2];\n'
       '\n'
       '/* One configuration: FREE, COLLIDES, MAYBE (stops at the first certain '
       'collision) or\n'
       ' * INVALID. */\n'
-      f'int {_v24!s}_check(const double *q);\n'
+      f'int {_v26!s}_check(const double *q);\n'
       '\n'
       '/* Eight configurations (q: 8 x N_CONFIG doubles, row after row): out[k]'
       ' as for _check. */\n'
-      f'void {_v25!s}_check8(const double *q, int *out);\n'
+      f'void {_v27!s}_check8(const double *q, int *out);\n'
       '\n'
       '/* n configurations (q: n x N_CONFIG doubles, row after row): out[k] as '
-      f'{_v26!s}_check\n'
+      f'{_v28!s}_check\n'
       ' * answers row k (each stops at its first certain collision); returns ho'
       'w many are not FREE. */\n'
-      f'long {_v27!s}_check_batch(const double *q, long n, int *out);\n'
+      f'long {_v29!s}_check_batch(const double *q, long n, int *out);\n'
       '\n'
       '/* The straight-line motion from a to b (N_CONFIG doubles each) at `reso'
       'lution` samples per\n'
@@ -829,23 +835,23 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * INVALID also for a resolution that is not positive, and for more than'
       ' 2^30 samples (or a\n'
       ' * length that overflows). */\n'
-      f'int {_v28!s}'
+      f'int {_v30!s}'
       '_check_motion(const double *a, const double *b, double resolution);\n'
       '\n'
       '/* n motions a[k] -> b[k] (n x N_CONFIG doubles each): out[k] as '
-      f'{_v29!s}_check_motion\n'
+      f'{_v31!s}_check_motion\n'
       ' * answers; returns how many are not FREE. */\n'
-      f'long {_v30!s}'
+      f'long {_v32!s}'
       '_check_motions(const double *a, const double *b, long n, double resoluti'
       'on,\n'
       '                           int *out);\n'
       '\n'
-      f'/* How many samples {_v31!s}'
+      f'/* How many samples {_v33!s}'
       '_check_motion takes (8 n + 1; 0: it answers INVALID unchecked), and\n'
       ' * those samples in its order (out: that many x N_CONFIG doubles). */\n'
-      f'long {_v32!s}'
+      f'long {_v34!s}'
       '_motion_samples(const double *a, const double *b, double resolution);\n'
-      f'long {_v33!s}'
+      f'long {_v35!s}'
       '_motion_configs(const double *a, const double *b, double resolution,\n'
       '                           double *out);\n'
       '\n'
@@ -854,7 +860,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * are not FREE (an INVALID configuration: every pair MAYBE, or COLLIDES'
       ' when it collides at\n'
       ' * every configuration). */\n'
-      f'int {_v34!s}_colliding_pairs(const double *q, int *out);\n'
+      f'int {_v36!s}_colliding_pairs(const double *q, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), the state of each solid pair '
       'tested per\n'
@@ -863,7 +869,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * for an INVALID configuration); pairs with active[p] == 0 are skipped '
       '(FREE); active may be\n'
       ' * NULL (every pair). */\n'
-      f'void {_v35!s}'
+      f'void {_v37!s}'
       '_solid_states(const double *q, long n, const unsigned char *active,\n'
       '                          unsigned char *states);\n'
       '\n'
@@ -874,17 +880,17 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * against them, as soundly (a sphere or box against a sphere or box exa'
       'ctly; else through\n'
       ' * the certified sphere trees, MAYBE when they still reach it). kind: '
-      f'{_v36!s}_SPHERE (size:\n'
+      f'{_v38!s}_SPHERE (size:\n'
       ' * radius), _BOX (half extents), _CYLINDER or _CAPSULE (radius, half len'
       'gth; along the local z,\n'
       " * a capsule's segment from -half length to +half length); pose: rotatio"
       'n row-major (its\n'
       " * columns the shape's axes in the world), then the centre. */\n"
-      f'#define {_v37!s}_SPHERE 0\n'
-      f'#define {_v38!s}_BOX 1\n'
-      f'#define {_v39!s}_CYLINDER 2\n'
-      f'#define {_v40!s}_CAPSULE 3\n'
-      f'struct {_v41!s}'
+      f'#define {_v39!s}_SPHERE 0\n'
+      f'#define {_v40!s}_BOX 1\n'
+      f'#define {_v41!s}_CYLINDER 2\n'
+      f'#define {_v42!s}_CAPSULE 3\n'
+      f'struct {_v43!s}'
       '_obstacle { int kind; double pose[12]; double size[3]; };\n'
       '\n'
       '/* Replaces the obstacles by a copy of obstacles[0 .. n) (n 0: none). Re'
@@ -894,18 +900,18 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * orthonormal within 1e-6) or -2 without memory, the obstacles before k'
       'ept. Not while a check\n'
       ' * runs in another thread. */\n'
-      f'int {_v42!s}_set_obstacles(const struct {_v43!s}'
+      f'int {_v44!s}_set_obstacles(const struct {_v45!s}'
       '_obstacle *obstacles, int n);\n'
       '\n'
       '/* Replaces the point obstacles by a copy of xyzr[0 .. 4 n): x, y, z and'
       ' radius of each (a\n'
       ' * sphere), sorted into cells for the checks. Returns 0; -1 or -2 as abo'
       've. */\n'
-      f'int {_v44!s}_set_points(const double *xyzr, long n);\n'
+      f'int {_v46!s}_set_points(const double *xyzr, long n);\n'
       '\n'
-      f"/* The scene's frames, for _attach: {_v45!s}_N_FRAMES names. */\n"
-      f'#define {_v46!s}_N_FRAMES {_v47!s}\n'
-      f'extern const char *const {_v48!s}_frame_names[{_v49!s}];\n'
+      f"/* The scene's frames, for _attach: {_v47!s}_N_FRAMES names. */\n"
+      f'#define {_v48!s}_N_FRAMES {_v49!s}\n'
+      f'extern const char *const {_v50!s}_frame_names[{_v51!s}];\n'
       '\n'
       "/* Fixes shapes to frame k (of _frame_names; poses in the frame's coordi"
       'nates): a grasped part,\n'
@@ -921,14 +927,24 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       'ee reaches. Returns 0;\n'
       ' * -1 for an invalid shape or frame (nothing changed), -2 without memory'
       '. */\n'
-      f'int {_v50!s}_attach(int frame, const struct {_v51!s}'
+      f'int {_v52!s}_attach(int frame, const struct {_v53!s}'
       '_obstacle *shapes, int n,\n'
       '                   const int *touch, int n_touch);\n'
+      '\n'
+      '/* Points of each solid that prove a solid tested through its sphere tre'
+      'e colliding with an\n'
+      " * obstacle when one lies inside it (a mesh's vertices; any points of a "
+      "solid's body): x, y, z\n"
+      " * in the solid's rigid group's frame, solid s's from first[s] to first["
+      's + 1] (N_SOLIDS + 1\n'
+      ' * ints), read in place (keep them). robrayc binds them; without, such p'
+      'airs answer MAYBE. */\n'
+      f'void {_v54!s}_bind_witnesses(const double *points, const int *first);\n'
       '\n'
       "/* For n configurations (q: n x N_CONFIG), the obstacles' answer alone: "
       'out[k] FREE, COLLIDES\n'
       ' * (a moving solid meets one), MAYBE or INVALID. */\n'
-      f'void {_v52!s}_obstacle_states(const double *q, long n, int *out);\n'
+      f'void {_v55!s}_obstacle_states(const double *q, long n, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), every moving solid and obstac'
       'le pair not FREE (not\n'
@@ -940,7 +956,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * at most max written. Returns how many there are (more than max: call '
       'again with room), or\n'
       ' * -1 for an INVALID configuration. */\n'
-      f'long {_v53!s}'
+      f'long {_v56!s}'
       '_obstacle_pairs(const double *q, long n, long *row, int *solid, long *it'
       'em,\n'
       '                            unsigned char *state, long max);\n'
@@ -949,7 +965,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v54!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'void {_v57!s}_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1447,8 +1463,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x63b9c78d, render_c_checker_c_j2),
-    'c_checker.h.j2': (0x797a350f, render_c_checker_h_j2),
+    'c_checker.c.j2': (0x6b489f03, render_c_checker_c_j2),
+    'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -449,3 +449,20 @@ def test_random_fields_with_attached_parts_compiled_as_exact(checkers) -> None:
             for checker in (exact, compiled):
                 checker.attach(frame, [])
                 checker.set_obstacles([])
+
+
+@needs_cc
+def test_a_mesh_vertex_inside_an_obstacle_is_a_certain_hit(checkers) -> None:
+    """The octahedron's +x vertex (at (0.77, 0.2, 0.2) at q = 0) 3 cm inside a small box: the
+    kernel answers COLLIDES (a witness point), not MAYBE; 1 cm clear of it: FREE or MAYBE."""
+    q = np.zeros(3)
+    compiled = checkers["compiled"]
+    for x, hit in ((0.77, True), (0.84, False)):
+        box = Box(centre=(x + 0.0, 0.2, 0.2), half_extents=(0.03, 0.03, 0.03))
+        for checker in checkers.values():
+            checker.set_obstacles([box])
+            assert checker.check(q) == hit
+        assert Reference([box])(q) == hit
+        assert compiled._kernel.check_one(q) == 1 if hit else compiled._kernel.check_one(q) != 1
+    compiled.set_obstacles([])
+    checkers["exact"].set_obstacles([])

@@ -47,6 +47,7 @@ struct checker_obstacle { int kind; double pose[12]; double size[3]; };
 int checker_set_obstacles(const struct checker_obstacle *obstacles, int n);
 int checker_set_points(const double *xyzr, long n);
 void checker_obstacle_states(const double *q, long n, int *out);
+void checker_bind_witnesses(const double *points, const int *first);
 int checker_attach(int frame, const struct checker_obstacle *shapes, int n, const int *touch,
                    int n_touch);
 long checker_obstacle_pairs(const double *q, long n, long *row, int *solid, long *item,

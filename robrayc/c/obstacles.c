@@ -13,7 +13,8 @@
  * closed forms (exact_pair, in double: COLLIDES or FREE); the others by the solid's certified
  * sphere tree against the obstacle (each node's sphere against the obstacle's exact shape, a
  * leaf's box against the obstacle's box, or its bounding box for a cylinder or capsule), MAYBE
- * when a leaf still reaches it. Points: sorted into cubic cells (counting sort; at most
+ * when a leaf still reaches it, COLLIDES when one of the solid's witness points (a mesh's
+ * vertices, bound at run time) lies inside it. Points: sorted into cubic cells (counting sort; at most
  * 4 n + 4096 cells over the cloud's box), each solid visits the cells its bounding sphere
  * reaches, then each point within reach as a sphere obstacle.
  *
@@ -375,6 +376,53 @@ static int sphere_round(const double *ga, const struct solid *a, const struct en
     return d < reach;
 }
 
+/* points of each solid (x, y, z in its group's frame, double; solid s's from WIT_FIRST[s] to
+ * WIT_FIRST[s + 1]): a mesh's vertices, a round solid's rim points. One deeper than
+ * WIT_DEPTH inside an obstacle proves the pair colliding (a mesh's surface, a solid's body
+ * passes through it). Bound at run time (checker_bind_witnesses), else none. */
+static const double *WIT;
+static const int *WIT_FIRST;
+#define WIT_DEPTH (CONTACT_TOL + 1e-6)
+
+void checker_bind_witnesses(const double *points, const int *first)
+{
+    WIT = points;
+    WIT_FIRST = first;
+}
+
+/* is a witness point of solid a (group pose ga) deeper than WIT_DEPTH inside e (pose we) */
+static int witness_inside(int a, const double *ga, const struct envshape *e, const double *we)
+{
+    double r = e->s.half[0], h = e->s.half[1];
+    int k;
+    if (!WIT) return 0;
+    for (k = WIT_FIRST[a]; k < WIT_FIRST[a + 1]; k++) {
+        double w[3], p[3], rho2, z;
+        apply_double(ga, WIT + 3 * k, w);
+        to_local(we, w, p);
+        rho2 = p[0] * p[0] + p[1] * p[1];
+        z = fabs(p[2]);
+        switch (e->kind) {
+        case OBSTACLE_SPHERE:
+            if (r > WIT_DEPTH && rho2 + z * z < (r - WIT_DEPTH) * (r - WIT_DEPTH)) return 1;
+            break;
+        case OBSTACLE_BOX:
+            if (fabs(p[0]) < e->s.half[0] - WIT_DEPTH && fabs(p[1]) < e->s.half[1] - WIT_DEPTH
+                && z < e->s.half[2] - WIT_DEPTH) return 1;
+            break;
+        case OBSTACLE_CYLINDER:
+            if (r > WIT_DEPTH && rho2 < (r - WIT_DEPTH) * (r - WIT_DEPTH) && z < h - WIT_DEPTH)
+                return 1;
+            break;
+        default:
+            z = z > h ? z - h : 0.0;
+            if (r > WIT_DEPTH && rho2 + z * z < (r - WIT_DEPTH) * (r - WIT_DEPTH)) return 1;
+            break;
+        }
+    }
+    return 0;
+}
+
 /* moving solid a (group poses g) against obstacle (or attached shape) e: FREE, COLLIDES or
  * MAYBE; with skip, a test that could only answer MAYBE is not made (FREE) */
 static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
@@ -391,7 +439,8 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     if (skip) return 0;
     mul(ge, e->s.pose, we);
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
-    return env_box(e, BOX[a], m) && env_tree(sa->root, m, e) ? 2 : 0;
+    if (!env_box(e, BOX[a], m) || !env_tree(sa->root, m, e)) return 0;
+    return witness_inside(a, g[sa->group], e, we) ? 1 : 2;
 }
 
 /* does a node of the tree under n (frame a) reach the sphere (centre p, radius r, frame a) */

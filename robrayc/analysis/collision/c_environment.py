@@ -12,12 +12,41 @@ import ctypes
 import numpy as np
 
 from robrayc.analysis.collision.obstacles import Packed
+from robrayc.analysis.collision.solids import BOX, MESH, SPHERE, Solids
 
 # NAME.h's struct NAME_obstacle { int kind; double pose[12]; double size[3]; }
 OBSTACLE = np.dtype([("kind", np.int32), ("pose", np.float64, 12), ("size", np.float64, 3)],
                     align=True)
 # per library file: [the environment whose obstacles the library holds]
 _HOLDER: dict[str, list] = {}
+# witness points a solid at most (checker_bind_witnesses)
+WITNESSES = 64
+
+
+def witnesses(solids: Solids) -> tuple[np.ndarray, np.ndarray]:
+    """Points of each solid tested through its sphere tree, in its group's frame, that prove
+    it colliding with an obstacle they lie inside (robrayc/c/obstacles.c, witness_inside): a
+    mesh's vertices (a surface: only its own points), up to WITNESSES spread over them; a
+    round solid's centre, cap centres and rim points (any point of a solid's body). Spheres
+    and boxes need none (exact closed forms). Returns (points (P, 3), first (solids + 1))."""
+    out, first = [], [0]
+    ring = np.stack([np.cos(np.arange(8) * np.pi / 4), np.sin(np.arange(8) * np.pi / 4)], 1)
+    for item in solids.items:
+        if item.kind in (SPHERE, BOX):
+            pts = np.zeros((0, 3))
+        elif item.kind == MESH:
+            v = np.asarray(item.vertices, float)
+            pts = v[np.linspace(0, len(v) - 1, min(len(v), WITNESSES)).astype(int)] \
+                if len(v) else np.zeros((0, 3))
+        else:  # round: r_lo at z = -hh, r_hi at z = +hh
+            r_lo, r_hi, hh = item.params
+            rims = [np.column_stack([ring * r, np.full(8, z)]) for r, z in ((r_lo, -hh),
+                                                                            (r_hi, hh))]
+            pts = np.concatenate([[[0, 0, -hh], [0, 0, 0], [0, 0, hh]], *rims])
+        out.append(pts @ item.placement[:3, :3].T + item.placement[:3, 3])
+        first.append(first[-1] + len(pts))
+    return (np.ascontiguousarray(np.concatenate(out) if out else np.zeros((0, 3))),
+            np.array(first, np.int32))
 
 
 def c_records(shapes: Packed) -> np.ndarray:
@@ -48,6 +77,9 @@ class KernelEnvironment:
         lib.rc_attach.argtypes = (ctypes.c_int, ctypes.c_void_p, ctypes.c_int, ctypes.c_void_p,
                                   ctypes.c_int)
         lib.rc_attach.restype = ctypes.c_int
+        lib.rc_bind_witnesses.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
+        lib.rc_bind_witnesses.restype = None
+        self._witnesses: tuple | None = None  # kept alive while the library reads them
         # per frame index: (shapes, touch frame indices) attached there
         self.attached: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.uploaded: set[int] = set()  # frames the library holds shapes of (this checker's)
@@ -65,7 +97,15 @@ class KernelEnvironment:
                                            else np.zeros((0, 4)))
         self.upload()
 
+    def bind_witnesses(self, solids: Solids) -> None:
+        """Binds the solids' witness points (witnesses) for the certain hits."""
+        self._witnesses = witnesses(solids)
+        self.holder[0] = None  # (bound at the next upload: another checker's may be there)
+
     def upload(self) -> None:
+        if self._witnesses is not None:
+            points, first = self._witnesses
+            self.lib.rc_bind_witnesses(points.ctypes.data, first.ctypes.data)
         code = self.lib.rc_set_obstacles(self.shapes.ctypes.data, len(self.shapes))
         code = code or self.lib.rc_set_points(self.points.ctypes.data, len(self.points))
         holder = self.holder[0]

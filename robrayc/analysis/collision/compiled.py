@@ -369,6 +369,7 @@ class Kernel:
         self._bind_motions()
         self._bind_trees(checker)
         self.env = KernelEnvironment(self.lib)  # run-time obstacles (set_environment)
+        self.env.bind_witnesses(checker.solids)
 
     def set_environment(self, obstacles, attached: dict) -> None:
         """The run-time obstacles (obstacles.Packed) and attached shapes ({frame index:
