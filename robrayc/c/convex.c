@@ -250,10 +250,23 @@ static int crosses(const double *u, const double *v)
     return 0;
 }
 
+/* triangles u and v: crossing (certain) first, which is quicker than tri_near's proof */
 static int tri_tri(const double *u, const double *v)
 {
-    if (!tri_near(u, v, DECIDE_GAP)) return 0;
-    return crosses(u, v) || crosses(v, u) ? 1 : 2;
+    int k;
+    for (k = 0; k < 3; k++) {  /* their boxes farther apart than DECIDE_GAP along an axis */
+        double ulo = u[k], uhi = u[k], vlo = v[k], vhi = v[k];
+        int i;
+        for (i = 3; i < 9; i += 3) {
+            if (u[i + k] < ulo) ulo = u[i + k];
+            if (u[i + k] > uhi) uhi = u[i + k];
+            if (v[i + k] < vlo) vlo = v[i + k];
+            if (v[i + k] > vhi) vhi = v[i + k];
+        }
+        if (vlo - uhi > DECIDE_GAP || ulo - vhi > DECIDE_GAP) return 0;
+    }
+    if (crosses(u, v) || crosses(v, u)) return 1;
+    return tri_near(u, v, DECIDE_GAP) ? 2 : 0;
 }
 
 /* the point of triangle v nearest the origin (Ericson 5.1.5), in out */
@@ -408,12 +421,38 @@ static int apart_box(const double *o, const double *m, const double *h, double r
     return box_distance(p, g) > r;
 }
 
-/* are node boxes oa (frame a) and ob (frame b; t: b -> a) farther apart than DECIDE_GAP */
+/* are node boxes oa (frame a) and ob (frame b; t: b -> a) farther apart than DECIDE_GAP:
+ * the 15 axes of the separating-axis test with ob grown by DECIDE_GAP + CONTACT_TOL (no axis
+ * scaled by its length: the growth projects to at least DECIDE_GAP times its length on each),
+ * |R_ij| + EPS_SAT as sat_overlap */
 static int boxes_apart(const double *oa, const double *ob, const double *t)
 {
-    double w[12], g[3];
-    grown_box(ob, t, w, g);
-    return !sat_overlap(oa, oa + 12, w, g);
+    static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
+    double w[12], hb[3], r[3][3], a[3][3], d[3], tl[3];
+    const double *ha = oa + 12;
+    int i, j;
+    grown_box(ob, t, w, hb);
+    for (i = 0; i < 3; i++) d[i] = w[9 + i] - oa[9 + i];
+    for (i = 0; i < 3; i++) {  /* in a's box frame: its axes are oa's columns */
+        tl[i] = oa[i] * d[0] + oa[3 + i] * d[1] + oa[6 + i] * d[2];
+        for (j = 0; j < 3; j++) {
+            r[i][j] = oa[i] * w[j] + oa[3 + i] * w[3 + j] + oa[6 + i] * w[6 + j];
+            a[i][j] = fabs(r[i][j]) + EPS_SAT;
+        }
+    }
+    for (i = 0; i < 3; i++)
+        if (fabs(tl[i]) > ha[i] + a[i][0] * hb[0] + a[i][1] * hb[1] + a[i][2] * hb[2])
+            return 1;
+    for (j = 0; j < 3; j++)
+        if (fabs(r[0][j] * tl[0] + r[1][j] * tl[1] + r[2][j] * tl[2])
+            > ha[0] * a[0][j] + ha[1] * a[1][j] + ha[2] * a[2][j] + hb[j]) return 1;
+    for (i = 0; i < 3; i++)
+        for (j = 0; j < 3; j++) {
+            double ra = ha[i1[i]] * a[i2[i]][j] + ha[i2[i]] * a[i1[i]][j];
+            double rb = hb[i1[j]] * a[i][i2[j]] + hb[i2[j]] * a[i][i1[j]];
+            if (fabs(tl[i2[i]] * r[i1[i]][j] - tl[i1[i]] * r[i2[i]][j]) > ra + rb) return 1;
+        }
+    return 0;
 }
 
 /* the triangles under node n of a mesh's tree against solid s (a sphere or box) of the frame
