@@ -90,6 +90,10 @@ static void fk(const double *q, double g[][12]);
  * a and b, and its answer at group poses g (FREE, COLLIDES or MAYBE; a: a tree solid) */
 static int decides(int a, int b);
 static int decide_pair(double g[][12], int a, int b);
+/* and a mesh solid a (its group's pose ga) against a sphere or box solid s at world pose ws
+ * (s's group pose times s->pose; s may be no solid of the robot's: an obstacle); MAYBE for
+ * any other kind, or a solid a without triangles */
+static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
  * offset| times each axis' length (GROUP_REACH counts one unit of it) */

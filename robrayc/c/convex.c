@@ -521,6 +521,15 @@ static int decides(int a, int b)
     return (sa->exact >= 0 || TROOT[a] >= 0) && (sb->exact >= 0 || TROOT[b] >= 0);
 }
 
+static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s)
+{
+    double m[12];
+    int open = 0;
+    if (TROOT[a] < 0 || s->exact < 0 || s->exact > 1) return 2;
+    relative_d(ws, ga, m);
+    return mesh_solid(TROOT[a], m, s, &open) ? 1 : open ? 2 : 0;
+}
+
 static int decide_pair(double g[][12], int a, int b)
 {
     const struct solid *sb = &SOLID[b];
@@ -528,15 +537,22 @@ static int decide_pair(double g[][12], int a, int b)
     int open = 0;
     if (!decides(a, b)) return 2;
     if (sb->exact >= 0) {  /* a is the mesh */
-        double wb[12];
-        mul(g[sb->group], sb->pose, wb);
-        relative_d(wb, g[SOLID[a].group], m);
-        return mesh_solid(TROOT[a], m, sb, &open) ? 1 : open ? 2 : 0;
+        mul(g[sb->group], sb->pose, m);
+        return decide_solid(g[SOLID[a].group], a, m, sb);
     }
     relative_d(g[SOLID[a].group], g[sb->group], m);
     return mesh_mesh(TROOT[a], TROOT[b], m, &open) ? 1 : open ? 2 : 0;
 }
 #else
+static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s)
+{
+    (void)ga;
+    (void)a;
+    (void)ws;
+    (void)s;
+    return 2;
+}
+
 static int decides(int a, int b)
 {
     (void)a;
@@ -549,6 +565,6 @@ static int decide_pair(double g[][12], int a, int b)
     (void)g;
     (void)a;
     (void)b;
-    return 2;
+    return decide_solid(0, a, 0, 0);
 }
 #endif
