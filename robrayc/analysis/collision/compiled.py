@@ -392,6 +392,8 @@ class Kernel:
         self._one = (ctypes.c_double * max(1, self.n_config))()
         self._two = (ctypes.c_double * max(1, self.n_config))()
         self._one_at, self._two_at = ctypes.addressof(self._one), ctypes.addressof(self._two)
+        # their views as doubles: a float64 vector copies into one 4x as fast as item by item
+        self._views = {id(b): memoryview(b).cast("B").cast("d") for b in (self._one, self._two)}
 
     def states(self, q: np.ndarray, active: np.ndarray | None = None) -> np.ndarray:
         """(N, solid pairs) uint8 states (FREE, COLLIDES, MAYBE) for configurations q; solid
@@ -451,6 +453,11 @@ class Kernel:
 
     def _copy(self, buffer, config) -> bool:
         """config (a sequence of n_config numbers) into a buffer; False when it is not one."""
+        try:
+            self._views[id(buffer)][:] = config  # a float64 vector of n_config, by its buffer
+            return True
+        except (TypeError, ValueError):
+            pass
         try:
             buffer[:] = config
         except (TypeError, ValueError):
