@@ -8,6 +8,7 @@ C API works from a C program under strict gcc."""
 
 from __future__ import annotations
 
+import gc
 import math
 import shutil
 import subprocess
@@ -398,8 +399,22 @@ def test_two_checkers_of_one_robot_keep_their_own_obstacles(scene, checkers) -> 
         assert first.check(q) and not second.check(q)
         first.set_obstacles([])
         assert not first.check(q) and not second.check(q)
+        # the second one gone (its arrays freed, the memory reused): what the library reads
+        # in place (triangle trees, witness points, obstacles) is the first one's again
+        del second
+        gc.collect()
+        junk = [np.full(1 << 16, 1e30) for _ in range(32)]
+        shapes = KINDS["box"] + KINDS["spheres"]
+        first.set_obstacles(shapes)
+        checkers["exact"].set_obstacles(shapes)
+        rows = np.random.default_rng(9).uniform(-math.pi, math.pi, (300, 3))
+        truth = checkers["exact"].in_collision(rows)
+        state = first._kernel.check_batch(rows)
+        assert not (truth & (state == 0)).any() and not (~truth & (state == 1)).any()
+        assert (first.in_collision(rows) == truth).all() and len(junk) == 32
     finally:
         first.set_obstacles([])
+        checkers["exact"].set_obstacles([])
 
 
 def _random_shape(rng, centre, scale: float = 1.0):

@@ -14,7 +14,8 @@
  * sphere tree against the obstacle (each node's sphere against the obstacle's exact shape, a
  * leaf's box against the obstacle's box, or its bounding box for a cylinder or capsule), MAYBE
  * when a leaf still reaches it, COLLIDES when one of the solid's witness points (a mesh's
- * vertices, bound at run time) lies inside it. Points: sorted into cubic cells (counting sort; at most
+ * vertices, bound at run time) lies inside it; a mesh against a sphere or box (or a point)
+ * then by its triangles (convex.c's decide_solid: COLLIDES, FREE, or MAYBE within its gap). Points: sorted into cubic cells (counting sort; at most
  * 4 n + 4096 cells over the cloud's box), each solid visits the cells its bounding sphere
  * reaches, then each point within reach as a sphere obstacle.
  *
@@ -440,7 +441,8 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     mul(ge, e->s.pose, we);
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
     if (!env_box(e, BOX[a], m) || !env_tree(sa->root, m, e)) return 0;
-    return witness_inside(a, g[sa->group], e, we) ? 1 : 2;
+    if (witness_inside(a, g[sa->group], e, we)) return 1;
+    return decide_solid(g[sa->group], a, we, &e->s);  /* a mesh's triangles (convex.c) */
 }
 
 /* does a node of the tree under n (frame a) reach the sphere (centre p, radius r, frame a) */
@@ -483,7 +485,13 @@ static int point_pair(double g[][12], int a, const double *x, int skip)
     for (k = 0; k < 3; k++) d[k] = x[k] + g[0][9 + k] - ga[9 + k];  /* g[0]: -o, moved */
     for (k = 0; k < 3; k++) p[k] = (float)(ga[k] * d[0] + ga[3 + k] * d[1] + ga[6 + k] * d[2]);
     r = up(x[3] * (1.0 + MARGIN_RATE));
-    return box_point(BOX[a], p, r) && point_tree(sa->root, p, r) ? 2 : 0;
+    if (!box_point(BOX[a], p, r) || !point_tree(sa->root, p, r)) return 0;
+    {
+        struct solid s = point_solid(x);
+        double ws[12];
+        mul(g[0], s.pose, ws);
+        return decide_solid(ga, a, ws, &s);  /* a mesh's triangles (convex.c) */
+    }
 }
 
 /* attached shape t (group poses g) against the point sphere x: exact, every kind */

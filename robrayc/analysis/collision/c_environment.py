@@ -80,6 +80,7 @@ class KernelEnvironment:
         lib.rc_bind_witnesses.argtypes = (ctypes.c_void_p, ctypes.c_void_p)
         lib.rc_bind_witnesses.restype = None
         self._witnesses: tuple | None = None  # kept alive while the library reads them
+        self._triangles: tuple | None = None  # the triangle trees (convex.c), as well
         # per frame index: (shapes, touch frame indices) attached there
         self.attached: dict[int, tuple[np.ndarray, np.ndarray]] = {}
         self.uploaded: set[int] = set()  # frames the library holds shapes of (this checker's)
@@ -102,7 +103,16 @@ class KernelEnvironment:
         self._witnesses = witnesses(solids)
         self.holder[0] = None  # (bound at the next upload: another checker's may be there)
 
+    def bind_triangles(self, arrays: tuple) -> None:
+        """The triangle trees' arrays (Kernel.bind_triangles; NAME_tbind's order), bound
+        now and again whenever this checker takes the library back."""
+        self._triangles = arrays
+        self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in arrays))
+        self.holder[0] = None
+
     def upload(self) -> None:
+        if self._triangles is not None:
+            self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in self._triangles))
         if self._witnesses is not None:
             points, first = self._witnesses
             self.lib.rc_bind_witnesses(points.ctypes.data, first.ctypes.data)

@@ -367,9 +367,12 @@ class Kernel:
         g.restype = ctypes.c_int
         self._check = g
         self._bind_motions()
-        self._bind_trees(checker)
-        self.env = KernelEnvironment(self.lib)  # run-time obstacles (set_environment)
+        # what the library reads in place (global to it, shared by every checker of the same
+        # robot): the run-time obstacles, witness points and triangle trees, bound again
+        # before a call when another checker's were the last (KernelEnvironment.own)
+        self.env = KernelEnvironment(self.lib)
         self.env.bind_witnesses(checker.solids)
+        self._bind_trees(checker)
 
     def set_environment(self, obstacles, attached: dict) -> None:
         """The run-time obstacles (obstacles.Packed) and attached shapes ({frame index:
@@ -428,6 +431,7 @@ class Kernel:
             out = self._scratch[:words]
         out[size:] = 0
         mask = None if active is None else np.ascontiguousarray(active, dtype=np.uint8)
+        self.env.own()
         self._states(q.ctypes.data, q.shape[0], None if mask is None else mask.ctypes.data,
                      out.ctypes.data)
         return out
@@ -539,7 +543,7 @@ class Kernel:
                   np.ascontiguousarray(trees.boxes, np.float64))
         self._triangles = arrays
         self._speeds = True
-        self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in arrays))
+        self.env.bind_triangles(arrays)
 
     def prove_apart(self, a: int, b: int, var: list[int], lo: np.ndarray, hi: np.ndarray,
                     margin: float, depth: int, q: np.ndarray, budget: int) -> tuple[bool, int]:
@@ -548,6 +552,7 @@ class Kernel:
         at most `depth` splits of the box and `budget` node pairs; and the budget left."""
         q = np.array(q, dtype=np.float64)
         left = ctypes.c_long(budget)
+        self.env.own()
         if self._work is None:  # one work space for all the proofs (16 MB: not per call)
             self._work = np.empty(TRIANGLE_WORK, dtype=np.int32)
         work = self._work
