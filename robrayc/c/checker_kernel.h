@@ -65,7 +65,7 @@
 #define CHECKER_INVALID 3
 
 /* a solid: its rigid group, its exact kind (0 sphere, 1 box, -1 none: tested through its
- * sphere tree), fixed_box (1: a box in the world), the root of its sphere tree, its bounding
+ * sphere tree; -2 a cylinder, tested through its sphere tree, then by convex.c), fixed_box (1: a box in the world), the root of its sphere tree, its bounding
  * sphere (group frame, float, margin included), its pose in the group (rotation row-major,
  * translation), its half extents (a sphere: radius first) and the half extents of its
  * bounding box (same pose) */
@@ -90,9 +90,9 @@ static void fk(const double *q, double g[][12]);
  * a and b, and its answer at group poses g (FREE, COLLIDES or MAYBE; a: a tree solid) */
 static int decides(int a, int b);
 static int decide_pair(double g[][12], int a, int b);
-/* and a mesh solid a (its group's pose ga) against a sphere or box solid s at world pose ws
- * (s's group pose times s->pose; s may be no solid of the robot's: an obstacle); MAYBE for
- * any other kind, or a solid a without triangles */
+/* and a mesh solid a (its group's pose ga) against a sphere, box or cylinder (exact 0, 1,
+ * -2) solid s at world pose ws (s's group pose times s->pose; s may be no solid of the
+ * robot's: an obstacle); MAYBE for any other kind, or a solid a without triangles */
 static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +

@@ -43,7 +43,6 @@ void checker_tbind(const double *node, const int *kid, const double *tri, const 
 }
 #endif
 
-#if CHECKER_TRIANGLES
 static double dot3(const double *a, const double *b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
@@ -66,31 +65,13 @@ static double clamp01(double x)
     return x < 0.0 ? 0.0 : x > 1.0 ? 1.0 : x;
 }
 
-/* out = the rigid transform b -> a of double poses: ga^-1 gb */
-static void relative_d(const double *ga, const double *gb, double *out)
+/* squared distance of segments p1 q1 and p2 q2, and in x the first's closest point less the
+ * second's (closest points by alternating clamps, as in Ericson's Real-Time Collision
+ * Detection, 5.1.9) */
+static double seg_gap(const double *p1, const double *q1, const double *p2, const double *q2,
+                      double *x)
 {
-    double d[3];
-    int i, j;
-    for (i = 0; i < 3; i++) d[i] = gb[9 + i] - ga[9 + i];
-    for (i = 0; i < 3; i++) {
-        for (j = 0; j < 3; j++)
-            out[3 * i + j] = ga[i] * gb[j] + ga[3 + i] * gb[3 + j] + ga[6 + i] * gb[6 + j];
-        out[9 + i] = ga[i] * d[0] + ga[3 + i] * d[1] + ga[6 + i] * d[2];
-    }
-}
-
-static void apply_d(const double *t, const double *p, double *out)
-{
-    int i;
-    for (i = 0; i < 3; i++)
-        out[i] = t[3 * i] * p[0] + t[3 * i + 1] * p[1] + t[3 * i + 2] * p[2] + t[9 + i];
-}
-
-/* squared distance of segments p1 q1 and p2 q2 (closest points by alternating clamps, as in
- * Ericson's Real-Time Collision Detection, 5.1.9) */
-static double seg_seg2(const double *p1, const double *q1, const double *p2, const double *q2)
-{
-    double d1[3], d2[3], r[3], x[3], a, e, f, s = 0.0, t = 0.0;
+    double d1[3], d2[3], r[3], a, e, f, s = 0.0, t = 0.0;
     int k;
     sub3(q1, p1, d1); sub3(q2, p2, d2); sub3(p1, p2, r);
     a = dot3(d1, d1); e = dot3(d2, d2); f = dot3(d2, r);
@@ -114,6 +95,46 @@ static double seg_seg2(const double *p1, const double *q1, const double *p2, con
     return dot3(x, x);
 }
 
+#if CHECKER_TRIANGLES
+/* squared distance of segments p1 q1 and p2 q2 */
+static double seg_seg2(const double *p1, const double *q1, const double *p2, const double *q2)
+{
+    double x[3];
+    return seg_gap(p1, q1, p2, q2, x);
+}
+#endif
+
+/* out = the rigid transform b -> a of double poses: ga^-1 gb */
+static void relative_d(const double *ga, const double *gb, double *out)
+{
+    double d[3];
+    int i, j;
+    for (i = 0; i < 3; i++) d[i] = gb[9 + i] - ga[9 + i];
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 3; j++)
+            out[3 * i + j] = ga[i] * gb[j] + ga[3 + i] * gb[3 + j] + ga[6 + i] * gb[6 + j];
+        out[9 + i] = ga[i] * d[0] + ga[3 + i] * d[1] + ga[6 + i] * d[2];
+    }
+}
+
+static void apply_d(const double *t, const double *p, double *out)
+{
+    int i;
+    for (i = 0; i < 3; i++)
+        out[i] = t[3 * i] * p[0] + t[3 * i + 1] * p[1] + t[3 * i + 2] * p[2] + t[9 + i];
+}
+
+/* signed distance of point p (the cylinder's frame) to the cylinder of radius r and half
+ * length hh (negative inside): exact */
+static double cyl_distance(const double *p, double r, double hh)
+{
+    double dr = sqrt(p[0] * p[0] + p[1] * p[1]) - r, dz = fabs(p[2]) - hh;
+    double or_ = dr > 0.0 ? dr : 0.0, oz = dz > 0.0 ? dz : 0.0;
+    if (dr > 0.0 || dz > 0.0) return sqrt(or_ * or_ + oz * oz);
+    return dr > dz ? dr : dz;
+}
+
+#if CHECKER_TRIANGLES
 /* does point p lie over triangle v (normal n, not zero): inside its three edge planes */
 static int over(const double *v, const double *n, const double *p)
 {
@@ -397,6 +418,66 @@ static int tri_box(const double *v, const double *h)
     return depth > DECIDE_GAP ? 1 : 2;
 }
 
+/* triangle v against the cylinder of radius r and half length hh at the origin (axis z):
+ * COLLIDES when a corner, or the point where the axis passes through the triangle, lies
+ * inside it by more than DECIDE_GAP, or its point nearest one of 5 points of the axis; FREE
+ * on an axis (those nearest points' lines, the triangle's normal, the cylinder's,
+ * their crosses with the edges, the lines between the axis' and each edge's closest points,
+ * the lines to the triangle's point nearest the centre) along
+ * which they lie farther apart than DECIDE_GAP */
+static int tri_cylinder(const double *v, double r, double hh)
+{
+    double axes[16][3], z[3] = { 0.0, 0.0, 1.0 }, e[3], seg[9], p[3];
+    int i, k, n = 0;
+    for (i = 0; i < 3; i++)
+        if (cyl_distance(v + 3 * i, r, hh) < -DECIDE_GAP) return 1;
+    for (i = 0; i < 5; i++) {  /* the triangle's points nearest 5 points of the axis */
+        double w[9], zi = hh * (0.5 * i - 1.0);
+        for (k = 0; k < 9; k++) w[k] = v[k] - (k % 3 == 2 ? zi : 0.0);
+        nearest_on_triangle(w, axes[n]);
+        p[0] = axes[n][0]; p[1] = axes[n][1]; p[2] = axes[n][2] + zi;
+        if (cyl_distance(p, r, hh) < -DECIDE_GAP) return 1;
+        n++;
+    }
+    for (k = 0; k < 9; k++) seg[k] = 0.0;
+    seg[2] = -hh;
+    seg[5] = seg[8] = hh;
+    if (r > DECIDE_GAP && hh > 2.0 * DECIDE_GAP) {  /* the axis, its ends DECIDE_GAP inside */
+        seg[2] += DECIDE_GAP;
+        seg[5] = seg[8] = hh - DECIDE_GAP;
+        if (crosses(v, seg)) return 1;
+        seg[2] = -hh;
+        seg[5] = seg[8] = hh;
+    }
+    for (i = 0; i < 3; i++)  /* the lines between the axis' and each edge's closest points */
+        (void)seg_gap(v + 3 * i, v + 3 * ((i + 1) % 3), seg, seg + 3, axes[n++]);
+    sub3(v + 3, v, e);
+    sub3(v + 6, v, p);
+    cross3(e, p, axes[n++]);
+    for (k = 0; k < 3; k++) axes[n][k] = z[k];
+    n++;
+    for (i = 0; i < 3; i++) {
+        sub3(v + 3 * ((i + 1) % 3), v + 3 * i, e);
+        cross3(z, e, axes[n++]);
+    }
+    nearest_on_triangle(v, p);
+    for (k = 0; k < 3; k++) axes[n][k] = p[k];
+    n++;
+    axes[n][0] = p[0]; axes[n][1] = p[1]; axes[n][2] = 0.0;
+    n++;
+    for (k = 0; k < n; k++) {
+        const double *a = axes[k];
+        double len = sqrt(dot3(a, a)), p0, p1, p2, lo, hi, s;
+        if (!(len > 0.0)) continue;
+        p0 = dot3(a, v); p1 = dot3(a, v + 3); p2 = dot3(a, v + 6);
+        lo = p0 < p1 ? (p0 < p2 ? p0 : p2) : (p1 < p2 ? p1 : p2);
+        hi = p0 > p1 ? (p0 > p2 ? p0 : p2) : (p1 > p2 ? p1 : p2);
+        s = r * sqrt(a[0] * a[0] + a[1] * a[1]) + hh * fabs(a[2]);
+        if (lo > s + DECIDE_GAP * len || hi < -s - DECIDE_GAP * len) return 0;
+    }
+    return 2;
+}
+
 /* --- the trees ----------------------------------------------------------------------------- */
 
 /* node box o (frame a), grown by DECIDE_GAP + CONTACT_TOL so that sat_overlap (which
@@ -475,7 +556,8 @@ static int mesh_solid(int n, const double *m, const struct solid *s, int *open)
         double v[9];
         int i, r;
         for (i = 0; i < 3; i++) apply_d(m, TRI[k] + 3 * i, v + 3 * i);
-        r = s->exact == 0 ? tri_sphere(v, s->half[0]) : tri_box(v, s->half);
+        r = s->exact == 0 ? tri_sphere(v, s->half[0])
+            : s->exact == 1 ? tri_box(v, s->half) : tri_cylinder(v, s->half[0], s->half[2]);
         if (r == 1) return 1;
         *open |= r == 2;
     }
@@ -515,35 +597,35 @@ static int mesh_mesh(int na, int nb, const double *t, int *open)
     return 0;
 }
 
-static int decides(int a, int b)
+static int has_triangles(int s)
 {
-    const struct solid *sa = &SOLID[a], *sb = &SOLID[b];
-    return (sa->exact >= 0 || TROOT[a] >= 0) && (sb->exact >= 0 || TROOT[b] >= 0);
+    return TROOT[s] >= 0;
 }
 
 static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s)
 {
     double m[12];
     int open = 0;
-    if (TROOT[a] < 0 || s->exact < 0 || s->exact > 1) return 2;
+    if (TROOT[a] < 0 || s->exact == -1 || s->exact > 1) return 2;
     relative_d(ws, ga, m);
     return mesh_solid(TROOT[a], m, s, &open) ? 1 : open ? 2 : 0;
 }
 
-static int decide_pair(double g[][12], int a, int b)
+/* two meshes a and b (with triangles) at group poses g */
+static int decide_meshes(double g[][12], int a, int b)
 {
-    const struct solid *sb = &SOLID[b];
     double m[12];
     int open = 0;
-    if (!decides(a, b)) return 2;
-    if (sb->exact >= 0) {  /* a is the mesh */
-        mul(g[sb->group], sb->pose, m);
-        return decide_solid(g[SOLID[a].group], a, m, sb);
-    }
-    relative_d(g[SOLID[a].group], g[sb->group], m);
+    relative_d(g[SOLID[a].group], g[SOLID[b].group], m);
     return mesh_mesh(TROOT[a], TROOT[b], m, &open) ? 1 : open ? 2 : 0;
 }
 #else
+static int has_triangles(int s)
+{
+    (void)s;
+    return 0;
+}
+
 static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s)
 {
     (void)ga;
@@ -553,18 +635,157 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
     return 2;
 }
 
-static int decides(int a, int b)
-{
-    (void)a;
-    (void)b;
-    return 0;
-}
-
-static int decide_pair(double g[][12], int a, int b)
+static int decide_meshes(double g[][12], int a, int b)
 {
     (void)g;
     (void)a;
     (void)b;
-    return decide_solid(0, a, 0, 0);
+    return 2;
 }
 #endif
+
+/* --- cylinders (exact kind -2: half = radius, radius, half length; axis z) ---------------- */
+
+/* the other solid o (sphere, box or cylinder) at pose m in the cylinder's frame: signed
+ * distance of point p to it, and its support along d (max of d . x over it, less d . its
+ * centre) */
+static double other_distance(const struct solid *o, const double *m, const double *p)
+{
+    double l[3];
+    to_local(m, p, l);
+    if (o->exact == 0) return sqrt(dot3(l, l)) - o->half[0];
+    if (o->exact == 1) return box_distance(l, o->half);
+    return cyl_distance(l, o->half[0], o->half[2]);
+}
+
+static double support(const struct solid *o, const double *m, const double *d)
+{
+    double w[3];
+    int k;
+    for (k = 0; k < 3; k++) w[k] = m[k] * d[0] + m[3 + k] * d[1] + m[6 + k] * d[2];
+    if (o->exact == 0) return o->half[0] * sqrt(dot3(w, w));
+    if (o->exact == 1)
+        return o->half[0] * fabs(w[0]) + o->half[1] * fabs(w[1]) + o->half[2] * fabs(w[2]);
+    return o->half[0] * sqrt(w[0] * w[0] + w[1] * w[1]) + o->half[2] * fabs(w[2]);
+}
+
+/* the inscribed capsule of cylinder c (its frame): radius, and its axis' ends in e[0..5] */
+static double inner_capsule(const struct solid *c, const double *m, double *e)
+{
+    double ri = c->half[0] < c->half[2] ? c->half[0] : c->half[2], s = c->half[2] - ri;
+    double lo[3] = { 0.0, 0.0, 0.0 }, hi[3] = { 0.0, 0.0, 0.0 };
+    lo[2] = -s;
+    hi[2] = s;
+    apply_d(m, lo, e);
+    apply_d(m, hi, e + 3);
+    return ri;
+}
+
+/* a point of both: balls along the inscribed capsule of cylinder c (at pose mc) deeper than
+ * DECIDE_GAP in solid o (at pose mo) */
+static int capsule_in(const struct solid *c, const double *mc, const struct solid *o,
+                      const double *mo)
+{
+    double e[6], ri = inner_capsule(c, mc, e), d[3], len2, t0;
+    int k, j;
+    sub3(e + 3, e, d);
+    len2 = dot3(d, d);
+    t0 = 0.5;  /* the point nearest o's centre */
+    if (len2 > 0.0) {
+        double w[3];
+        sub3(mo + 9, e, w);
+        t0 = clamp01(dot3(w, d) / len2);
+    }
+    for (k = 0; k < 6; k++) {
+        double t = k < 5 ? 0.25 * k : t0, p[3];
+        for (j = 0; j < 3; j++) p[j] = e[j] + t * d[j];
+        if (other_distance(o, mo, p) < ri - DECIDE_GAP) return 1;
+    }
+    return 0;
+}
+
+/* how deep a box's or cylinder's centre lies in it */
+static double centre_depth(const struct solid *o)
+{
+    double d = o->half[0] < o->half[2] ? o->half[0] : o->half[2];
+    return o->exact == 1 && o->half[1] < d ? o->half[1] : d;
+}
+
+/* cylinder c (at the origin of its frame) against sphere, box or cylinder o at pose m in
+ * that frame: the sphere exactly (the exact checker's closed form); the others COLLIDES on a
+ * point of both deeper than DECIDE_GAP in each, FREE on an axis along which they overlap by
+ * at most CONTACT_TOL (less the rounding), else MAYBE */
+static int cylinder_other(const struct solid *c, const struct solid *o, const double *m)
+{
+    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+    double axes[12][3], t[3] = { m[9], m[10], m[11] }, slack;
+    int n = 0, k;
+    if (o->exact == 0)
+        return cyl_distance(t, c->half[0], c->half[2]) < o->half[0] - CONTACT_TOL;
+    if (capsule_in(c, identity, o, m)) return 1;
+    if (o->exact == -2) {
+        double ea[6], eb[6], x[3], reach;
+        double ra = inner_capsule(c, identity, ea), rb = inner_capsule(o, m, eb);
+        if (capsule_in(o, m, c, identity)) return 1;
+        reach = ra + rb - DECIDE_GAP;
+        if (reach > 0.0 && seg_gap(ea, ea + 3, eb, eb + 3, x) < reach * reach) return 1;
+        /* the axes' closest points: their line */
+        (void)seg_gap(eb, eb + 3, ea, ea + 3, axes[n++]);
+    }
+    if (-cyl_distance(t, c->half[0], c->half[2]) > DECIDE_GAP && centre_depth(o) > DECIDE_GAP)
+        return 1;  /* o's centre, deep in o, deep in the cylinder too */
+    for (k = 0; k < 3; k++) axes[n][k] = t[k];  /* the centres' line */
+    n++;
+    axes[n][0] = t[0]; axes[n][1] = t[1]; axes[n][2] = 0.0;  /* radial */
+    n++;
+    axes[n][0] = 0.0; axes[n][1] = 0.0; axes[n][2] = 1.0;  /* the cylinder's axis */
+    n++;
+    for (k = 0; k < 3; k++) {  /* o's axes, and their crosses with the cylinder's */
+        double u[3] = { m[k], m[3 + k], m[6 + k] }, z[3] = { 0.0, 0.0, 1.0 };
+        axes[n][0] = u[0]; axes[n][1] = u[1]; axes[n][2] = u[2];
+        n++;
+        cross3(z, u, axes[n++]);
+    }
+    slack = 1e-13 * (GROUP_REACH + SOLID_REACH) - CONTACT_TOL;
+    for (k = 0; k < n; k++) {
+        double len = sqrt(dot3(axes[k], axes[k])), lead;
+        if (!(len > 0.0)) continue;
+        lead = fabs(dot3(axes[k], t)) - support(c, identity, axes[k]) - support(o, m, axes[k]);
+        if (lead >= slack * len) return 0;
+    }
+    return 2;
+}
+
+/* a pair with a cylinder: the other's pose in the cylinder's frame; a mesh on its triangles */
+static int decide_cylinder(double g[][12], int a, int b)
+{
+    const struct solid *sa = &SOLID[a], *sb = &SOLID[b];
+    double wa[12], wb[12], m[12];
+    if (sa->exact != -2) { int s = a; a = b; b = s; sa = &SOLID[a]; sb = &SOLID[b]; }
+    mul(g[sa->group], sa->pose, wa);
+    if (sb->exact == -1) return decide_solid(g[sb->group], b, wa, sa);  /* a mesh */
+    mul(g[sb->group], sb->pose, wb);
+    relative_d(wa, wb, m);
+    return cylinder_other(sa, sb, m);
+}
+
+static int decides(int a, int b)
+{
+    const struct solid *sa = &SOLID[a], *sb = &SOLID[b];
+    if (sa->exact == -2 || sb->exact == -2)
+        return (sa->exact != -1 || has_triangles(a)) && (sb->exact != -1 || has_triangles(b));
+    return (sa->exact >= 0 || has_triangles(a)) && (sb->exact >= 0 || has_triangles(b));
+}
+
+static int decide_pair(double g[][12], int a, int b)
+{
+    const struct solid *sb = &SOLID[b];
+    if (!decides(a, b)) return 2;
+    if (SOLID[a].exact == -2 || sb->exact == -2) return decide_cylinder(g, a, b);
+    if (sb->exact >= 0) {  /* a is the mesh */
+        double wb[12];
+        mul(g[sb->group], sb->pose, wb);
+        return decide_solid(g[SOLID[a].group], a, wb, sb);
+    }
+    return decide_meshes(g, a, b);
+}

@@ -243,7 +243,8 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
         bounds.append(bound)
         boxes.append([*item.placement[:3, 3], *item.placement[:3, :3].ravel(),
                       *_f32_up(np.array(_box_half(item)) + margin).tolist()])
-        exact = 0 if item.kind == SPHERE else 1 if item.kind == BOX else -1
+        # the exact kinds: 0 sphere, 1 box, -2 cylinder (convex.c), -1 its sphere tree only
+        exact = {SPHERE: 0, BOX: 1, CYLINDER: -2}.get(item.kind, -1)
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
                       f"{root}, {{ {_floats(bound)} }}, "
