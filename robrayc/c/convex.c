@@ -490,18 +490,6 @@ static void grown_box(const double *o, const double *m, double *w, double *h)
     for (k = 0; k < 3; k++) h[k] = o[12 + k] + DECIDE_GAP + CONTACT_TOL;
 }
 
-/* is node box o (frame a; m: frame a -> the solid's) farther than DECIDE_GAP from the box
- * of half extents h at the solid's origin, or (h null) from its sphere of radius r */
-static int apart_box(const double *o, const double *m, const double *h, double r)
-{
-    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
-    double w[12], g[3], p[3];
-    grown_box(o, m, w, g);
-    if (h) return !sat_overlap(identity, h, w, g);
-    to_local(w, identity + 9, p);  /* the sphere's centre in the box */
-    return box_distance(p, g) > r;
-}
-
 /* are node boxes oa (frame a) and ob (frame b; t: b -> a) farther apart than DECIDE_GAP:
  * the 15 axes of the separating-axis test with ob grown by DECIDE_GAP + CONTACT_TOL (no axis
  * scaled by its length: the growth projects to at least DECIDE_GAP times its length on each),
@@ -534,6 +522,22 @@ static int boxes_apart(const double *oa, const double *ob, const double *t)
             if (fabs(tl[i2[i]] * r[i1[i]][j] - tl[i1[i]] * r[i2[i]][j]) > ra + rb) return 1;
         }
     return 0;
+}
+
+/* is node box o (frame a; m: frame a -> the solid's) farther than DECIDE_GAP from the box
+ * of half extents h at the solid's origin, or (h null) from its sphere of radius r */
+static int apart_box(const double *o, const double *m, const double *h, double r)
+{
+    static const double origin[3] = { 0.0, 0.0, 0.0 };
+    double w[12], g[3], p[3];
+    if (h) {
+        double box[15] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
+        box[12] = h[0]; box[13] = h[1]; box[14] = h[2];
+        return boxes_apart(box, o, m);
+    }
+    grown_box(o, m, w, g);
+    to_local(w, origin, p);  /* the sphere's centre in the box */
+    return box_distance(p, g) > r;
 }
 
 /* the triangles under node n of a mesh's tree against solid s (a sphere or box) of the frame
