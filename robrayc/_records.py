@@ -2508,28 +2508,32 @@ def _make78(
 
 # robrayc.backends.c_checker.Options
 def _make79(
-        _setattr, _FACTORY, _default_sphere_size, _default_cells, _set_sphere_size, _set_cells,
+        _setattr, _FACTORY, _default_sphere_size, _default_cells, _default_mesh_tests,
+        _set_sphere_size, _set_cells, _set_mesh_tests,
 ):
     def __init__(
             self, sphere_size=_default_sphere_size, cells=_default_cells,
+            mesh_tests=_default_mesh_tests,
     ):
         _set_sphere_size(self, sphere_size)
         _set_cells(self, cells)
+        _set_mesh_tests(self, mesh_tests)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
-                f'sphere_size={self.sphere_size!r}, cells={self.cells!r}'
+                f'sphere_size={self.sphere_size!r}, cells={self.cells!r}, '
+                f'mesh_tests={self.mesh_tests!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
-            self.sphere_size, self.cells,
+            self.sphere_size, self.cells, self.mesh_tests,
         ) == (
-            other.sphere_size, other.cells,
+            other.sphere_size, other.cells, other.mesh_tests,
         )
     def __hash__(self):
         return hash((
-            self.sphere_size, self.cells,
+            self.sphere_size, self.cells, self.mesh_tests,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3257,6 +3261,7 @@ FACTORIES = {
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
+        ('mesh_tests', '=', True, True),
     ), True, True, False, True): _make79,
     ((
         ('srdf', '=', True, True),

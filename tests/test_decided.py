@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import shutil
+import subprocess
 
 import numpy as np
 import pytest
@@ -176,3 +177,28 @@ def test_near_contact_never_free_when_colliding(world) -> None:
     assert checked >= 60
     assert {"box-mesh", "mesh-sphere", "mesh-mesh", "box-cylinder", "cylinder-sphere",
             "cylinder-cylinder"} <= kinds
+
+
+def test_generated_checker_holds_the_triangles_unless_told_not_to(world, tmp_path) -> None:
+    """`--format c-checker` writes the meshes' triangles as tables for convex.c (CHECKER_TRIANGLES
+    1); `--no-mesh-tests` leaves them out (0), and the file is smaller; both compile under
+    strict gcc."""
+    from tests.run import robrayc
+
+    compiled, _, _ = world
+    scene = compiled.scene.sources[0]
+    sizes = {}
+    for flags, mode in (((), 1), (("--no-mesh-tests",), 0)):
+        out = tmp_path / f"arm{mode}.c"
+        run = robrayc(scene, "--format", "c-checker", "--no-cells", *flags, "-n", "arm",
+                      "-o", out)
+        assert run.status == 0, run.stderr
+        text = out.read_text()
+        assert f"#define CHECKER_TRIANGLES {mode}\n" in text
+        assert ("static const double TRI[" in text) == (mode == 1)
+        sizes[mode] = len(text)
+        built = subprocess.run(["gcc", "-std=c99", "-Wall", "-Wextra", "-Werror", "-pedantic",
+                                "-c", str(out), "-o", str(tmp_path / "arm.o")],
+                               capture_output=True, text=True)
+        assert built.returncode == 0, built.stderr
+    assert sizes[0] < sizes[1]

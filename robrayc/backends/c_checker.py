@@ -4,7 +4,9 @@ No amino, no allocation. Forward kinematics of the rigid groups (fixed chains pr
 per configuration, each moving solid's bounding sphere against its fixed partners 8 at a time
 (AVX2 when compiled for it, else a portable scalar path) and against the other moving solids;
 exact closed forms for sphere and box pairs; other pairs through certified sphere trees
-(robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame;
+(robrayc.analysis.spheres) with oriented boxes at the leaves, tested in each solid's own frame,
+then what they leave open by exact tests in double (robrayc/c/convex.c: cylinders, and meshes
+on their triangles, held as tables unless --no-mesh-tests);
 pairs whose relative pose depends on one to three joint variables skip the trees in the cells of
 those variables proven apart at generation time (robrayc.analysis.collision.cells; proving
 builds and runs C, so it needs a C compiler: without one, or with --no-cells, there are no
@@ -38,16 +40,22 @@ def add_arguments(group: argparse._ArgumentGroup) -> None:
                        help="c-checker: no tables of joint-value cells proven collision-free "
                             "(generated faster, with no C compiler; decides fewer pairs in "
                             "C)")
+    group.add_argument("--no-mesh-tests", action="store_true",
+                       help="c-checker: no triangle tables for the exact tests of pairs with "
+                            "meshes (a smaller file, built faster; those pairs stay MAYBE "
+                            "where the sphere trees leave them open)")
 
 
 @record(frozen=True, slots=True)
 class Options:
     sphere_size: float | None = None  # --sphere-size LENGTH
     cells: bool = True  # not --no-cells
+    mesh_tests: bool = True  # not --no-mesh-tests
 
     @classmethod
     def from_args(cls, ns: argparse.Namespace, sink: DiagnosticSink) -> Options:
-        return cls(sphere_size=ns.sphere_size, cells=not ns.no_cells)
+        return cls(sphere_size=ns.sphere_size, cells=not ns.no_cells,
+                   mesh_tests=not ns.no_mesh_tests)
 
 
 def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
@@ -77,7 +85,7 @@ def emit(scene: ir.Scene, ctx: EmitContext) -> list[OutputFile]:
             out.with_name(out.name + ".h")
     source, header = c_source(checker, name, size,
                               header_file.name if header_file is not None else None,
-                              cells=ctx.options.cells)
+                              cells=ctx.options.cells, mesh_tests=ctx.options.mesh_tests)
     if header_file is None:
         return [OutputFile(None, source.encode())]
     return [OutputFile(out, source.encode()), OutputFile(header_file, header.encode())]
