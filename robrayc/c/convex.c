@@ -17,12 +17,23 @@
  * another, its ends more than DECIDE_GAP off the other's plane, the crossing more than
  * DECIDE_GAP inside its edges), FREE when every triangle near the other solid is farther from
  * it than DECIDE_GAP (a separating axis with that gap; tri_near for two triangles), else
- * MAYBE (contact within DECIDE_GAP: the exact checker answers). DECIDE_GAP is at least
- * CONTACT_TOL (a mesh within CONTACT_TOL of a solid may be colliding for the exact checker)
- * and far above double rounding at the checker's coordinates.
+ * MAYBE (contact within DECIDE_GAP: the exact checker answers).
+ *
+ * DECIDE_GAP is the band about contact where the C leaves the answer to the exact checker,
+ * which is the judge: outside it the two must agree. The exact checker's GJK calls two
+ * solids "touching" when their difference A - B reaches past the origin by at most
+ * CONTACT_TOL + 1e-7 times the size of the points of A - B it met (gjk._touching), and a mesh
+ * that touches counts as colliding (narrow._convex_mesh): so a mesh 1.0009e-9 from a box (by
+ * python-fcl) may be colliding for it, and a FREE from a gap of CONTACT_TOL + 1e-13 X was
+ * wrong there (Fetch among boxes, found by tests/test_c_lanes.py's search near contact). Near
+ * contact those points lie within the two solids' extents plus their separation, at most
+ * 4 X (X = GROUP_REACH + SOLID_REACH: every solid within SOLID_REACH of a group origin, two
+ * touching solids' origins within 2 SOLID_REACH); 1e-6 X covers 1e-7 of that with room
+ * for run-time obstacles a few times the robot's size. It stays far above double rounding at
+ * the checker's coordinates and, at a few micrometres, leaves MAYBE rare.
  */
 
-#define DECIDE_GAP (CONTACT_TOL + 1e-13 * (GROUP_REACH + SOLID_REACH))
+#define DECIDE_GAP (CONTACT_TOL + 1e-6 * (GROUP_REACH + SOLID_REACH))
 
 #if CHECKER_TRIANGLES == 2
 /* the trees, bound at run time; TLEV per node, how fast its points move per unit of each
