@@ -8,8 +8,8 @@ and the time from a new robot's URDF to its first plan.
 --vamp: a checkout of KavrakiLab/vamp (its resources/panda/problems.tar.bz2: MoveIt scenes
 and requests; its Panda URDFs and panda.srdf, whose disabled pairs robrayc allows). Per
 problem: the obstacles (boxes, cylinders, spheres, as the MoveIt scene poses them) set at run
-time on one compiled checker of VAMP's Panda (--model spheres: panda_spherized.urdf, the
-spheres VAMP's own Panda is made of, the default; meshes: panda.urdf, its collision meshes;
+time on one compiled checker of VAMP's Panda (--model meshes: panda.urdf, its collision
+meshes, the default; spheres: panda_spherized.urdf, the spheres VAMP's own Panda is made of;
 built once, cached; `set_obstacles` compiles nothing), start and goal from the request, a
 plan by robrayc.analysis.planning.plan (OMPL RRTConnect, resolution 32 and step (OMPL's
 range) 1.0 as VAMP's rrtc for its Panda, no simplification; wall time of the call). VAMP's
@@ -326,9 +326,9 @@ def main() -> None:
                    help="the longest motion RRT-Connect tries at once (0: OMPL's default)")
     p.add_argument("--judge-resolution", type=float, default=4 * RESOLUTION,
                    help="samples a unit of length in the meshes judge")
-    p.add_argument("--model", choices=("spheres", "meshes"), default="spheres",
-                   help="robrayc's Panda: panda_spherized.urdf (VAMP's spheres) or panda.urdf "
-                        "(its collision meshes)")
+    p.add_argument("--model", choices=("meshes", "spheres"), default="meshes",
+                   help="robrayc's Panda: panda.urdf (its collision meshes) or "
+                        "panda_spherized.urdf (VAMP's spheres)")
     args = p.parse_args()
     from robrayc.analysis.collision import CollisionChecker
 
