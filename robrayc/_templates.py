@@ -342,13 +342,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' *\n'
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
-      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, motions.c, obstacles.c'
-      ' and convex.c, verbatim: how a configuration\n'
-      " * is checked is told there), then its kinematics. The kernel's function"
-      "s checker_* are this scene's\n"
-      f' * {_v4!s}_* (the macros below). Radii carry a margin of {_v5!s}'
-      ' (scene units) over\n'
-      ' * float32 rounding.\n'
+      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, obstacles.c, convex.c,'
+      ' lanes.c and\n'
+      ' * motions.c, verbatim: how a configuration is checked is told there), t'
+      'hen its kinematics.\n'
+      f" * The kernel's functions checker_* are this scene's {_v4!s}"
+      '_* (the macros below). Radii\n'
+      f' * carry a margin of {_v5!s} (scene units) over float32 rounding.\n'
       ' */\n')
     # c_checker.c.j2:9
     if ctx['include']:
@@ -651,19 +651,22 @@ def render_c_checker_c_j2(ctx: dict) -> str:
         w('};\n')
     # c_checker.c.j2:157
     _v121 = ctx['kernel']
-    _v122 = ctx['motion_code']
-    _v123 = ctx['obstacle_code']
-    _v124 = ctx['convex_code']
-    _v125 = ctx['name']
-    _v126 = ctx['fk_code']
-    _v127 = ctx['name']
-    _v128 = ctx['travel']
-    _v129 = ctx['triangle_code']
+    _v122 = ctx['obstacle_code']
+    _v123 = ctx['convex_code']
+    _v124 = ctx['lane_code']
+    _v125 = ctx['motion_code']
+    _v126 = ctx['name']
+    _v127 = ctx['fk_code']
+    _v128 = ctx['fk8_code']
+    _v129 = ctx['name']
+    _v130 = ctx['travel']
+    _v131 = ctx['triangle_code']
     w(f'{_v121!s}\n'
       f'{_v122!s}\n'
       f'{_v123!s}\n'
       f'{_v124!s}\n'
-      f'/* --- the kinematics of "{_v125!s}'
+      f'{_v125!s}\n'
+      f'/* --- the kinematics of "{_v126!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -677,17 +680,32 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v126!s}\n'
+      f'{_v127!s}\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v127!s}'
+      '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
+      "ach value a lane's */\n"
+      'static void fk8(double q[][8], double g[][12][8])\n'
+      '{\n'
+      '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
+      ', 0 };\n'
+      '    int i, l;\n'
+      '    (void)q;\n'
+      '    for (i = 0; i < 12; i++)\n'
+      '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
+      '    for (l = 0; l < 8; l++) {\n'
+      f'{_v128!s}\n'
+      '    }\n'
+      '}\n'
+      '\n'
+      f'/* how far the prismatic joints of "{_v129!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v128!s};\n'
+      f'    return {_v130!s};\n'
       '}\n'
-      f'{_v129!s}\n')
+      f'{_v131!s}\n')
     return "".join(out)
 
 
@@ -1463,7 +1481,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x6b489f03, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x0c9c0164, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

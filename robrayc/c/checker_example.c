@@ -146,9 +146,10 @@ static const double TBOX[3][15] = {
 #endif
 
 #include "checker_kernel.c"
-#include "motions.c"
 #include "obstacles.c"
 #include "convex.c"
+#include "lanes.c"
+#include "motions.c"
 
 static void fk(const double *q, double g[][12])
 {
@@ -158,6 +159,30 @@ static void fk(const double *q, double g[][12])
     int i;
     for (i = 0; i < 12; i++) g[0][i] = identity[i];
     turn(base, axis, q[0], g[1]);
+}
+
+static void fk8(double q[][8], double g[][12][8])
+{
+    static const double base[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0 };
+    static const double axis[3] = { 0.6, 0.0, 0.8 };
+    int i, l;
+    for (l = 0; l < 8; l++) {
+        double s, w, rot[12], out[12];
+        lane_sincos(0.5 * q[0][l], &s, &w);
+        {
+            const double x = s * axis[0], y = s * axis[1], z = s * axis[2];
+            rot[0] = 1 - 2 * (y * y + z * z); rot[1] = 2 * (x * y - z * w);
+            rot[2] = 2 * (x * z + y * w); rot[3] = 2 * (x * y + z * w);
+            rot[4] = 1 - 2 * (x * x + z * z); rot[5] = 2 * (y * z - x * w);
+            rot[6] = 2 * (x * z - y * w); rot[7] = 2 * (y * z + x * w);
+            rot[8] = 1 - 2 * (x * x + y * y); rot[9] = rot[10] = rot[11] = 0.0;
+        }
+        mul(base, rot, out);
+        for (i = 0; i < 12; i++) {
+            g[0][i][l] = i % 4 == 0 && i < 9 ? 1.0 : 0.0;
+            g[1][i][l] = out[i];
+        }
+    }
 }
 
 static double travel(const double *q)

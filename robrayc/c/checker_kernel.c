@@ -652,12 +652,6 @@ int checker_check(const double *q)
     return check1(q, 0, 0);
 }
 
-void checker_check8(const double *q, int *out)
-{
-    int l;
-    for (l = 0; l < 8; l++) out[l] = checker_check(q + (long)l * NQ);
-}
-
 /* the states of the active solid pairs only (a sampler that stopped asking about most pairs):
  * their bounding spheres 8 pairs at a time, then the pair's tests, as check1 */
 static void active_states(const double *q, long n, const unsigned char *active,

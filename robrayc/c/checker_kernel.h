@@ -2,8 +2,10 @@
  *
  * A generated checker (`robrayc --format c-checker`, or the `compiled` backend) is one C file
  * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
- * robot's tables, checker_kernel.c, the robot's kinematics `fk` (straight-line C from
- * robrayc.analysis.collision.c_kinematics) and, for robrayc's own builds, triangles.c. The
+ * robot's tables, checker_kernel.c, obstacles.c, lanes.c, motions.c, the robot's kinematics
+ * `fk` and `fk8`
+ * (straight-line C from robrayc.analysis.collision.c_kinematics) and, for robrayc's own
+ * builds, triangles.c. The
  * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so
  * that they compile and lint on their own (tests/test_c_kernel.py).
  *
@@ -94,6 +96,10 @@ static int decide_pair(double g[][12], int a, int b);
  * -2) solid s at world pose ws (s's group pose times s->pose; s may be no solid of the
  * robot's: an obstacle); MAYBE for any other kind, or a solid a without triangles */
 static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s);
+
+/* fk for eight configurations at once, q[variable][lane] -> g[group][entry][lane], sines and
+ * cosines by lane_sincos (lanes.c): the robot's kinematics, defined after the kernel */
+static void fk8(double q[][8], double g[][12][8]);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
  * offset| times each axis' length (GROUP_REACH counts one unit of it) */

@@ -1,6 +1,7 @@
 /* robrayc's compiled collision checker: batches of configurations and straight-line motions,
- * on the kernel's one-configuration check (checker_check). Compiled right after
- * checker_kernel.c; a generated checker holds this file verbatim too.
+ * eight configurations at a time in the vector lanes (lanes.c), each lane not proven FREE
+ * there answered by the one-configuration check (checker_check). Compiled right after
+ * lanes.c; a generated checker holds this file verbatim too.
  *
  * A motion from a to b is checked at the samples (1 - t) a + t b, t = k / (8 n) for
  * k = 1 .. 8 n, with n = max(1, ceil(|b - a| resolution / 8)) (|.|: the Euclidean length over
@@ -23,10 +24,16 @@
 long checker_check_batch(const double *q, long n, int *out)
 {
     long k, open = 0;
-    for (k = 0; k < n; k++) {
-        out[k] = checker_check(q + k * NQ);
-        open += out[k] != CHECKER_FREE;
+    for (k = 0; k + 8 <= n; k += 8) checker_check8(q + k * NQ, out + k);
+    if (k < n) {  /* the last rows, padded to a block with the first of them */
+        double pad[8][NQ_DECL];
+        int i, l, last[8];
+        for (l = 0; l < 8; l++)
+            for (i = 0; i < NQ; i++) pad[l][i] = q[(k + (k + l < n ? l : 0)) * NQ + i];
+        checker_check8(pad[0], last);
+        for (l = 0; k + l < n; l++) out[k + l] = last[l];
     }
+    for (k = 0; k < n; k++) open += out[k] != CHECKER_FREE;
     return open;
 }
 
@@ -74,16 +81,18 @@ long checker_motion_configs(const double *a, const double *b, double resolution,
 int checker_check_motion(const double *a, const double *b, double resolution)
 {
     long n = motion_steps(a, b, resolution), step;
-    int rake, i, r;
-    double q[NQ > 0 ? NQ : 1];
+    int rake, i;
+    double q[8][NQ_DECL];
     if (!n) return CHECKER_INVALID;
-    for (step = 0; step < n; step++)
+    for (step = 0; step < n; step++) {  /* the eight rakes' samples of a step: one block */
+        int r;
         for (rake = 1; rake <= 8; rake++) {
             double t = (double)(rake * n - step) / (double)(8 * n);
-            for (i = 0; i < NQ; i++) q[i] = (1.0 - t) * a[i] + t * b[i];
-            r = checker_check(q);
-            if (r != CHECKER_FREE) return r;
+            for (i = 0; i < NQ; i++) q[rake - 1][i] = (1.0 - t) * a[i] + t * b[i];
         }
+        r = check_first(q[0]);
+        if (r != CHECKER_FREE) return r;
+    }
     return checker_check(a);
 }
 

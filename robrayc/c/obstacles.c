@@ -1,7 +1,7 @@
 /* robrayc's compiled collision checker: obstacles given at run time (boxes, spheres,
  * cylinders, capsules and points as spheres), tested against the robot's moving solids by
- * every check (check1 calls env_check). Compiled after checker_kernel.c and motions.c; a
- * generated checker holds this file verbatim too.
+ * every check (check1 calls env_check; lanes.c tests them in its lanes too). Compiled after
+ * checker_kernel.c; a generated checker holds this file verbatim too.
  *
  * checker_set_obstacles and checker_set_points copy what they are given (the only allocation
  * of the checker: malloc, freed when replaced) and make their tables; they are not to be

@@ -19,8 +19,9 @@ from robrayc.ctext import c_double
 _MIXED = ((1, 2), (2, 0), (0, 1))
 
 
-def _base(parent: int, const: np.ndarray) -> list[str]:
-    """The 12 entries (rotation row-major, translation) of parent's pose times const."""
+def _base(parent: int, const: np.ndarray, lane: str = "") -> list[str]:
+    """The 12 entries (rotation row-major, translation) of parent's pose times const (lane:
+    the index of the lane version's last dimension, e.g. "[l]")."""
     R, t = const[:3, :3], const[:3, 3]
     if parent == 0:  # the world's pose is the identity: the constant itself
         return [c_double(x) for x in [*R.ravel().tolist(), *t.tolist()]]
@@ -28,10 +29,11 @@ def _base(parent: int, const: np.ndarray) -> list[str]:
     out = []
     for i in range(3):
         for j in range(3):
-            out.append(_sum([(f"{p}[{3 * i + k}]", float(R[k, j])) for k in range(3)]) or "0.0")
+            out.append(_sum([(f"{p}[{3 * i + k}]{lane}", float(R[k, j])) for k in range(3)])
+                       or "0.0")
     for i in range(3):
-        terms = _sum([(f"{p}[{3 * i + k}]", float(t[k])) for k in range(3)])
-        out.append(f"{terms} + {p}[{9 + i}]" if terms else f"{p}[{9 + i}]")
+        terms = _sum([(f"{p}[{3 * i + k}]{lane}", float(t[k])) for k in range(3)])
+        out.append(f"{terms} + {p}[{9 + i}]{lane}" if terms else f"{p}[{9 + i}]{lane}")
     return out
 
 
@@ -52,33 +54,42 @@ def _sum(terms: list[tuple[str, float]]) -> str:
     return " ".join(parts)
 
 
-def _motion(group: int, motion: tuple) -> list[str]:
+def _motion(group: int, motion: tuple, lane: str = "") -> list[str]:
+    """One group's block of fk (lane ""), or of fk8's loop over lanes (lane "[l]": every
+    pose entry and variable indexed by the lane, sine and cosine by lane_sincos)."""
     parent, const, kind, axis, var, offset = motion
     axis = [float(a) for a in axis]
     lines = [f"    {{   /* group {group}: {kind}, variable {var} */"]
-    lines += [f"        const double b{n} = {e};" for n, e in enumerate(_base(parent, const))]
-    lines.append(f"        const double v = q[{var}] + {c_double(offset)};")
+    lines += [f"        const double b{n} = {e};"
+              for n, e in enumerate(_base(parent, const, lane))]
+    lines.append(f"        const double v = q[{var}]{lane} + {c_double(offset)};")
     out = f"g[{group}]"
     nonzero = [k for k in range(3) if axis[k] != 0.0]
+    sincos = ("        double s, w;\n        lane_sincos(0.5 * v, &s, &w);" if lane else
+              "        const double s = sin(0.5 * v), w = cos(0.5 * v);")
     if kind != "revolute":
         for n in range(9):
-            lines.append(f"        {out}[{n}] = b{n};")
+            lines.append(f"        {out}[{n}]{lane} = b{n};")
         for i in range(3):
-            lines.append(f"        {out}[{9 + i}] = b{9 + i} + v * (b{3 * i} * {c_double(axis[0])}"
-                         f" + b{3 * i + 1} * {c_double(axis[1])}"
+            lines.append(f"        {out}[{9 + i}]{lane} = b{9 + i} + v * (b{3 * i} * "
+                         f"{c_double(axis[0])} + b{3 * i + 1} * {c_double(axis[1])}"
                          f" + b{3 * i + 2} * {c_double(axis[2])});")
     elif len(nonzero) == 1:
         k = nonzero[0]
         a, b = _MIXED[k]
-        lines.append("        const double s = sin(0.5 * v), w = cos(0.5 * v);")
+        lines.append(sincos)
         lines.append(f"        const double h = s * {c_double(axis[k])};")
         lines.append("        const double c = 1 - 2 * (h * h), t = 2 * (h * w);")
         for i in range(3):
-            lines.append(f"        {out}[{3 * i + k}] = b{3 * i + k};")
-            lines.append(f"        {out}[{3 * i + a}] = b{3 * i + a} * c + b{3 * i + b} * t;")
-            lines.append(f"        {out}[{3 * i + b}] = b{3 * i + b} * c - b{3 * i + a} * t;")
+            lines.append(f"        {out}[{3 * i + k}]{lane} = b{3 * i + k};")
+            lines.append(f"        {out}[{3 * i + a}]{lane} = b{3 * i + a} * c + "
+                         f"b{3 * i + b} * t;")
+            lines.append(f"        {out}[{3 * i + b}]{lane} = b{3 * i + b} * c - "
+                         f"b{3 * i + a} * t;")
         for i in range(3):
-            lines.append(f"        {out}[{9 + i}] = b{9 + i};")
+            lines.append(f"        {out}[{9 + i}]{lane} = b{9 + i};")
+    elif lane:
+        lines += _lane_turn(out, axis, sincos)
     else:
         base = ", ".join(f"b{n}" for n in range(12))
         lines.append(f"        const double base[12] = {{ {base} }};")
@@ -89,13 +100,33 @@ def _motion(group: int, motion: tuple) -> list[str]:
     return lines
 
 
-def fk_code(motions: list[tuple]) -> tuple[str, bool]:
+def _lane_turn(out: str, axis: list[float], sincos: str) -> list[str]:
+    """turn() (checker_kernel.c) written out for one lane: amino's axis-angle quaternion's
+    rotation, then the base times it."""
+    x, y, z = (c_double(a) for a in axis)
+    lines = [sincos, f"        const double x = s * {x}, y = s * {y}, z = s * {z};",
+             "        const double r0 = 1 - 2 * (y * y + z * z), r1 = 2 * (x * y - z * w);",
+             "        const double r2 = 2 * (x * z + y * w), r3 = 2 * (x * y + z * w);",
+             "        const double r4 = 1 - 2 * (x * x + z * z), r5 = 2 * (y * z - x * w);",
+             "        const double r6 = 2 * (x * z - y * w), r7 = 2 * (y * z + x * w);",
+             "        const double r8 = 1 - 2 * (x * x + y * y);"]
+    for i in range(3):
+        for j in range(3):
+            lines.append(f"        {out}[{3 * i + j}][l] = b{3 * i} * r{j} + b{3 * i + 1} * "
+                         f"r{3 + j} + b{3 * i + 2} * r{6 + j};")
+    for i in range(3):
+        lines.append(f"        {out}[{9 + i}][l] = b{9 + i};")
+    return lines
+
+
+def fk_code(motions: list[tuple], lane: str = "") -> tuple[str, bool]:
     """The statements of the C function fk(q, g) after g[0] is set (one block per moving
-    group, parents first), and whether they call turn() (a joint about another axis)."""
+    group, parents first), and whether they call turn() (a joint about another axis); with
+    lane "[l]", the body of fk8's loop over the lanes l (g[0] set before it)."""
     lines: list[str] = []
     general = False
     for group, motion in enumerate(motions, start=1):
-        lines += _motion(group, motion)
+        lines += _motion(group, motion, lane)
         general |= motion[2] == "revolute" and sum(float(a) != 0.0 for a in motion[3]) != 1
     return "\n".join(lines), general
 

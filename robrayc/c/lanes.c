@@ -1,0 +1,472 @@
+/* robrayc's compiled collision checker: eight configurations at a time, one in each vector
+ * lane (checker_check8, and the batches and motions of motions.c). Compiled right after
+ * checker_kernel.c; a generated checker holds this file verbatim too.
+ *
+ * What a block of eight does: the robot's kinematics in double for the eight configurations
+ * at once (fk8: the generated fk with every value a lane's, and a sine and cosine of its own,
+ * lane_sincos, that vectorises), the poses rounded to float, every solid's bounding sphere
+ * against its partners' (fixed and moving) eight lanes to a vector; for a pair whose spheres
+ * meet in some lanes, one solid's sphere tree descended in those lanes against the other's
+ * shape (its box or sphere, or a mesh's bounding box), as check1's tree_solid does; then the
+ * pair's certified cells (CELLTAB) lane by lane. A lane all of whose near pairs are proven
+ * apart so is FREE; every other lane (a pair still near, a value that is not finite, far
+ * poses, a joint angle past LANE_ANGLE_MAX) is checked by check1, whose answer it gets. So
+ * every lane's answer is checker_check's, on the AVX2 path and the portable one alike.
+ *
+ * Why a lane proven apart is FREE for check1 too: the lane tests are check1's tests (the
+ * same bounding spheres, trees, boxes and reach comparisons), each with its reach grown by
+ * LANE_SLACK. A test's computed distance differs from the exact one by at most ~55 u X in
+ * check1 (u = 2^-24, X = GROUP_REACH + SOLID_REACH; robrayc.analysis.collision.compiled's
+ * margin derivation), and by at most ~60 u X here: the float poses are the double ones
+ * rounded (u per rotation entry, u X per coordinate), a solid's frame in its partner's is a
+ * float product of two of them (<= 6 u an entry, <= 12 u X a coordinate), a node moved by it
+ * (<= 40 u X) and compared (a few u X). The double kinematics differ from fk's by the
+ * sines' error (lane_sincos: <= 4e-15 each, against libm's <= 1 ulp), ~1e-14 per rotation
+ * entry a joint: nothing at float's scale. LANE_SLACK is 8 MARGIN_RATE X = 32e-6 X, about
+ * 540 u X, over four times the ~115 u X of both together: whatever check1 computes for a pair
+ * the lanes proved apart, it finds it apart too (or skips it earlier), and answers FREE.
+ */
+
+#define LANE_SLACK ((float)(8.0 * MARGIN_RATE * (GROUP_REACH + SOLID_REACH)))
+/* joint values past this go to check1: lane_sincos reduces angles exactly only below it */
+#define LANE_ANGLE_MAX 1e5
+#define NQ_DECL (NQ > 0 ? NQ : 1)
+
+/* --- eight floats: AVX2, or a loop of the same operations --------------------------------- */
+
+#if defined(__AVX2__)
+typedef __m256 lanes;
+static lanes lanes_set(float x) { return _mm256_set1_ps(x); }
+static lanes lanes_load(const float *p) { return _mm256_loadu_ps(p); }
+static lanes lanes_add(lanes a, lanes b) { return _mm256_add_ps(a, b); }
+static lanes lanes_sub(lanes a, lanes b) { return _mm256_sub_ps(a, b); }
+static lanes lanes_mul(lanes a, lanes b) { return _mm256_mul_ps(a, b); }
+/* max(|a| - h, 0) */
+static lanes lanes_out(lanes a, lanes h)
+{
+    lanes abs = _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a);
+    return _mm256_max_ps(_mm256_sub_ps(abs, h), _mm256_setzero_ps());
+}
+/* the lanes where a <= b, as bits */
+static unsigned lanes_le(lanes a, lanes b)
+{
+    return (unsigned)_mm256_movemask_ps(_mm256_cmp_ps(a, b, _CMP_LE_OQ));
+}
+#else
+typedef struct { float v[8]; } lanes;
+static lanes lanes_set(float x)
+{
+    lanes r;
+    int l;
+    for (l = 0; l < 8; l++) r.v[l] = x;
+    return r;
+}
+static lanes lanes_load(const float *p)
+{
+    lanes r;
+    int l;
+    for (l = 0; l < 8; l++) r.v[l] = p[l];
+    return r;
+}
+static lanes lanes_add(lanes a, lanes b)
+{
+    int l;
+    for (l = 0; l < 8; l++) a.v[l] += b.v[l];
+    return a;
+}
+static lanes lanes_sub(lanes a, lanes b)
+{
+    int l;
+    for (l = 0; l < 8; l++) a.v[l] -= b.v[l];
+    return a;
+}
+static lanes lanes_mul(lanes a, lanes b)
+{
+    int l;
+    for (l = 0; l < 8; l++) a.v[l] *= b.v[l];
+    return a;
+}
+static lanes lanes_out(lanes a, lanes h)
+{
+    int l;
+    for (l = 0; l < 8; l++) {
+        float e = fabsf(a.v[l]) - h.v[l];
+        a.v[l] = e > 0.0f ? e : 0.0f;
+    }
+    return a;
+}
+static unsigned lanes_le(lanes a, lanes b)
+{
+    unsigned m = 0u;
+    int l;
+    for (l = 0; l < 8; l++) m |= (unsigned)(a.v[l] <= b.v[l]) << l;
+    return m;
+}
+#endif
+
+/* --- kinematics in lanes --------------------------------------------------------------------- */
+
+/* sin x and cos x for |x| <= LANE_ANGLE_MAX, each within 4e-15 (tests/test_c_lanes.py
+ * measures it against libm): x less the nearest multiple n of pi/2 (Cody and Waite's two
+ * parts of pi/2, the first of 33 bits, so that n times it is exact and the difference too),
+ * then fdlibm's polynomials of sin and cos on [-pi/4, pi/4] (error below 2^-58), and the
+ * quadrant n mod 4. No branch and no call: a loop over lanes of it vectorises. */
+static inline void lane_sincos(double x, double *s, double *c)
+{
+    const double shift = 6755399441055744.0;  /* 1.5 * 2^52: adding it rounds to an integer */
+    const double n = (x * 0.63661977236758134308 + shift) - shift;
+    const double r = (x - n * 1.57079632673412561417) - n * 6.07710050650619224932e-11;
+    const double z = r * r;
+    const double sp = r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03
+                      + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
+                      + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
+    const double cp = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02
+                      + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
+                      + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09
+                      + z * -1.13596475577881948265e-11)))));
+    const double k = n - 4.0 * ((n * 0.25 + shift) - shift);  /* n mod 4 in -2 .. 2 */
+    const int odd = k == 1.0 || k == -1.0;
+    const double s0 = odd ? cp : sp, c0 = odd ? sp : cp;
+    *s = (k == 2.0 || k == -2.0 || k == -1.0) ? -s0 : s0;
+    *c = (k == 2.0 || k == -2.0 || k == 1.0) ? -c0 : c0;
+}
+
+/* --- a block of eight configurations --------------------------------------------------------- */
+
+/* a block's values, lane l of each: its configuration (variable major), group poses in double
+ * and in float, and every solid's bounding-sphere centre (world) */
+struct block {
+    double q[NQ_DECL][8], g[NG][12][8];
+    float gf[NG][12][8], centre[NS_DECL][3][8];
+    const double *row[8];  /* the configurations as given */
+};
+
+/* the transform of a frame (pose in group b) from group a's frame, in lanes: out[0..8] the
+ * rotation row-major, out[9..11] the translation; group 0 is the world (identity) */
+static void lane_frame(const struct block *k, int a, int b, const double *pose, lanes *out)
+{
+    float w[12][8], p[12];
+    int i, j, l;
+    const float (*ga)[8] = k->gf[a], (*gb)[8] = k->gf[b];
+    for (i = 0; i < 12; i++) p[i] = (float)pose[i];
+    for (l = 0; l < 8; l++) {  /* b's frame in the world: gb times its pose */
+        for (i = 0; i < 3; i++) {
+            for (j = 0; j < 3; j++)
+                w[3 * i + j][l] = gb[3 * i][l] * p[j] + gb[3 * i + 1][l] * p[3 + j]
+                                  + gb[3 * i + 2][l] * p[6 + j];
+            w[9 + i][l] = gb[3 * i][l] * p[9] + gb[3 * i + 1][l] * p[10]
+                          + gb[3 * i + 2][l] * p[11] + gb[9 + i][l];
+        }
+    }
+    for (l = 0; l < 8; l++) {  /* w^T ga, and w^T (ta - tw) */
+        float d[3], m[12];
+        for (i = 0; i < 3; i++) d[i] = ga[9 + i][l] - w[9 + i][l];
+        for (i = 0; i < 3; i++) {
+            for (j = 0; j < 3; j++)
+                m[3 * i + j] = w[i][l] * ga[j][l] + w[3 + i][l] * ga[3 + j][l]
+                               + w[6 + i][l] * ga[6 + j][l];
+            m[9 + i] = w[i][l] * d[0] + w[3 + i][l] * d[1] + w[6 + i][l] * d[2];
+        }
+        for (i = 0; i < 12; i++) w[i][l] = m[i];
+    }
+    for (i = 0; i < 12; i++) out[i] = lanes_load(w[i]);
+}
+
+/* nodes lane_tree keeps waiting at most (past it, their lanes stay open: never wrong) */
+#define LANE_STACK 256
+
+/* the lanes of mask in which a node of the tree under root (its solid's group frame), moved
+ * by m (lane_frame), still reaches the box of half extents h grown by r (a sphere: h zero):
+ * a leaf that does leaves its lane open. Each lane stops at its first such leaf. Depth first,
+ * without recursion (m stays in registers). */
+static unsigned lane_tree(int root, const lanes *m, const lanes *h, float r, unsigned mask)
+{
+    int node[LANE_STACK], top = 1;
+    unsigned live[LANE_STACK], open = 0u;
+    node[0] = root;
+    live[0] = mask;
+    while (top > 0) {
+        const float *c;
+        lanes x, y, z, e[3], d2, reach;
+        unsigned near;
+        int n, i, k;
+        top--;
+        n = node[top];
+        near = live[top] & ~open;
+        if (!near) continue;
+        c = NODE[n];
+        x = lanes_set(c[0]);
+        y = lanes_set(c[1]);
+        z = lanes_set(c[2]);
+        reach = lanes_set(c[3] + r);
+        for (i = 0; i < 3; i++)
+            e[i] = lanes_out(lanes_add(lanes_add(lanes_add(lanes_mul(m[3 * i], x),
+                                                           lanes_mul(m[3 * i + 1], y)),
+                                                 lanes_mul(m[3 * i + 2], z)), m[9 + i]), h[i]);
+        d2 = lanes_add(lanes_add(lanes_mul(e[0], e[0]), lanes_mul(e[1], e[1])),
+                       lanes_mul(e[2], e[2]));
+        near &= lanes_le(d2, lanes_mul(reach, reach));
+        if (!near) continue;
+        if (!KID[n][1] || top + KID[n][1] > LANE_STACK) {
+            open |= near;
+            if (open == mask) break;
+            continue;
+        }
+        for (k = KID[n][0] + KID[n][1] - 1; k >= KID[n][0]; k--) {
+            node[top] = k;
+            live[top++] = near;
+        }
+    }
+    return open;
+}
+
+#if defined(__AVX2__)
+static lanes lanes_abs(lanes a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
+#else
+static lanes lanes_abs(lanes a)
+{
+    int l;
+    for (l = 0; l < 8; l++) a.v[l] = fabsf(a.v[l]);
+    return a;
+}
+#endif
+
+/* the lanes of mask in which no axis separates solid a's bounding box (BOX[a], its group
+ * frame), moved by m (lane_frame), from the box of half extents h (r == 0) or the sphere of
+ * radius r at the origin, by more than grow: check1's node_box (and sat1's 1e-6 on |R_ij|),
+ * each comparison's reach grown by grow (LANE_SLACK, or more) */
+static unsigned lane_box(int a, const lanes *m, const lanes *h, float r, unsigned mask,
+                         float grow)
+{
+    static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
+    const float *o = BOX[a];
+    const lanes slack = lanes_set(grow), eps = lanes_set(1e-6f);
+    lanes t[3], u[9], hb[3];
+    int i, j;
+    for (i = 0; i < 3; i++) {
+        t[i] = lanes_add(lanes_add(lanes_add(lanes_mul(m[3 * i], lanes_set(o[0])),
+                                             lanes_mul(m[3 * i + 1], lanes_set(o[1]))),
+                                   lanes_mul(m[3 * i + 2], lanes_set(o[2]))), m[9 + i]);
+        for (j = 0; j < 3; j++)
+            u[3 * i + j] = lanes_add(lanes_add(lanes_mul(m[3 * i], lanes_set(o[3 + j])),
+                                               lanes_mul(m[3 * i + 1], lanes_set(o[6 + j]))),
+                                     lanes_mul(m[3 * i + 2], lanes_set(o[9 + j])));
+        hb[i] = lanes_set(o[12 + i]);
+    }
+    if (r != 0.0f) {  /* the sphere's centre (the origin) in the box's frame, against it */
+        lanes d2 = lanes_set(0.0f), reach = lanes_set(r + grow);
+        for (j = 0; j < 3; j++) {
+            lanes e = lanes_out(lanes_add(lanes_add(lanes_mul(u[j], t[0]),
+                                                    lanes_mul(u[3 + j], t[1])),
+                                          lanes_mul(u[6 + j], t[2])), hb[j]);
+            d2 = lanes_add(d2, lanes_mul(e, e));
+        }
+        return mask & lanes_le(d2, lanes_mul(reach, reach));
+    }
+    {
+        lanes abs[9];
+        for (i = 0; i < 9; i++) abs[i] = lanes_add(lanes_abs(u[i]), eps);
+        for (i = 0; i < 3 && mask; i++)  /* the axes of the box h */
+            mask &= lanes_le(lanes_abs(t[i]),
+                             lanes_add(lanes_add(lanes_add(lanes_add(h[i], slack),
+                                                           lanes_mul(abs[3 * i], hb[0])),
+                                                 lanes_mul(abs[3 * i + 1], hb[1])),
+                                       lanes_mul(abs[3 * i + 2], hb[2])));
+        for (j = 0; j < 3 && mask; j++)  /* a's box's axes */
+            mask &= lanes_le(
+                lanes_abs(lanes_add(lanes_add(lanes_mul(u[j], t[0]), lanes_mul(u[3 + j], t[1])),
+                                    lanes_mul(u[6 + j], t[2]))),
+                lanes_add(lanes_add(lanes_add(lanes_add(hb[j], slack), lanes_mul(h[0], abs[j])),
+                                    lanes_mul(h[1], abs[3 + j])), lanes_mul(h[2], abs[6 + j])));
+        for (i = 0; i < 3 && mask; i++)  /* their edges' cross products */
+            for (j = 0; j < 3 && mask; j++) {
+                lanes ra = lanes_add(lanes_mul(h[i1[i]], abs[3 * i2[i] + j]),
+                                     lanes_mul(h[i2[i]], abs[3 * i1[i] + j]));
+                lanes rb = lanes_add(lanes_mul(hb[i1[j]], abs[3 * i + i2[j]]),
+                                     lanes_mul(hb[i2[j]], abs[3 * i + i1[j]]));
+                lanes lhs = lanes_abs(lanes_sub(lanes_mul(t[i2[i]], u[3 * i1[i] + j]),
+                                                lanes_mul(t[i1[i]], u[3 * i2[i] + j])));
+                mask &= lanes_le(lhs, lanes_add(lanes_add(ra, rb), slack));
+            }
+    }
+    return mask;
+}
+
+/* the lanes of mask in which solid a's tree still reaches solid b's shape (its box or sphere
+ * when exact, else its bounding box), as check1's tree_solid(a, b) tests it */
+static unsigned lane_tree_solid(const struct block *k, int a, int b, unsigned mask)
+{
+    const struct solid *sb = &SOLID[b];
+    lanes m[12], h[3];
+    float r = LANE_SLACK;
+    int i;
+    lane_frame(k, SOLID[a].group, sb->group, sb->pose, m);
+    for (i = 0; i < 3; i++) h[i] = lanes_set((float)(sb->exact == 1 ? sb->half[i] : sb->box[i]));
+    if (sb->exact == 0) {
+        r += (float)sb->half[0];
+        h[0] = h[1] = h[2] = lanes_set(0.0f);
+    }
+    /* a's bounding box first, as check1: it spares most descents */
+    mask = lane_box(a, m, h, sb->exact == 0 ? r - LANE_SLACK : 0.0f, mask, LANE_SLACK);
+    return mask ? lane_tree(SOLID[a].root, m, h, r, mask) : 0u;
+}
+
+/* the lanes of mask in which solid pair p (solids a, b), its bounding spheres near, is not
+ * proven apart: each tree against the other's shape, as check1's pair1 (a mesh against a
+ * mesh: either tree missing the other's bounding box), then the pair's certified cells */
+static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned mask)
+{
+    if (SOLID[b].exact >= 0) {
+        mask = lane_tree_solid(k, a, b, mask);
+    } else if (SOLID[a].exact >= 0) {
+        mask = lane_tree_solid(k, b, a, mask);
+    } else {
+        mask = lane_tree_solid(k, a, b, mask);
+        if (mask) mask = lane_tree_solid(k, b, a, mask);
+    }
+    if (CELLTAB[p] >= 0) {
+        int l;
+        for (l = 0; l < 8; l++)
+            if ((mask >> l & 1u) && certified(k->row[l], CELLTAB[p])) mask &= ~(1u << l);
+    }
+    return mask;
+}
+
+/* the lanes in which solids a and b's bounding spheres meet (reach grown by LANE_SLACK) */
+static unsigned lane_near(const struct block *k, int a, int b)
+{
+    const float *ca[3] = { k->centre[a][0], k->centre[a][1], k->centre[a][2] };
+    const float *cb[3] = { k->centre[b][0], k->centre[b][1], k->centre[b][2] };
+    lanes d[3], d2, reach = lanes_set(SOLID[a].bound[3] + SOLID[b].bound[3] + LANE_SLACK);
+    int i;
+    for (i = 0; i < 3; i++) d[i] = lanes_sub(lanes_load(ca[i]), lanes_load(cb[i]));
+    d2 = lanes_add(lanes_add(lanes_mul(d[0], d[0]), lanes_mul(d[1], d[1])),
+                   lanes_mul(d[2], d[2]));
+    return lanes_le(d2, lanes_mul(reach, reach));
+}
+
+/* the lanes of mask in which moving solid a is not proven apart from every obstacle set at
+ * run time (obstacles.c): its bounding sphere against theirs, then its bounding box and tree
+ * against the obstacle's box or sphere (a cylinder's or capsule's bounding box), as env_pair;
+ * the slack grown by the obstacle's size (its frame's coordinates reach that much further) */
+static unsigned lane_obstacles(const struct block *k, int a, unsigned mask)
+{
+    const float *c[3] = { k->centre[a][0], k->centre[a][1], k->centre[a][2] };
+    unsigned open = 0u;
+    int e;
+    for (e = 0; e < ENV.n && open != mask; e++) {
+        const struct fixblock *f = &ENV.lane[e / 8];
+        const struct envshape *o = &ENV.shape[e];
+        float slack = LANE_SLACK + (float)(8.0 * MARGIN_RATE * o->radius);
+        lanes d[3], d2, reach = lanes_set(SOLID[a].bound[3] + f->r[e % 8] + slack), m[12], h[3];
+        unsigned near;
+        float r = 0.0f;
+        int i;
+        d[0] = lanes_sub(lanes_load(c[0]), lanes_set(f->x[e % 8]));
+        d[1] = lanes_sub(lanes_load(c[1]), lanes_set(f->y[e % 8]));
+        d[2] = lanes_sub(lanes_load(c[2]), lanes_set(f->z[e % 8]));
+        d2 = lanes_add(lanes_add(lanes_mul(d[0], d[0]), lanes_mul(d[1], d[1])),
+                       lanes_mul(d[2], d[2]));
+        near = lanes_le(d2, lanes_mul(reach, reach)) & mask & ~open;
+        if (!near) continue;
+        lane_frame(k, SOLID[a].group, 0, o->s.pose, m);
+        for (i = 0; i < 3; i++)
+            h[i] = lanes_set(o->kind == OBSTACLE_BOX ? o->dims[i]
+                             : o->kind == OBSTACLE_SPHERE ? 0.0f : o->hbox[i]);
+        if (o->kind == OBSTACLE_SPHERE) r = o->dims[0];
+        near = lane_box(a, m, h, r, near, slack);
+        if (near) open |= lane_tree(SOLID[a].root, m, h, r + slack, near);
+    }
+    return open;
+}
+
+/* the lanes the kernel can check in lanes: every value finite and of magnitude at most
+ * LANE_ANGLE_MAX, the prismatic joints within check1's home frame (travel at most 1:
+ * world_frame moves nothing and adds no slack) */
+static unsigned lane_valid(const double *q)
+{
+    unsigned ok = 0u;
+    int l, i;
+    for (l = 0; l < 8; l++) {
+        const double *r = q + (long)l * NQ;
+        int fine = travel(r) <= 1.0;
+        for (i = 0; i < NQ; i++) fine &= fabs(r[i]) <= LANE_ANGLE_MAX;  /* NaN: false */
+        ok |= (unsigned)fine << l;
+    }
+    return ok;
+}
+
+/* the block's poses and bounding-sphere centres */
+static void lane_poses(struct block *k)
+{
+    int s, i, j, l;
+    fk8(k->q, k->g);
+    for (s = 0; s < NG; s++)
+        if (GROUP_SOLIDS[s])
+            for (i = 0; i < 12; i++)
+                for (l = 0; l < 8; l++) k->gf[s][i][l] = (float)k->g[s][i][l];
+    for (s = 0; s < NS; s++) {
+        float (*w)[8] = k->gf[SOLID[s].group];
+        const float *b = SOLID[s].bound;
+        for (i = 0; i < 3; i++)
+            for (l = 0; l < 8; l++) {
+                float c = w[9 + i][l];
+                for (j = 0; j < 3; j++) c += w[3 * i + j][l] * b[j];
+                k->centre[s][i][l] = c;
+            }
+    }
+}
+
+/* the lanes of the block of configurations q (8 x NQ) not proven FREE here: check1 answers
+ * them. Stops once every lane is open. */
+static unsigned lanes_open(const double *q)
+{
+    struct block k;
+    unsigned open = ~lane_valid(q) & 0xffu;
+    int f, j, l, i;
+    if (ANY_CONST_HIT || open == 0xffu) return 0xffu;
+    for (l = 0; l < 8; l++) {  /* an open lane's poses are not looked at: zeros will do */
+        k.row[l] = q + (long)l * NQ;
+        for (i = 0; i < NQ; i++) k.q[i][l] = (open >> l & 1u) ? 0.0 : k.row[l][i];
+    }
+    lane_poses(&k);
+    for (f = 0; f < NFB && open != 0xffu; f++) {
+        const struct fixblock *fb = &FIXB[f];
+        for (j = 0; j < 8 && fb->partner[j] >= 0; j++) {
+            unsigned near = lane_near(&k, fb->solid, fb->partner[j]) & ~open;
+            if (near) open |= lane_pair(&k, fb->pair[j], fb->solid, fb->partner[j], near);
+        }
+    }
+    for (j = 0; j < NMP && open != 0xffu; j++) {
+        unsigned near;
+        if (MOVR2[j] < 0.0f) continue;  /* padding */
+        near = lane_near(&k, MOVA[j], MOVB[j]) & ~open;
+        if (near) open |= lane_pair(&k, MOVP[j], MOVA[j], MOVB[j], near);
+    }
+    if (ENV.np) return 0xffu;  /* points: check1 (env_points) */
+    for (f = 0; f < NS && ENV.n && open != 0xffu; f++)
+        if (SOLID[f].group) open |= lane_obstacles(&k, f, ~open & 0xffu);
+    return open;
+}
+
+void checker_check8(const double *q, int *out)
+{
+    unsigned open = lanes_open(q);
+    int l;
+    for (l = 0; l < 8; l++)
+        out[l] = (open >> l & 1u) ? checker_check(q + (long)l * NQ) : CHECKER_FREE;
+}
+
+/* the answer of the first of the block of configurations q (8 x NQ) that is not FREE, else
+ * FREE */
+static int check_first(const double *q)
+{
+    unsigned open = lanes_open(q);
+    int l;
+    for (l = 0; l < 8; l++)
+        if (open >> l & 1u) {
+            int r = checker_check(q + (long)l * NQ);
+            if (r != CHECKER_FREE) return r;
+        }
+    return CHECKER_FREE;
+}

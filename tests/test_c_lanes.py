@@ -1,0 +1,216 @@
+"""The compiled checker's eight lanes (robrayc/c/lanes.c): NAME_check8, the batches and the
+motions check eight configurations a call, one in each vector lane, and each lane's answer is
+NAME_check's, on the AVX2 path and on the portable one; never FREE where the exact checker
+finds a collision, also at configurations a hair from contact."""
+
+from __future__ import annotations
+
+import ctypes
+import subprocess
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from robrayc import ir
+from robrayc.analysis.collision import CollisionChecker
+from robrayc.kinematics import rigid_groups
+from robrayc.resources import resource_dir
+from tests.backends.test_c_checker import needs_cc
+from tests.test_collision_motions import STRICT, among_boxes, configurations, raked
+
+FREE = 0
+SIMD = {"avx2": ["-march=native", "-mavx2"], "scalar": ["-march=native", "-mno-avx2"]}
+
+SINCOS = r"""
+#include <stdio.h>
+#include "checker_example.c"
+int main(void)
+{
+    double worst = 0.0, x;
+    long k;
+    for (k = -2000000; k <= 2000000; k++) {
+        double s, c, e;
+        x = k * 5e-6 + (k % 7) * 1e-9;  /* -10 .. 10, off the grid */
+        if (k % 1000 == 0) x = k * 0.05;  /* out to 1e5 */
+        lane_sincos(x, &s, &c);
+        e = fabs(s - sin(x)) > fabs(c - cos(x)) ? fabs(s - sin(x)) : fabs(c - cos(x));
+        if (e > worst) worst = e;
+    }
+    printf("%.3g\n", worst);
+    return 0;
+}
+"""
+
+
+@needs_cc
+def test_lane_sine_and_cosine_are_within_their_bound_of_libm(tmp_path: Path) -> None:
+    """lane_sincos, the vectorisable sine and cosine of fk8, stays within the 4e-15 that
+    lanes.c's soundness argument counts, over joint angles and out to 1e5."""
+    (tmp_path / "t.c").write_text(SINCOS)
+    run = subprocess.run(["gcc", "-std=c99", "-O2", "-I", str(resource_dir("c")), "-o",
+                          str(tmp_path / "t"), str(tmp_path / "t.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    worst = float(subprocess.run([str(tmp_path / "t")], capture_output=True, text=True,
+                                 check=True).stdout)
+    assert worst <= 4e-15
+
+
+def _library(checker: CollisionChecker, tmp_path: Path, simd: str) -> ctypes.CDLL:
+    """The generated checker built under strict gcc with the AVX2 path or the portable one."""
+    from robrayc.analysis.collision.compiled import c_source
+
+    source, _ = c_source(checker, "rb", cells=True)
+    (tmp_path / f"rb_{simd}.c").write_text(source)
+    lib = tmp_path / f"rb_{simd}.so"
+    run = subprocess.run(["gcc", *STRICT, "-O2", *SIMD[simd], "-fPIC", "-shared", "-o",
+                          str(lib), str(tmp_path / f"rb_{simd}.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = ctypes.CDLL(str(lib))
+    p, d, n = ctypes.c_void_p, ctypes.c_double, ctypes.c_long
+    for name, args, result in (("rb_check", (p,), ctypes.c_int),
+                               ("rb_check8", (p, p), None),
+                               ("rb_check_batch", (p, n, p), n),
+                               ("rb_check_motion", (p, p, d), ctypes.c_int)):
+        fn = getattr(out, name)
+        fn.argtypes, fn.restype = args, result
+    return out
+
+
+def _ones(lib: ctypes.CDLL, q: np.ndarray) -> np.ndarray:
+    return np.array([lib.rb_check(row.ctypes.data) for row in q], dtype=np.int32)
+
+
+def _eights(lib: ctypes.CDLL, q: np.ndarray) -> np.ndarray:
+    out = np.empty(len(q), dtype=np.int32)
+    for k in range(0, len(q) - 7, 8):
+        lib.rb_check8(q[k:k + 8].ctypes.data, out[k:].ctypes.data)
+    return out[:len(q) // 8 * 8]
+
+
+def near_contact(lib: ctypes.CDLL, q: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """Configurations a hair from where NAME_check's answer changes: segments from a FREE
+    configuration to one that is not, bisected to 1e-9, both ends, and both moved by 1e-7 to
+    1e-4 (the lanes' slack is ~1e-4 of a metre-sized robot) in random directions."""
+    ones = _ones(lib, q)
+    free, hit = q[ones == FREE], q[ones != FREE]
+    out = []
+    for a, b in zip(free[:60], hit[:60], strict=False):
+        a, b = a.copy(), b.copy()
+        while np.abs(b - a).max() > 1e-9:
+            m = 0.5 * (a + b)
+            if lib.rb_check(np.ascontiguousarray(m).ctypes.data) == FREE:
+                a = m
+            else:
+                b = m
+        for scale in (0.0, 1e-7, 1e-5, 1e-4):
+            step = scale * rng.normal(size=len(a))
+            out += [a + step, b + step]
+    return np.ascontiguousarray(out)
+
+
+def _scene(key: str) -> ir.Scene:
+    """A corpus robot among boxes, and also a ball and a cylinder (fixed partners that are a
+    sphere and a solid of sphere trees)."""
+    scene = among_boxes(key, seed=11, boxes=10)
+    extra = (ir.Frame(name="ball", parent=None, kind="fixed", translation=(0.45, 0.3, 0.6),
+                      geometries=(ir.Geometry(ir.Sphere(0.12)),)),
+             ir.Frame(name="post", parent=None, kind="fixed", translation=(-0.4, 0.4, 0.1),
+                      geometries=(ir.Geometry(ir.Cylinder(0.8, 0.07)),)))
+    frames = scene.frames + extra
+    group = rigid_groups(ir.Scene(frames=frames)).group
+    fixed = sorted(f.name for f, g in zip(frames, group, strict=True) if g == 0)
+    allowed = set(scene.allowed) | {ir.AllowedCollision(a, b) for a in ("ball", "post")
+                                    for b in fixed if a != b}
+    return ir.Scene(frames=frames, allowed=tuple(sorted(allowed, key=lambda p: (p.a, p.b))),
+                    sources=scene.sources)
+
+
+@needs_cc
+@pytest.mark.slow
+@pytest.mark.parametrize("key", ["ur5", "fetch"])
+def test_every_lane_answers_as_one_configuration(key: str, tmp_path: Path) -> None:
+    """NAME_check8 and NAME_check_batch (eight lanes a call) answer every configuration as
+    NAME_check does, random ones and ones a hair from contact, built with AVX2 and without;
+    motions as their samples checked one by one; and a lane FREE near contact is free for the
+    exact checker."""
+    scene = _scene(key)
+    exact = CollisionChecker(scene)
+    rng = np.random.default_rng(5)
+    q = configurations(scene, 400, seed=3)
+    libs = {simd: _library(exact, tmp_path, simd) for simd in SIMD}
+    near = near_contact(libs["avx2"], q, rng)
+    everything = np.ascontiguousarray(np.concatenate([q, near]))
+    ones = _ones(libs["avx2"], everything)
+    assert set(ones.tolist()) >= {FREE, 2}, set(ones.tolist())
+    for simd, lib in libs.items():
+        assert (_ones(lib, everything) == ones).all(), simd
+        assert (_eights(lib, everything) == ones[:len(everything) // 8 * 8]).all(), simd
+        out = np.empty(len(everything) - 3, dtype=np.int32)  # a last block of 5
+        lib.rb_check_batch(everything.ctypes.data, len(out), out.ctypes.data)
+        assert (out == ones[:len(out)]).all(), simd
+    free = near[ones[len(q):] == FREE]
+    assert len(free) > 50
+    assert not exact.in_collision(free).any()
+    # motions: the first of the raked samples that is not FREE
+    a, b = q[:60], q[60:120]
+    b = np.ascontiguousarray(a + 0.15 * (b - a))
+    for simd, lib in libs.items():
+        for x, y in zip(a, b, strict=True):
+            samples = np.ascontiguousarray(raked(x, y, 32.0))
+            each = _ones(lib, samples)
+            expected = next((int(s) for s in each if s != FREE), FREE)
+            assert lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0) == expected, simd
+
+
+def _obstacles(rng: np.random.Generator) -> list:
+    """Run-time obstacles of every kind around a metre-sized robot, randomly turned."""
+    from robrayc.analysis.collision import Box, Capsule, Cylinder, Sphere
+    from robrayc.rotations import quat_to_matrix
+
+    def turn():
+        q = rng.normal(size=4)
+        return quat_to_matrix(q / np.linalg.norm(q))
+
+    def centre():
+        while True:
+            c = rng.uniform(-0.8, 0.8, 3) + (0, 0, 0.5)
+            if np.hypot(c[0], c[1]) > 0.35:
+                return tuple(c.tolist())
+
+    return [Box(centre(), (0.1, 0.2, 0.05), turn()), Box(centre(), (0.15, 0.1, 0.1)),
+            Sphere(centre(), 0.1), Cylinder(centre(), 0.06, 0.2, turn()),
+            Capsule(centre(), 0.05, 0.15, turn()), Box(centre(), (0.05, 0.05, 0.3), turn())]
+
+
+@needs_cc
+@pytest.mark.slow
+def test_lanes_test_the_obstacles_set_at_run_time(tmp_path: Path) -> None:
+    """With obstacles set at run time (NAME_set_obstacles), every lane still answers as
+    NAME_check, which tests them; lanes FREE a hair from contact are free for the exact
+    checker given the same obstacles."""
+    from robrayc.analysis.collision.c_environment import OBSTACLE
+    from robrayc.analysis.collision.obstacles import c_record
+
+    scene = among_boxes("ur5", seed=13, boxes=3)
+    exact = CollisionChecker(scene)
+    rng = np.random.default_rng(9)
+    shapes = _obstacles(rng)
+    exact.set_obstacles(shapes)
+    table = np.zeros(len(shapes), OBSTACLE)
+    for k, s in enumerate(shapes):
+        table[k] = c_record(s)
+    q = configurations(scene, 400, seed=4)
+    for simd in SIMD:
+        lib = _library(CollisionChecker(scene), tmp_path, simd)
+        lib.rb_set_obstacles.argtypes = (ctypes.c_void_p, ctypes.c_int)
+        assert lib.rb_set_obstacles(table.ctypes.data, len(table)) == 0
+        near = near_contact(lib, q, np.random.default_rng(1))
+        everything = np.ascontiguousarray(np.concatenate([q, near]))
+        ones = _ones(lib, everything)
+        assert (_eights(lib, everything) == ones[:len(everything) // 8 * 8]).all(), simd
+        free = near[ones[len(q):] == FREE]
+        assert len(free) > 50
+        assert not exact.in_collision(free).any()
