@@ -10,6 +10,10 @@ row, and the motions configuration 2k -> 2k + 1 (random pairs over the joint ran
 (microseconds):
 - C one: NAME_check per configuration, over all of them (gcc -O3 -march=native, VAMP's two
   math flags; best of 5 passes);
+- C 8: NAME_check8 (eight configurations in the vector lanes) per configuration, over blocks
+  of 8 of the configurations NAME_check answers FREE (as VAMP's fkcc row: its blocks of 8
+  collision-free ones);
+- C batch: NAME_check_batch over all the configurations, per configuration (eight a call);
 - C motion: NAME_check_motion at resolution 32 per motion (raked samples, the first certain
   collision exits; best of 5 passes);
 - py one: CollisionChecker.check(q) per call, a Python loop over the configurations (MAYBE
@@ -21,7 +25,8 @@ row, and the motions configuration 2k -> 2k + 1 (random pairs over the joint ran
 - C answers: the shares of FREE, COLLIDES and MAYBE configurations.
 With --vamp PATH (a checkout of KavrakiLab/vamp; Panda, UR5, Fetch, Baxter): VAMP's own
 kernels by benchmarks/vamp_harness.cc (see benchmarks/checker.py): validate per configuration
-(vamp.validate's kernel, from C++: its Python module is not built here) and validate_motion at
+(vamp.validate's kernel, from C++: its Python module is not built here), fkcc per
+configuration on blocks of 8 collision-free configurations (vamp_8), and validate_motion at
 the robot's resolution (32 for Panda, UR5, Fetch) per motion; the harnesses take turns
 (--rounds, each figure the median of its rounds); and how many answers differ from robrayc's
 (exact) ones, configurations and motions (VAMP's own models and spheres: a sanity check).
@@ -63,11 +68,19 @@ static double now(void) { struct timespec t; clock_gettime(CLOCK_MONOTONIC, &t);
                           return t.tv_sec + 1e-9 * t.tv_nsec; }
 int main(int argc, char **argv)
 {
-    long n = atol(argv[1]), k, sink = 0;
-    double *q = malloc(sizeof(double) * n * RB_N_CONFIG), t, one = 1e30, motion = 1e30;
-    int r, count[4] = { 0, 0, 0, 0 };
+    long n = atol(argv[1]), k, sink = 0, nf = 0;
+    double *q = malloc(sizeof(double) * n * RB_N_CONFIG), *fq, t, one = 1e30, motion = 1e30;
+    double eight = 1e30, batch = 1e30;
+    int r, count[4] = { 0, 0, 0, 0 }, out[8], *all = malloc(sizeof(int) * n);
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
-    for (k = 0; k < n; k++) count[rb_check(q + k * RB_N_CONFIG)]++;
+    fq = malloc(sizeof(double) * n * RB_N_CONFIG);
+    for (k = 0; k < n; k++) {
+        int a = rb_check(q + k * RB_N_CONFIG);
+        count[a]++;
+        if (a == RB_FREE)
+            for (r = 0; r < RB_N_CONFIG; r++) fq[nf * RB_N_CONFIG + r] = q[k * RB_N_CONFIG + r];
+        nf += a == RB_FREE;
+    }
     for (k = 0; k + 1 < n; k += 2)
         putchar('0' + rb_check_motion(q + k * RB_N_CONFIG, q + (k + 1) * RB_N_CONFIG, 32.0));
     putchar('\n');
@@ -76,12 +89,19 @@ int main(int argc, char **argv)
         for (k = 0; k < n; k++) sink += rb_check(q + k * RB_N_CONFIG);
         t = now() - t; if (t < one) one = t;
         t = now();
+        for (k = 0; k + 8 <= nf; k += 8) { rb_check8(fq + k * RB_N_CONFIG, out); sink += out[0]; }
+        t = now() - t; if (t < eight) eight = t;
+        t = now();
+        sink += rb_check_batch(q, n, all);
+        t = now() - t; if (t < batch) batch = t;
+        t = now();
         for (k = 0; k + 1 < n; k += 2)
             sink += rb_check_motion(q + k * RB_N_CONFIG, q + (k + 1) * RB_N_CONFIG, 32.0);
         t = now() - t; if (t < motion) motion = t;
     }
-    printf("%.6g %.6g %d %d %d %ld\n", 1e6 * one / n, 1e6 * motion / (n / 2), count[0],
-           count[1], count[2], sink < 0 ? sink : 0L);
+    printf("%.6g %.6g %d %d %d %ld %.6g %.6g\n", 1e6 * one / n, 1e6 * motion / (n / 2), count[0],
+           count[1], count[2], sink < 0 ? sink : 0L, nf >= 8 ? 1e6 * eight / (nf / 8 * 8) : 0.0,
+           1e6 * batch / n);
     return 0;
 }
 """
@@ -94,13 +114,14 @@ def c_times(exe: Path, configs: np.ndarray) -> dict:
     out = lines[1].split()
     n = len(configs)
     return {"c_one": float(out[0]), "c_motion": float(out[1]),
-            "free": int(out[2]) / n, "collides": int(out[3]) / n, "maybe": int(out[4]) / n}
+            "free": int(out[2]) / n, "collides": int(out[3]) / n, "maybe": int(out[4]) / n,
+            "c_8": float(out[6]), "c_batch": float(out[7])}
 
 
 def vamp_times(exe: Path, stdin: str) -> dict:
     out = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
                          check=True).stdout.split("\n")[1].split()
-    return {"vamp_one": float(out[0]), "vamp_motion": float(out[5])}
+    return {"vamp_one": float(out[0]), "vamp_8": float(out[3]), "vamp_motion": float(out[5])}
 
 
 def vamp_differ(exe: Path, stdin: str, exact, compiled, configs: np.ndarray) -> dict:
@@ -166,14 +187,15 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
 def print_row(row: dict) -> None:
     cells = [f"{row['robot']:6}",
              f"C free/collides/maybe {row['free']:.0%}/{row['collides']:.0%}/{row['maybe']:.0%}"]
-    for col in ("c_one", "vamp_one", "py_one", "py_one_decided", "py_batch", "c_motion",
-                "vamp_motion",
-                "py_motion", "py_motions"):
+    for col in ("c_one", "vamp_one", "c_8", "vamp_8", "c_batch", "py_one", "py_one_decided",
+                "py_batch", "c_motion", "vamp_motion", "py_motion", "py_motions"):
         if col in row:
             cells.append(f"{col}={row[col]:.3g}")
     cells.append(f"py_batch/c_one={row['py_batch'] / row['c_one']:.1f}x")
     if "vamp_one" in row:
-        cells.append(f"c_motion/vamp_motion={row['c_motion'] / row['vamp_motion']:.2f}x "
+        cells.append(f"c_one/vamp_one={row['c_one'] / row['vamp_one']:.2f}x "
+                     f"c_8/vamp_8={row['c_8'] / row['vamp_8']:.2f}x "
+                     f"c_motion/vamp_motion={row['c_motion'] / row['vamp_motion']:.2f}x "
                      f"py_one/vamp_one={row['py_one'] / row['vamp_one']:.1f}x "
                      f"differ: {row['vamp_differ']} configurations, "
                      f"{row['vamp_motion_differ']} of {row['motions']} motions")

@@ -685,7 +685,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '\n'
       '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
       "ach value a lane's */\n"
-      'static void fk8(double q[][8], double g[][12][8])\n'
+      'static void fk8(double q[restrict][8], double g[restrict][12][8])\n'
       '{\n'
       '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
       ', 0 };\n'
@@ -1481,7 +1481,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x0c9c0164, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x2cb11845, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

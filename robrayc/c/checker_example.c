@@ -161,7 +161,7 @@ static void fk(const double *q, double g[][12])
     turn(base, axis, q[0], g[1]);
 }
 
-static void fk8(double q[][8], double g[][12][8])
+static void fk8(double q[restrict][8], double g[restrict][12][8])
 {
     static const double base[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 0, 0 };
     static const double axis[3] = { 0.6, 0.0, 0.8 };

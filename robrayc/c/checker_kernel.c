@@ -599,24 +599,29 @@ static int invalid(const unsigned char *active, unsigned char *states)
 
 /* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_frame). Without states,
  * stops at the first certain collision; with states (NP bytes, zeroed by the caller), writes
- * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL). */
-static int check1(const double *q, const unsigned char *active, unsigned char *states)
+ * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL).
+ * The solid pairs before position `from` (FIXB block k, lane j: 8 k + j; then MOVP j: 8 NFB
+ * + j) are skipped: known FREE (lanes.c proved them so); 0 tests them all. */
+static int check1(const double *q, const unsigned char *active, unsigned char *states,
+                  int from)
 {
     double g[NG][12], o[3];
     float centre[3][NS_DECL], slack;
     struct boxcache cache;
-    int k, l, hit = 0, maybe = 0, far;
+    int k, l, hit = 0, maybe = 0, far, mfrom = from > NFB * 8 ? from - NFB * 8 : 0;
+    int ffrom = from > 0 && from < NFB * 8 ? from : from > 0 ? NFB * 8 : 0;
     fk(q, g);
     slack = world_frame(q, g, o);
     if (slack < 0.0f) return invalid(active, states);
     far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
     solid_centres(g, centre);
     start_cache(&cache, g, centre, slack);
-    for (k = 0; k < NFB && !(hit && !states); k++) {
+    for (k = ffrom / 8; k < NFB && !(hit && !states); k++) {
         const struct fixblock *f = &FIXB[k];
         const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
         unsigned m = far ? near_block_at(f, c, SOLID[f->solid].bound[3] + slack, o)
                          : near_block(f, c, SOLID[f->solid].bound[3]);
+        if (k == ffrom / 8) m &= ~0u << (ffrom % 8);
         for (l = 0; m && l < 8; l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;
@@ -627,8 +632,9 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
             if (hit && !states) break;
         }
     }
-    for (k = 0; k < NMP && !(hit && !states); k += 8) {
+    for (k = mfrom & ~7; k < NMP && !(hit && !states); k += 8) {
         unsigned m = near8(centre, MOVA + k, MOVB + k, MOVR2 + k, slack);
+        if (k == (mfrom & ~7)) m &= ~0u << (mfrom & 7);
         for (l = 0; m && !(hit && !states); l++, m >>= 1) {
             int r;
             if (!(m & 1u)) continue;
@@ -649,7 +655,7 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
 int checker_check(const double *q)
 {
     if (ANY_CONST_HIT) return 1;
-    return check1(q, 0, 0);
+    return check1(q, 0, 0, 0);
 }
 
 /* the states of the active solid pairs only (a sampler that stopped asking about most pairs):
@@ -709,7 +715,7 @@ void checker_solid_states(const double *q, long n, const unsigned char *active,
     }
     for (k = 0; k < n; k++) {
         for (p = 0; p < NP; p++) states[k * NP + p] = 0;
-        (void)check1(q + k * NQ, active, states + k * NP);
+        (void)check1(q + k * NQ, active, states + k * NP, 0);
     }
 }
 
@@ -724,7 +730,7 @@ int checker_colliding_pairs(const double *q, int *out)
     unsigned char states[NP_DECL] = { 0 };
     int p, count = 0;
     for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p];
-    if (check1(q, 0, states) == CHECKER_INVALID) {
+    if (check1(q, 0, states, 0) == CHECKER_INVALID) {
         for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p] ? 1 : 2;
         return NPAIRS;
     }

@@ -99,7 +99,7 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
 
 /* fk for eight configurations at once, q[variable][lane] -> g[group][entry][lane], sines and
  * cosines by lane_sincos (lanes.c): the robot's kinematics, defined after the kernel */
-static void fk8(double q[][8], double g[][12][8]);
+static void fk8(double q[restrict][8], double g[restrict][12][8]);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +
  * offset| times each axis' length (GROUP_REACH counts one unit of it) */

@@ -142,34 +142,39 @@ struct block {
 };
 
 /* the transform of a frame (pose in group b) from group a's frame, in lanes: out[0..8] the
- * rotation row-major, out[9..11] the translation; group 0 is the world (identity) */
+ * rotation row-major, out[9..11] the translation; group 0 is the world (identity). Each
+ * loop's innermost index is the lane: they vectorise. */
 static void lane_frame(const struct block *k, int a, int b, const double *pose, lanes *out)
 {
-    float w[12][8], p[12];
+    float w[12][8], d[3][8], m[12][8], p[12];
     int i, j, l;
     const float (*ga)[8] = k->gf[a], (*gb)[8] = k->gf[b];
     for (i = 0; i < 12; i++) p[i] = (float)pose[i];
-    for (l = 0; l < 8; l++) {  /* b's frame in the world: gb times its pose */
+    if (b == 0) {  /* the frame in the world: its pose */
+        for (i = 0; i < 12; i++)
+            for (l = 0; l < 8; l++) w[i][l] = p[i];
+    } else {  /* gb times the pose */
         for (i = 0; i < 3; i++) {
             for (j = 0; j < 3; j++)
-                w[3 * i + j][l] = gb[3 * i][l] * p[j] + gb[3 * i + 1][l] * p[3 + j]
-                                  + gb[3 * i + 2][l] * p[6 + j];
-            w[9 + i][l] = gb[3 * i][l] * p[9] + gb[3 * i + 1][l] * p[10]
-                          + gb[3 * i + 2][l] * p[11] + gb[9 + i][l];
+                for (l = 0; l < 8; l++)
+                    w[3 * i + j][l] = gb[3 * i][l] * p[j] + gb[3 * i + 1][l] * p[3 + j]
+                                      + gb[3 * i + 2][l] * p[6 + j];
+            for (l = 0; l < 8; l++)
+                w[9 + i][l] = gb[3 * i][l] * p[9] + gb[3 * i + 1][l] * p[10]
+                              + gb[3 * i + 2][l] * p[11] + gb[9 + i][l];
         }
     }
-    for (l = 0; l < 8; l++) {  /* w^T ga, and w^T (ta - tw) */
-        float d[3], m[12];
-        for (i = 0; i < 3; i++) d[i] = ga[9 + i][l] - w[9 + i][l];
-        for (i = 0; i < 3; i++) {
-            for (j = 0; j < 3; j++)
-                m[3 * i + j] = w[i][l] * ga[j][l] + w[3 + i][l] * ga[3 + j][l]
-                               + w[6 + i][l] * ga[6 + j][l];
-            m[9 + i] = w[i][l] * d[0] + w[3 + i][l] * d[1] + w[6 + i][l] * d[2];
-        }
-        for (i = 0; i < 12; i++) w[i][l] = m[i];
+    for (i = 0; i < 3; i++)  /* w^T ga, and w^T (ta - tw) */
+        for (l = 0; l < 8; l++) d[i][l] = ga[9 + i][l] - w[9 + i][l];
+    for (i = 0; i < 3; i++) {
+        for (j = 0; j < 3; j++)
+            for (l = 0; l < 8; l++)
+                m[3 * i + j][l] = w[i][l] * ga[j][l] + w[3 + i][l] * ga[3 + j][l]
+                                  + w[6 + i][l] * ga[6 + j][l];
+        for (l = 0; l < 8; l++)
+            m[9 + i][l] = w[i][l] * d[0][l] + w[3 + i][l] * d[1][l] + w[6 + i][l] * d[2][l];
     }
-    for (i = 0; i < 12; i++) out[i] = lanes_load(w[i]);
+    for (i = 0; i < 12; i++) out[i] = lanes_load(m[i]);
 }
 
 /* nodes lane_tree keeps waiting at most (past it, their lanes stay open: never wrong) */
@@ -396,77 +401,157 @@ static unsigned lane_valid(const double *q)
     return ok;
 }
 
-/* the block's poses and bounding-sphere centres */
-static void lane_poses(struct block *k)
+/* the groups' poses in float (those holding solids) */
+static void lane_floats(double (*restrict g)[12][8], float (*restrict gf)[12][8])
 {
-    int s, i, j, l;
-    fk8(k->q, k->g);
+    int s, i, l;
     for (s = 0; s < NG; s++)
         if (GROUP_SOLIDS[s])
             for (i = 0; i < 12; i++)
-                for (l = 0; l < 8; l++) k->gf[s][i][l] = (float)k->g[s][i][l];
+                for (l = 0; l < 8; l++) gf[s][i][l] = (float)g[s][i][l];
+}
+
+/* every solid's bounding-sphere centre in the world */
+static void lane_centres(float (*restrict gf)[12][8], float (*restrict centre)[3][8])
+{
+    int s, i, j, l;
     for (s = 0; s < NS; s++) {
-        float (*w)[8] = k->gf[SOLID[s].group];
+        float (*w)[8] = gf[SOLID[s].group];
         const float *b = SOLID[s].bound;
         for (i = 0; i < 3; i++)
             for (l = 0; l < 8; l++) {
                 float c = w[9 + i][l];
                 for (j = 0; j < 3; j++) c += w[3 * i + j][l] * b[j];
-                k->centre[s][i][l] = c;
+                centre[s][i][l] = c;
             }
     }
 }
 
-/* the lanes of the block of configurations q (8 x NQ) not proven FREE here: check1 answers
- * them. Stops once every lane is open. */
-static unsigned lanes_open(const double *q)
+/* the block's poses and bounding-sphere centres (the arrays are distinct: restrict lets the
+ * loops vectorise) */
+static void lane_poses(struct block *k)
 {
-    struct block k;
-    unsigned open = ~lane_valid(q) & 0xffu;
-    int f, j, l, i;
-    if (ANY_CONST_HIT || open == 0xffu) return 0xffu;
-    for (l = 0; l < 8; l++) {  /* an open lane's poses are not looked at: zeros will do */
-        k.row[l] = q + (long)l * NQ;
-        for (i = 0; i < NQ; i++) k.q[i][l] = (open >> l & 1u) ? 0.0 : k.row[l][i];
+    fk8(k->q, k->g);
+    lane_floats(k->g, k->gf);
+    lane_centres(k->gf, k->centre);
+}
+
+/* a block's pass over the solid pairs in check1's order: the lanes open so far, where each
+ * opened (check1's `from`: its pairs before that position were proven FREE here; 0: the
+ * whole of checker_check; FIXB block f, partner j: 8 f + j; MOVP j: LANE_MOVING + j; the
+ * run-time obstacles: LANE_ROBOT_END), and the next step of the pass (pass_step) */
+#define LANE_MOVING (NFB * 8)
+#define LANE_ROBOT_END (NFB * 8 + NMP)
+struct pass { struct block k; unsigned open; int from[8], at; };
+
+/* starts the pass of the block of configurations q (8 x NQ) */
+static void pass_start(struct pass *p, const double *q)
+{
+    int l, i;
+    p->open = ~lane_valid(q) & 0xffu;
+    p->at = 0;
+    for (l = 0; l < 8; l++) {
+        p->from[l] = 0;
+        p->k.row[l] = q + (long)l * NQ;
     }
-    lane_poses(&k);
-    for (f = 0; f < NFB && open != 0xffu; f++) {
-        const struct fixblock *fb = &FIXB[f];
+    if (ANY_CONST_HIT) p->open = 0xffu;
+    if (p->open == 0xffu) return;
+    for (l = 0; l < 8; l++)  /* an open lane's poses are not looked at: zeros will do */
+        for (i = 0; i < NQ; i++) p->k.q[i][l] = (p->open >> l & 1u) ? 0.0 : p->k.row[l][i];
+    lane_poses(&p->k);
+}
+
+/* the lanes newly open at the pass's next step (FIXB block f: positions 8 f .. 8 f + 7;
+ * then the moving pairs 8 at a time; then the run-time obstacles), each lane's position
+ * written to from */
+static unsigned pass_step(struct pass *p, int step)
+{
+    const struct block *k = &p->k;
+    unsigned fresh = 0u;
+    int j, l;
+    if (step >= 0 && step < NFB) {  /* a moving solid against 8 fixed partners (FIXB) */
+        const struct fixblock *fb = &FIXB[step];
+        const int a = fb->solid;
+        const lanes x = lanes_load(k->centre[a][0]), y = lanes_load(k->centre[a][1]);
+        const lanes z = lanes_load(k->centre[a][2]);
         for (j = 0; j < 8 && fb->partner[j] >= 0; j++) {
-            unsigned near = lane_near(&k, fb->solid, fb->partner[j]) & ~open;
-            if (near) open |= lane_pair(&k, fb->pair[j], fb->solid, fb->partner[j], near);
+            lanes dx = lanes_sub(x, lanes_set(fb->x[j])), dy = lanes_sub(y, lanes_set(fb->y[j]));
+            lanes dz = lanes_sub(z, lanes_set(fb->z[j]));
+            lanes reach = lanes_set(SOLID[a].bound[3] + fb->r[j] + LANE_SLACK);
+            unsigned near = lanes_le(lanes_add(lanes_add(lanes_mul(dx, dx), lanes_mul(dy, dy)),
+                                               lanes_mul(dz, dz)), lanes_mul(reach, reach))
+                            & ~(p->open | fresh);
+            unsigned open = near ? lane_pair(k, fb->pair[j], a, fb->partner[j], near) : 0u;
+            for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = 8 * step + j;
+            fresh |= open;
         }
+        return fresh;
     }
-    for (j = 0; j < NMP && open != 0xffu; j++) {
-        unsigned near;
-        if (MOVR2[j] < 0.0f) continue;  /* padding */
-        near = lane_near(&k, MOVA[j], MOVB[j]) & ~open;
-        if (near) open |= lane_pair(&k, MOVP[j], MOVA[j], MOVB[j], near);
+    step -= NFB;
+    if (step >= 0 && 8 * step < NMP) {
+        for (j = 8 * step; j < 8 * step + 8 && j < NMP; j++) {
+            unsigned near = lane_near(k, MOVA[j], MOVB[j]) & ~(p->open | fresh);
+            unsigned open = near ? lane_pair(k, MOVP[j], MOVA[j], MOVB[j], near) : 0u;
+            for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = LANE_MOVING + j;
+            fresh |= open;
+        }
+        return fresh;
     }
-    if (ENV.np) return 0xffu;  /* points: check1 (env_points) */
-    for (f = 0; f < NS && ENV.n && open != 0xffu; f++)
-        if (SOLID[f].group) open |= lane_obstacles(&k, f, ~open & 0xffu);
-    return open;
+    if (ENV.np) {
+        fresh = ~p->open & 0xffu;  /* points: check1 (env_points) */
+    } else {
+        for (j = 0; j < NS && ENV.n && (fresh | p->open) != 0xffu; j++)
+            if (SOLID[j].group) fresh |= lane_obstacles(k, j, ~(fresh | p->open) & 0xffu);
+    }
+    for (l = 0; l < 8; l++) if (fresh >> l & 1u) p->from[l] = LANE_ROBOT_END;
+    return fresh;
+}
+
+/* the pass's steps: FIXB's blocks, the moving pairs' blocks of 8, the run-time obstacles */
+#define LANE_STEPS (NFB + (NMP + 7) / 8 + 1)
+
+/* runs the pass on until every lane is open, it is over, or a lane of `stop` opens; returns
+ * whether it is over (every lane open, or every step made) */
+static int pass_run(struct pass *p, unsigned stop)
+{
+    while (p->open != 0xffu && p->at < LANE_STEPS) {
+        unsigned fresh = pass_step(p, p->at++);
+        p->open |= fresh;
+        if (fresh & stop) return p->open == 0xffu || p->at >= LANE_STEPS;
+    }
+    return 1;
+}
+
+/* the answer of an open lane l of the pass */
+static int lane_answer(const struct pass *p, int l)
+{
+    const double *q = p->k.row[l];
+    return p->from[l] ? check1(q, 0, 0, p->from[l]) : checker_check(q);
 }
 
 void checker_check8(const double *q, int *out)
 {
-    unsigned open = lanes_open(q);
+    struct pass p;
     int l;
-    for (l = 0; l < 8; l++)
-        out[l] = (open >> l & 1u) ? checker_check(q + (long)l * NQ) : CHECKER_FREE;
+    pass_start(&p, q);
+    (void)pass_run(&p, 0u);
+    for (l = 0; l < 8; l++) out[l] = (p.open >> l & 1u) ? lane_answer(&p, l) : CHECKER_FREE;
 }
 
 /* the answer of the first of the block of configurations q (8 x NQ) that is not FREE, else
- * FREE */
+ * FREE: the pass stops as soon as the first lane not yet answered opens, which check1
+ * answers then (a motion that collides at its first sample costs one pass in part) */
 static int check_first(const double *q)
 {
-    unsigned open = lanes_open(q);
-    int l;
-    for (l = 0; l < 8; l++)
-        if (open >> l & 1u) {
-            int r = checker_check(q + (long)l * NQ);
+    struct pass p;
+    int l, done = 0;
+    pass_start(&p, q);
+    for (l = 0; l < 8; l++) {
+        if (!done && !(p.open >> l & 1u)) done = pass_run(&p, 1u << l);
+        if (p.open >> l & 1u) {  /* (else the pass is over: lane l is FREE) */
+            int r = lane_answer(&p, l);
             if (r != CHECKER_FREE) return r;
         }
+    }
     return CHECKER_FREE;
 }
