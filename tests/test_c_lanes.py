@@ -191,17 +191,15 @@ def test_lanes_test_the_obstacles_set_at_run_time(tmp_path: Path) -> None:
     """With obstacles set at run time (NAME_set_obstacles), every lane still answers as
     NAME_check, which tests them; lanes FREE a hair from contact are free for the exact
     checker given the same obstacles."""
-    from robrayc.analysis.collision.c_environment import OBSTACLE
-    from robrayc.analysis.collision.obstacles import c_record
+    from robrayc.analysis.collision.c_environment import c_records
+    from robrayc.analysis.collision.obstacles import pack
 
     scene = among_boxes("ur5", seed=13, boxes=3)
     exact = CollisionChecker(scene)
     rng = np.random.default_rng(9)
     shapes = _obstacles(rng)
     exact.set_obstacles(shapes)
-    table = np.zeros(len(shapes), OBSTACLE)
-    for k, s in enumerate(shapes):
-        table[k] = c_record(s)
+    table = c_records(pack(shapes))
     q = configurations(scene, 400, seed=4)
     for simd in SIMD:
         lib = _library(CollisionChecker(scene), tmp_path, simd)
@@ -214,3 +212,33 @@ def test_lanes_test_the_obstacles_set_at_run_time(tmp_path: Path) -> None:
         free = near[ones[len(q):] == FREE]
         assert len(free) > 50
         assert not exact.in_collision(free).any()
+
+
+@needs_cc
+@pytest.mark.slow
+def test_compiled_batches_and_motions_with_attached_shapes(ur5_boxes: ir.Scene) -> None:
+    """With obstacles set and a part attached to the wrist, the compiled backend's batches and
+    motions (eight lanes a call, then NAME_check and the exact tests for what is left open)
+    answer as the exact checker."""
+    from robrayc.analysis.collision import Box
+
+    exact = CollisionChecker(ur5_boxes)
+    compiled = CollisionChecker(ur5_boxes, backend="compiled")
+    shapes = _obstacles(np.random.default_rng(9))
+    part = [Box((0.0, 0.25, 0.0), (0.05, 0.12, 0.05))]
+    for checker in (exact, compiled):
+        checker.set_obstacles(shapes)
+    q = configurations(ur5_boxes, 400, seed=8)
+    without = exact.in_collision(q)
+    for checker in (exact, compiled):
+        checker.attach("wrist_3_joint", part)
+    truth = exact.in_collision(q)
+    assert (truth & ~without).sum() > 10 and not truth.all()  # the part alone collides
+    assert (compiled.in_collision(q) == truth).all()
+    a, b = q[:40], q[:40] + 0.1 * (q[40:80] - q[:40])
+    assert (compiled.check_motions(a, b) == exact.check_motions(a, b)).all()
+
+
+@pytest.fixture(scope="module")
+def ur5_boxes() -> ir.Scene:
+    return among_boxes("ur5", seed=13, boxes=3)

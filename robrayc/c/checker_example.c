@@ -167,17 +167,8 @@ static void fk8(double q[restrict][8], double g[restrict][12][8])
     static const double axis[3] = { 0.6, 0.0, 0.8 };
     int i, l;
     for (l = 0; l < 8; l++) {
-        double s, w, rot[12], out[12];
-        lane_sincos(0.5 * q[0][l], &s, &w);
-        {
-            const double x = s * axis[0], y = s * axis[1], z = s * axis[2];
-            rot[0] = 1 - 2 * (y * y + z * z); rot[1] = 2 * (x * y - z * w);
-            rot[2] = 2 * (x * z + y * w); rot[3] = 2 * (x * y + z * w);
-            rot[4] = 1 - 2 * (x * x + z * z); rot[5] = 2 * (y * z - x * w);
-            rot[6] = 2 * (x * z - y * w); rot[7] = 2 * (y * z + x * w);
-            rot[8] = 1 - 2 * (x * x + y * y); rot[9] = rot[10] = rot[11] = 0.0;
-        }
-        mul(base, rot, out);
+        double out[12];
+        turn(base, axis, q[0][l], out);
         for (i = 0; i < 12; i++) {
             g[0][i][l] = i % 4 == 0 && i < 9 ? 1.0 : 0.0;
             g[1][i][l] = out[i];

@@ -497,8 +497,8 @@ static unsigned pass_step(struct pass *p, int step)
         }
         return fresh;
     }
-    if (ENV.np) {
-        fresh = ~p->open & 0xffu;  /* points: check1 (env_points) */
+    if (ENV.np || N_ATTACHED) {
+        fresh = ~p->open & 0xffu;  /* points, attached shapes: check1 (env_check) */
     } else {
         for (j = 0; j < NS && ENV.n && (fresh | p->open) != 0xffu; j++)
             if (SOLID[j].group) fresh |= lane_obstacles(k, j, ~(fresh | p->open) & 0xffu);
