@@ -122,18 +122,10 @@ class CollisionChecker(RunTimeObstacles):
 
     def _use_compiled(self, required: bool, sphere_size: float | None, cells: bool) -> None:
         from robrayc.analysis.collision.c_build import CompilerMissing
-        from robrayc.analysis.collision.compiled import Kernel
+        from robrayc.analysis.collision.compiled import kernel_for
 
         try:
-            multi = [self.scene.frames[b.frame].name for b in self.fk.groups.bodies
-                     if self.scene.frames[b.frame].is_multi_dof]
-            if multi:  # its kinematics (c_kinematics) turns and slides about one axis only
-                raise CompilerMissing(f"the scene has ball or floating joints ('{multi[0]}'), "
-                                      "which the compiled checker does not support")
-            if self.mode != "dense":
-                raise CompilerMissing("the scene has too many solid pairs for the compiled "
-                                      "checker (it needs a robot-sized scene)")
-            self._kernel = Kernel(self, sphere_size, cells)
+            self._kernel = kernel_for(self, sphere_size, cells)
             self.backend = "compiled"
         except CompilerMissing as exc:
             if required:

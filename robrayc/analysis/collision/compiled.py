@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from robrayc import ir
-from robrayc.analysis.collision.c_build import checker_text, load
+from robrayc.analysis.collision.c_build import CompilerMissing, checker_text, load
 from robrayc.analysis.collision.c_environment import KernelEnvironment
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
@@ -565,3 +565,17 @@ class Kernel:
                                 ctypes.byref(left), work.ctypes.data_as(ctypes.c_void_p),
                                 ctypes.c_long(len(work)))
         return bool(ok), int(left.value)
+
+
+def kernel_for(checker: CollisionChecker, sphere_size: float | None, cells: bool) -> Kernel:
+    """The compiled kernel of an exact checker; CompilerMissing says why there is none (no C
+    compiler, or a scene the kernel does not take)."""
+    frames = checker.scene.frames
+    multi = [frames[b.frame].name for b in checker.fk.groups.bodies if frames[b.frame].is_multi_dof]
+    if multi:  # its kinematics (c_kinematics) turns and slides about one axis only
+        raise CompilerMissing(f"the scene has ball or floating joints ('{multi[0]}'), "
+                              "which the compiled checker does not support")
+    if checker.mode != "dense":
+        raise CompilerMissing("the scene has too many solid pairs for the compiled "
+                              "checker (it needs a robot-sized scene)")
+    return Kernel(checker, sphere_size, cells)
