@@ -177,54 +177,6 @@ static void lane_frame(const struct block *k, int a, int b, const double *pose, 
     for (i = 0; i < 12; i++) out[i] = lanes_load(m[i]);
 }
 
-/* nodes lane_tree keeps waiting at most (past it, their lanes stay open: never wrong) */
-#define LANE_STACK 256
-
-/* the lanes of mask in which a node of the tree under root (its solid's group frame), moved
- * by m (lane_frame), still reaches the box of half extents h grown by r (a sphere: h zero):
- * a leaf that does leaves its lane open. Each lane stops at its first such leaf. Depth first,
- * without recursion (m stays in registers). */
-static unsigned lane_tree(int root, const lanes *m, const lanes *h, float r, unsigned mask)
-{
-    int node[LANE_STACK], top = 1;
-    unsigned live[LANE_STACK], open = 0u;
-    node[0] = root;
-    live[0] = mask;
-    while (top > 0) {
-        const float *c;
-        lanes x, y, z, e[3], d2, reach;
-        unsigned near;
-        int n, i, k;
-        top--;
-        n = node[top];
-        near = live[top] & ~open;
-        if (!near) continue;
-        c = NODE[n];
-        x = lanes_set(c[0]);
-        y = lanes_set(c[1]);
-        z = lanes_set(c[2]);
-        reach = lanes_set(c[3] + r);
-        for (i = 0; i < 3; i++)
-            e[i] = lanes_out(lanes_add(lanes_add(lanes_add(lanes_mul(m[3 * i], x),
-                                                           lanes_mul(m[3 * i + 1], y)),
-                                                 lanes_mul(m[3 * i + 2], z)), m[9 + i]), h[i]);
-        d2 = lanes_add(lanes_add(lanes_mul(e[0], e[0]), lanes_mul(e[1], e[1])),
-                       lanes_mul(e[2], e[2]));
-        near &= lanes_le(d2, lanes_mul(reach, reach));
-        if (!near) continue;
-        if (!KID[n][1] || top + KID[n][1] > LANE_STACK) {
-            open |= near;
-            if (open == mask) break;
-            continue;
-        }
-        for (k = KID[n][0] + KID[n][1] - 1; k >= KID[n][0]; k--) {
-            node[top] = k;
-            live[top++] = near;
-        }
-    }
-    return open;
-}
-
 #if defined(__AVX2__)
 static lanes lanes_abs(lanes a) { return _mm256_andnot_ps(_mm256_set1_ps(-0.0f), a); }
 #else
@@ -236,15 +188,15 @@ static lanes lanes_abs(lanes a)
 }
 #endif
 
-/* the lanes of mask in which no axis separates solid a's bounding box (BOX[a], its group
- * frame), moved by m (lane_frame), from the box of half extents h (r == 0) or the sphere of
- * radius r at the origin, by more than grow: check1's node_box (and sat1's 1e-6 on |R_ij|),
- * each comparison's reach grown by grow (LANE_SLACK, or more) */
-static unsigned lane_box(int a, const lanes *m, const lanes *h, float r, unsigned mask,
-                         float grow)
+/* the lanes of mask in which no axis separates the box o (as BOX and LEAF hold it: centre,
+ * rotation, half extents; its solid's group frame), moved by m (lane_frame), from the box of
+ * half extents h (r == 0) or the sphere of radius r at the origin, by more than grow:
+ * check1's node_box (and sat1's 1e-6 on |R_ij|), each comparison's reach grown by grow
+ * (LANE_SLACK, or more) */
+static unsigned lane_box(const float *o, const lanes *m, const lanes *h, float r,
+                         unsigned mask, float grow)
 {
     static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
-    const float *o = BOX[a];
     const lanes slack = lanes_set(grow), eps = lanes_set(1e-6f);
     lanes t[3], u[9], hb[3];
     int i, j;
@@ -297,23 +249,74 @@ static unsigned lane_box(int a, const lanes *m, const lanes *h, float r, unsigne
     return mask;
 }
 
+/* nodes lane_tree keeps waiting at most (past it, their lanes stay open: never wrong) */
+#define LANE_STACK 256
+
+/* the lanes of mask in which a node of the tree under root (its solid's group frame), moved
+ * by m (lane_frame), still reaches the box of half extents h or the sphere of radius r (h
+ * zero), grown by grow: a leaf that does, and whose box (LEAF) does too (lane_box), leaves
+ * its lane open, as check1's tree_box. Each lane stops at its first such leaf. Depth first,
+ * without recursion (m stays in registers). */
+static unsigned lane_tree(int root, const lanes *m, const lanes *h, float r, float grow,
+                          unsigned mask)
+{
+    int node[LANE_STACK], top = 1;
+    unsigned live[LANE_STACK], open = 0u;
+    node[0] = root;
+    live[0] = mask;
+    while (top > 0) {
+        const float *c;
+        lanes x, y, z, e[3], d2, reach;
+        unsigned near;
+        int n, i, k;
+        top--;
+        n = node[top];
+        near = live[top] & ~open;
+        if (!near) continue;
+        c = NODE[n];
+        x = lanes_set(c[0]);
+        y = lanes_set(c[1]);
+        z = lanes_set(c[2]);
+        reach = lanes_set(c[3] + r + grow);
+        for (i = 0; i < 3; i++)
+            e[i] = lanes_out(lanes_add(lanes_add(lanes_add(lanes_mul(m[3 * i], x),
+                                                           lanes_mul(m[3 * i + 1], y)),
+                                                 lanes_mul(m[3 * i + 2], z)), m[9 + i]), h[i]);
+        d2 = lanes_add(lanes_add(lanes_mul(e[0], e[0]), lanes_mul(e[1], e[1])),
+                       lanes_mul(e[2], e[2]));
+        near &= lanes_le(d2, lanes_mul(reach, reach));
+        if (!near) continue;
+        if (!KID[n][1] && KID[n][0] >= 0) near = lane_box(LEAF[KID[n][0]], m, h, r, near, grow);
+        if (!KID[n][1] || top + KID[n][1] > LANE_STACK) {
+            open |= near;
+            if (open == mask) break;
+            continue;
+        }
+        for (k = KID[n][0] + KID[n][1] - 1; k >= KID[n][0]; k--) {
+            node[top] = k;
+            live[top++] = near;
+        }
+    }
+    return open;
+}
+
 /* the lanes of mask in which solid a's tree still reaches solid b's shape (its box or sphere
  * when exact, else its bounding box), as check1's tree_solid(a, b) tests it */
 static unsigned lane_tree_solid(const struct block *k, int a, int b, unsigned mask)
 {
     const struct solid *sb = &SOLID[b];
     lanes m[12], h[3];
-    float r = LANE_SLACK;
+    float r = 0.0f;
     int i;
     lane_frame(k, SOLID[a].group, sb->group, sb->pose, m);
     for (i = 0; i < 3; i++) h[i] = lanes_set((float)(sb->exact == 1 ? sb->half[i] : sb->box[i]));
     if (sb->exact == 0) {
-        r += (float)sb->half[0];
+        r = (float)sb->half[0];
         h[0] = h[1] = h[2] = lanes_set(0.0f);
     }
     /* a's bounding box first, as check1: it spares most descents */
-    mask = lane_box(a, m, h, sb->exact == 0 ? r - LANE_SLACK : 0.0f, mask, LANE_SLACK);
-    return mask ? lane_tree(SOLID[a].root, m, h, r, mask) : 0u;
+    mask = lane_box(BOX[a], m, h, r, mask, LANE_SLACK);
+    return mask ? lane_tree(SOLID[a].root, m, h, r, LANE_SLACK, mask) : 0u;
 }
 
 /* the lanes of mask in which solid pair p (solids a, b), its bounding spheres near, is not
@@ -379,8 +382,8 @@ static unsigned lane_obstacles(const struct block *k, int a, unsigned mask)
             h[i] = lanes_set(o->kind == OBSTACLE_BOX ? o->dims[i]
                              : o->kind == OBSTACLE_SPHERE ? 0.0f : o->hbox[i]);
         if (o->kind == OBSTACLE_SPHERE) r = o->dims[0];
-        near = lane_box(a, m, h, r, near, slack);
-        if (near) open |= lane_tree(SOLID[a].root, m, h, r + slack, near);
+        near = lane_box(BOX[a], m, h, r, near, slack);
+        if (near) open |= lane_tree(SOLID[a].root, m, h, r, slack, near);
     }
     return open;
 }
