@@ -424,6 +424,41 @@ static int witness_inside(int a, const double *ga, const struct envshape *e, con
     return 0;
 }
 
+/* cylinder or capsule e as an exact cylinder (kind -2: half = radius, radius, half length):
+ * its own, or with grow = its radius the cylinder that holds a capsule */
+static struct solid round_cylinder(const struct envshape *e, double grow)
+{
+    struct solid c = e->s;
+    c.exact = -2;
+    c.half[0] = c.half[1] = e->s.half[0];
+    c.half[2] = e->s.half[1] + grow;
+    return c;
+}
+
+/* robot solid a (group poses g; a box, cylinder or mesh) against cylinder c at world pose
+ * wc: convex.c's cylinder tests, a mesh on its triangles */
+static int solid_cylinder(double g[][12], int a, const struct solid *c, const double *wc)
+{
+    const struct solid *sa = &SOLID[a];
+    double wa[12], m[12];
+    if (sa->exact == -1) return decide_solid(g[sa->group], a, wc, c);
+    if (sa->exact != 1 && sa->exact != -2) return 2;
+    mul(g[sa->group], sa->pose, wa);
+    relative_d(wc, wa, m);  /* a in the cylinder's frame */
+    return cylinder_other(c, sa, m);
+}
+
+/* robot solid a against cylinder or capsule e (world pose we): a capsule COLLIDES where its
+ * inner cylinder (half length h) does, and is FREE where the cylinder holding it (h + r) is */
+static int solid_round(double g[][12], int a, const struct envshape *e, const double *we)
+{
+    struct solid c = round_cylinder(e, 0.0);
+    int inner = solid_cylinder(g, a, &c, we);
+    if (e->kind == OBSTACLE_CYLINDER || inner == 1) return inner;
+    c = round_cylinder(e, e->s.half[0]);
+    return solid_cylinder(g, a, &c, we) == 0 ? 0 : 2;
+}
+
 /* moving solid a (group poses g) against obstacle (or attached shape) e: FREE, COLLIDES or
  * MAYBE; with skip, a test that could only answer MAYBE is not made (FREE) */
 static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
@@ -442,6 +477,13 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
     if (!env_box(e, BOX[a], m) || !env_tree(sa->root, m, e)) return 0;
     if (witness_inside(a, g[sa->group], e, we)) return 1;
+    if (e->s.exact == -1) return solid_round(g, a, e, we);  /* a cylinder or capsule */
+    if (sa->exact == -2) {  /* a robot cylinder against a sphere or box */
+        double wa[12], me[12];
+        mul(g[sa->group], sa->pose, wa);
+        relative_d(wa, we, me);
+        return cylinder_other(sa, &e->s, me);
+    }
     return decide_solid(g[sa->group], a, we, &e->s);  /* a mesh's triangles (convex.c) */
 }
 
