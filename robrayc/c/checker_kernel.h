@@ -96,6 +96,8 @@ static int decide_pair(double g[][12], int a, int b);
  * -2) solid s at world pose ws (s's group pose times s->pose; s may be no solid of the
  * robot's: an obstacle); MAYBE for any other kind, or a solid a without triangles */
 static int decide_solid(const double *ga, int a, const double *ws, const struct solid *s);
+/* the band about contact where the C leaves the answer to the exact checker (convex.c) */
+#define DECIDE_GAP (CONTACT_TOL + 1e-6 * (GROUP_REACH + SOLID_REACH))
 /* cylinder c (at the origin of its frame) against sphere, box or cylinder o at pose m in
  * that frame (FREE, COLLIDES or MAYBE), and m = ga^-1 gb (double poses) */
 static int cylinder_other(const struct solid *c, const struct solid *o, const double *m);

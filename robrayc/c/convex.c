@@ -33,7 +33,7 @@
  * the checker's coordinates and, at a few micrometres, leaves MAYBE rare.
  */
 
-#define DECIDE_GAP (CONTACT_TOL + 1e-6 * (GROUP_REACH + SOLID_REACH))
+/* DECIDE_GAP itself is defined in checker_kernel.h (obstacles.c uses it too) */
 
 #if CHECKER_TRIANGLES == 2
 /* the trees, bound at run time; TLEV per node, how fast its points move per unit of each

@@ -448,13 +448,52 @@ static int solid_cylinder(double g[][12], int a, const struct solid *c, const do
     return cylinder_other(c, sa, m);
 }
 
-/* robot solid a against cylinder or capsule e (world pose we): a capsule COLLIDES where its
- * inner cylinder (half length h) does, and is FREE where the cylinder holding it (h + r) is */
+/* robot solid a (a box, cylinder or mesh) against the sphere of radius r at world pose ws */
+static int solid_ball(double g[][12], int a, const double *ws, double r)
+{
+    static const double world[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+    const struct solid *sa = &SOLID[a];
+    struct solid b = SOLID[a];
+    double wa[12], m[12];
+    int k;
+    b.exact = 0;
+    b.group = 0;
+    b.fixed_box = 0;
+    for (k = 0; k < 12; k++) b.pose[k] = ws[k];
+    b.half[0] = b.half[1] = b.half[2] = r;
+    if (sa->exact == 1) return exact_pair(g[sa->group], world, sa, &b);
+    if (sa->exact == -1) return decide_solid(g[sa->group], a, ws, &b);
+    if (sa->exact != -2) return 2;
+    mul(g[sa->group], sa->pose, wa);
+    relative_d(wa, ws, m);
+    return cylinder_other(sa, &b, m);
+}
+
+/* robot solid a against capsule e's end spheres (world pose we): COLLIDES where one is
+ * deeper than DECIDE_GAP in a, FREE where both are farther than DECIDE_GAP from it */
+static int solid_ends(double g[][12], int a, const struct envshape *e, const double *we)
+{
+    double r = e->s.half[0], ws[12];
+    int k, j, free = 1;
+    for (k = 0; k < 2; k++) {
+        for (j = 0; j < 12; j++) ws[j] = we[j];
+        for (j = 0; j < 3; j++) ws[9 + j] += (k ? -1.0 : 1.0) * e->s.half[1] * we[3 * j + 2];
+        if (r > DECIDE_GAP && solid_ball(g, a, ws, r - DECIDE_GAP) == 1) return 1;
+        free &= solid_ball(g, a, ws, r + DECIDE_GAP) == 0;
+    }
+    return free ? 0 : 2;
+}
+
+/* robot solid a against cylinder or capsule e (world pose we): a capsule is its inner
+ * cylinder (half length h) and its end spheres, and FREE where the cylinder holding it
+ * (h + r) is */
 static int solid_round(double g[][12], int a, const struct envshape *e, const double *we)
 {
     struct solid c = round_cylinder(e, 0.0);
-    int inner = solid_cylinder(g, a, &c, we);
+    int inner = solid_cylinder(g, a, &c, we), ends;
     if (e->kind == OBSTACLE_CYLINDER || inner == 1) return inner;
+    ends = solid_ends(g, a, e, we);
+    if (ends == 1 || (ends == 0 && inner == 0)) return ends;
     c = round_cylinder(e, e->s.half[0]);
     return solid_cylinder(g, a, &c, we) == 0 ? 0 : 2;
 }
