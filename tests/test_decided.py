@@ -229,3 +229,28 @@ def test_free_next_to_contact_is_free_for_the_exact_checker() -> None:
     free = near[np.array([kernel.check_one(row) for row in near]) == FREE]
     assert len(free) > 40
     assert not exact.in_collision(free).any()
+
+
+def test_free_on_the_edge_of_the_c_answer_is_free_for_the_exact_checker(world) -> None:
+    """Every kind of pair here (cylinders against boxes, spheres, cylinders and meshes among
+    them), bisected to 1e-12 on the C's OWN answer, so on its bands' edges (DECIDE_GAP, the
+    cylinder tests' slack, the closed forms' CONTACT_TOL), then 1e-9..1e-5 to either side: a
+    FREE there is free for the exact checker, the judge."""
+    compiled, exact, _ = world
+    kernel = compiled._kernel
+    q = _configs(compiled, 300, 32)
+    free = kernel.check_batch(q) == FREE
+    edge = []
+    for k in range(len(q) - 1):
+        if free[k] == free[k + 1]:
+            continue
+        a, b = (q[k], q[k + 1]) if free[k] else (q[k + 1], q[k])
+        for _ in range(42):
+            mid = (a + b) / 2
+            a, b = (mid, b) if kernel.check(mid) == FREE else (a, mid)
+        step = (b - a) / np.linalg.norm(b - a)
+        edge += [a + delta * step for delta in (0.0, 1e-9, 1e-7, 1e-5, -1e-9, -1e-7, -1e-5)]
+    edge = np.array(edge)
+    answers = kernel.check_batch(edge)
+    assert (answers == FREE).sum() >= 60
+    assert not exact.in_collision(edge[answers == FREE]).any()

@@ -728,12 +728,15 @@ static double centre_depth(const struct solid *o)
 
 /* cylinder c (at the origin of its frame) against sphere, box or cylinder o at pose m in
  * that frame: the sphere exactly (the exact checker's closed form); the others COLLIDES on a
- * point of both deeper than DECIDE_GAP in each, FREE on an axis along which they overlap by
- * at most CONTACT_TOL (less the rounding), else MAYBE */
+ * point of both deeper than DECIDE_GAP in each, FREE on an axis along which they lie more
+ * than DECIDE_GAP apart, else MAYBE. (FREE on an overlap of up to CONTACT_TOL, the contact
+ * rule itself, was wrong for the judge: the exact checker's GJK calls such a pair colliding
+ * when none of the few directions it tries shows the touch, as a box and a cylinder in
+ * tests/test_decided.py, bisected on this function's own answer, showed.) */
 static int cylinder_other(const struct solid *c, const struct solid *o, const double *m)
 {
     static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
-    double axes[12][3], t[3] = { m[9], m[10], m[11] }, slack;
+    double axes[12][3], t[3] = { m[9], m[10], m[11] };
     int n = 0, k;
     if (o->exact == 0)
         return cyl_distance(t, c->half[0], c->half[2]) < o->half[0] - CONTACT_TOL;
@@ -761,12 +764,11 @@ static int cylinder_other(const struct solid *c, const struct solid *o, const do
         n++;
         cross3(z, u, axes[n++]);
     }
-    slack = 1e-13 * (GROUP_REACH + SOLID_REACH) - CONTACT_TOL;
     for (k = 0; k < n; k++) {
         double len = sqrt(dot3(axes[k], axes[k])), lead;
         if (!(len > 0.0)) continue;
         lead = fabs(dot3(axes[k], t)) - support(c, identity, axes[k]) - support(o, m, axes[k]);
-        if (lead >= slack * len) return 0;
+        if (lead > DECIDE_GAP * len) return 0;
     }
     return 2;
 }
