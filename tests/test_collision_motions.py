@@ -71,6 +71,24 @@ def configurations(scene: ir.Scene, n: int, seed: int) -> np.ndarray:
     return lo + np.random.default_rng(seed).random((n, len(lo))) * (hi - lo)
 
 
+def next_to_free_edge(kernel, q: np.ndarray, count: int, rng: np.random.Generator
+                      ) -> np.ndarray:
+    """Configurations a hair from where NAME_check's answer leaves FREE: the first `count`
+    FREE and not-FREE configurations of q paired, bisected 40 times on the C's own answer
+    (so on the edge of its bands), both ends then moved by 0, 1e-7, 1e-5 and 1e-3 in random
+    directions."""
+    state = np.array([kernel.check_one(row) for row in q])
+    near = []
+    for a, b in zip(q[state == 0][:count], q[state != 0][:count], strict=False):
+        for _ in range(40):
+            m = (a + b) / 2
+            a, b = (m, b) if kernel.check_one(m) == 0 else (a, m)
+        for scale in (0.0, 1e-7, 1e-5, 1e-3):
+            step = scale * rng.normal(size=len(a))
+            near += [a + step, b + step]
+    return np.array(near)
+
+
 @pytest.fixture(scope="module")
 def ur5() -> ir.Scene:
     return among_boxes("ur5", seed=3)

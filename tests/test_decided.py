@@ -210,22 +210,13 @@ def test_free_next_to_contact_is_free_for_the_exact_checker() -> None:
     nothing colliding. Fetch among boxes: with a gap of CONTACT_TOL + 1e-13 X, meshes
     1.0009e-9 from a box were FREE for the C and touching, so colliding, for the exact
     checker's GJK (convex.c's DECIDE_GAP says why it is wider now)."""
-    from tests.test_collision_motions import among_boxes, configurations
+    from tests.test_collision_motions import among_boxes, configurations, next_to_free_edge
 
     scene = among_boxes("fetch", seed=11, boxes=10)
     exact, compiled = CollisionChecker(scene), CollisionChecker(scene, backend="compiled")
-    kernel, rng = compiled._kernel, np.random.default_rng(5)
-    q = configurations(scene, 400, 5)
-    state = np.array([kernel.check_one(row) for row in q])
-    near = []
-    for a, b in zip(q[state == FREE][:20], q[state != FREE][:20], strict=False):
-        for _ in range(40):
-            m = (a + b) / 2
-            a, b = (m, b) if kernel.check_one(m) == FREE else (a, m)
-        for scale in (0.0, 1e-7, 1e-5, 1e-3):
-            step = scale * rng.normal(size=len(a))
-            near += [a + step, b + step]
-    near = np.array(near)
+    kernel = compiled._kernel
+    near = next_to_free_edge(kernel, configurations(scene, 400, 5), 20,
+                             np.random.default_rng(5))
     free = near[np.array([kernel.check_one(row) for row in near]) == FREE]
     assert len(free) > 40
     assert not exact.in_collision(free).any()

@@ -495,7 +495,7 @@ def test_free_next_to_a_round_obstacle_is_free_for_the_exact_checker(kind) -> No
     C answers FREE a hair from where its answer changes (bisected on the C's own answer), the
     exact checker (the judge) finds nothing colliding."""
     from robrayc.analysis.collision import Capsule, Cylinder
-    from tests.test_collision_motions import among_boxes, configurations
+    from tests.test_collision_motions import among_boxes, configurations, next_to_free_edge
 
     scene = among_boxes("ur5", seed=4, boxes=0)
     rng = np.random.default_rng(7)
@@ -506,18 +506,8 @@ def test_free_next_to_a_round_obstacle_is_free_for_the_exact_checker(kind) -> No
     exact, compiled = CollisionChecker(scene), CollisionChecker(scene, backend="compiled")
     for checker in (exact, compiled):
         checker.set_obstacles(shapes)
-    kernel, free_state = compiled._kernel, 0  # NAME_check's FREE
-    q = configurations(scene, 300, 9)
-    state = np.array([kernel.check_one(row) for row in q])
-    near = []
-    for a, b in zip(q[state == free_state][:15], q[state != free_state][:15], strict=False):
-        for _ in range(40):
-            m = (a + b) / 2
-            a, b = (m, b) if kernel.check_one(m) == free_state else (a, m)
-        for scale in (0.0, 1e-7, 1e-5, 1e-3):
-            step = scale * rng.normal(size=len(a))
-            near += [a + step, b + step]
-    near = np.array(near)
-    free = near[np.array([kernel.check_one(row) for row in near]) == free_state]
+    kernel = compiled._kernel
+    near = next_to_free_edge(kernel, configurations(scene, 300, 9), 15, rng)
+    free = near[np.array([kernel.check_one(row) for row in near]) == 0]  # NAME_check's FREE
     assert len(free) > 30
     assert not exact.in_collision(free).any()
