@@ -147,6 +147,7 @@ static const double TBOX[3][15] = {
 
 #include "checker_kernel.c"
 #include "obstacles.c"
+#include "points.c"
 #include "convex.c"
 #include "lanes.c"
 #include "motions.c"

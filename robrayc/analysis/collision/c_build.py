@@ -26,9 +26,9 @@ class CompilerMissing(RuntimeError):
 def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, obstacles.c, convex.c, lanes.c,
-    motions.c and, with triangles, triangles.c, pasted in: the triangle trees then bound at run
-    time); it includes ``include``, or holds the header inline when None."""
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, obstacles.c, points.c, convex.c,
+    lanes.c, motions.c and, with triangles, triangles.c, pasted in: the triangle trees then
+    bound at run time); it includes ``include``, or holds the header inline when None."""
     from robrayc.templating import render
 
     # where the meshes' triangles are (convex.c): bound at run time with triangles, static
@@ -40,7 +40,7 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         "kernel": kernel_source("checker_kernel.c"),
         "lane_code": kernel_source("lanes.c"),
         "motion_code": kernel_source("motions.c"),
-        "obstacle_code": kernel_source("obstacles.c"),
+        "obstacle_code": kernel_source("obstacles.c") + kernel_source("points.c"),
         "convex_code": kernel_source("convex.c"), "triangle_mode": mode,
         "triangle_code": kernel_source("triangles.c") if triangles else ""})
 
