@@ -13,7 +13,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from robrayc import ir
-from robrayc.analysis.collision.c_build import CompilerMissing, checker_text, load
+from robrayc.analysis.collision.c_build import CompilerMissing, checker_text, load, python_caller
 from robrayc.analysis.collision.c_environment import KernelEnvironment
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
@@ -375,6 +375,7 @@ class Kernel:
         self.env = KernelEnvironment(self.lib)
         self.env.bind_witnesses(checker.solids)
         self._bind_trees(checker)
+        self.caller = python_caller(self)  # one configuration or motion a Python call
 
     def set_environment(self, obstacles, attached: dict) -> None:
         """The run-time obstacles (obstacles.Packed) and attached shapes ({frame index:

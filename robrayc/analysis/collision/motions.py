@@ -3,11 +3,13 @@ configuration's first certain collision, and straight-line motions sampled as VA
 them (KavrakiLab/vamp, validate_motion), plus their start.
 
 With the compiled kernel, a configuration or a motion costs one foreign call when the C
-decides it (FREE, or a certain collision); what it leaves MAYBE goes to the exact tests, every
-open solid pair of every MAYBE configuration in one batch, a configuration's (or a motion's)
-remaining pairs skipped once one of its pairs collides; a motion's samples in rounds, in its
-raked order, so that one colliding early ends it. Without the kernel (the exact backend,
-or a checker restricted to some pairs), the same questions go through collision_matrix.
+decides it (FREE, or a certain collision): the kernel's caller, robrayc/c/pycall.c built for
+the interpreter (ctypes where Python's headers are missing); what it leaves MAYBE goes to the
+exact tests, every open solid pair of every MAYBE configuration in one batch, a
+configuration's (or a motion's) remaining pairs skipped once one of its pairs collides; a
+motion's samples in rounds, in its raked order, so that one colliding early ends it. Without
+the kernel (the exact backend, or a checker restricted to some pairs), the same questions go
+through collision_matrix.
 """
 
 from __future__ import annotations
@@ -70,7 +72,11 @@ def check(checker: CollisionChecker, config) -> bool:
     """Whether anything collides at one configuration: one foreign call when the C decides
     it; else (MAYBE, INVALID, or a config the C call does not take) in_collision's way."""
     if _fast(checker):
-        state = checker._kernel.check_one(config)
+        kernel = checker._kernel
+        hit = kernel.caller.decide(config)
+        if hit is not None:
+            return hit
+        state = kernel.check_one(config)  # (sequences the caller does not read)
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     return bool(checker.in_collision(checker.config_vector(config)[None])[0])
@@ -81,7 +87,11 @@ def check_motion(checker: CollisionChecker, a, b,
     """Whether the straight-line motion a -> b collides at one of its samples
     (motion_samples): one foreign call when the C decides it."""
     if _fast(checker):
-        state = checker._kernel.check_motion_one(a, b, resolution)
+        kernel = checker._kernel
+        hit = kernel.caller.decide_motion(a, b, resolution)
+        if hit is not None:
+            return hit
+        state = kernel.check_motion_one(a, b, resolution)
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     qa, qb = checker.config_vector(a)[None], checker.config_vector(b)[None]
