@@ -194,10 +194,7 @@ def build_vamp(vamp: Path, key: str, checker, configs: np.ndarray, tmp: Path
     mounting) and configurations (VAMP's joints, by name)."""
     import re
 
-    robot, (x, y, z, yaw) = VAMP_ROBOTS[key]
-    base = np.eye(4)
-    base[:3, :3] = [[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]]
-    base[:3, 3] = x, y, z
+    robot = VAMP_ROBOTS[key][0]
     header = vamp / "src" / "impl" / "vamp" / "robots" / f"{key}.hh"
     names = re.findall(r'"([^"]+)"', re.search(r"joint_names = \{(.*?)\}", header.read_text(),
                                                   re.S).group(1))
@@ -209,6 +206,18 @@ def build_vamp(vamp: Path, key: str, checker, configs: np.ndarray, tmp: Path
                     "-I/usr/include/eigen3", f"-DVAMP_ROBOT={robot}",
                     f"-DVAMP_HEADER=<vamp/robots/{key}.hh>",
                     str(REPO / "benchmarks" / "vamp_harness.cc"), "-o", str(exe)], check=True)
+    lines = [*vamp_boxes(key, checker), str(len(configs))]
+    lines += [" ".join(map(repr, row)) for row in configs[:, columns].tolist()]
+    return exe, "\n".join(lines) + "\n"
+
+
+def vamp_boxes(key: str, checker) -> list[str]:
+    """The robot scene's boxes as VAMP's harnesses read them (moved with VAMP's mounting):
+    their count, then per box its centre, rotation row-major and half extents."""
+    _, (x, y, z, yaw) = VAMP_ROBOTS[key]
+    base = np.eye(4)
+    base[:3, :3] = [[np.cos(yaw), -np.sin(yaw), 0], [np.sin(yaw), np.cos(yaw), 0], [0, 0, 1]]
+    base[:3, 3] = x, y, z
     s = checker.solids
     boxes = [k for k, item in enumerate(s.items) if item.kind == 1
              and checker.frame_names[checker.owner[k]].startswith("obstacle")]
@@ -217,9 +226,7 @@ def build_vamp(vamp: Path, key: str, checker, configs: np.ndarray, tmp: Path
         m = base @ s.items[k].placement
         lines.append(" ".join(map(repr, [*m[:3, 3].tolist(), *m[:3, :3].ravel().tolist(),
                                         *map(float, s.items[k].params)])))
-    lines.append(str(len(configs)))
-    lines += [" ".join(map(repr, row)) for row in configs[:, columns].tolist()]
-    return exe, "\n".join(lines) + "\n"
+    return lines
 
 
 def vamp_times(exe: Path, stdin: str, exact_free: np.ndarray) -> dict:

@@ -21,16 +21,23 @@ row, and the motions configuration 2k -> 2k + 1 (random pairs over the joint ran
   over the configurations the C decides alone (FREE or COLLIDES: one foreign call each);
 - py batch: CollisionChecker.in_collision(Q) per configuration, and its ratio to C one;
 - py motion / py motions: check_motion per call and check_motions per motion over the first
-  --py-motions motions;
+  --py-motions motions; py motion r1: check_motion at resolution 1 (as vamp.validate_motion
+  from Python samples);
 - C answers: the shares of FREE, COLLIDES and MAYBE configurations.
 With --vamp PATH (a checkout of KavrakiLab/vamp; Panda, UR5, Fetch, Baxter): VAMP's own
 kernels by benchmarks/vamp_harness.cc (see benchmarks/checker.py): validate per configuration
-(vamp.validate's kernel, from C++: its Python module is not built here), fkcc per
+(vamp.validate's kernel, from C++), fkcc per
 configuration on blocks of 8 collision-free configurations (vamp_8), and validate_motion at
 the robot's resolution (32 for Panda, UR5, Fetch) per motion; the harnesses take turns
 (--rounds, each figure the median of its rounds); and how many answers differ from robrayc's
 (exact) ones, configurations and motions (VAMP's own models and spheres: a sanity check).
-The VAMP commit and the CPU are printed first.
+With --vamp-python PATH (a Python with PyPI vamp-planner's module): vamp.validate per call
+from Python (float32 arrays) and vamp.validate_motion per motion (its Python binding samples
+at resolution 1: vamp_py_motion_r1, next to robrayc's py_motion_r1), by
+benchmarks/vamp_validate.py in that Python, on the same boxes and configurations (taking turns
+with the others). The VAMP commit, vamp-planner's version and the CPU are printed first, and
+per robot the path robrayc's Python calls take (py_path: Caller, the pycall extension;
+CtypesCaller where it is not built).
 """
 
 from __future__ import annotations
@@ -55,6 +62,7 @@ from benchmarks.checker import (  # noqa: E402
     build_vamp,
     each_robot,
     robot_scene,
+    vamp_boxes,
 )
 
 RESOLUTION = 32.0
@@ -124,6 +132,16 @@ def vamp_times(exe: Path, stdin: str) -> dict:
     return {"vamp_one": float(out[0]), "vamp_8": float(out[3]), "vamp_motion": float(out[5])}
 
 
+def vamp_python_times(python: str, key: str, checker, configs: np.ndarray) -> dict:
+    """vamp.validate and validate_motion called from Python (benchmarks/vamp_validate.py run
+    by `python`), on the robot scene's boxes and the configurations."""
+    text = "\n".join([key, " ".join(checker.variables), *vamp_boxes(key, checker),
+                      str(len(configs)), *(" ".join(map(repr, row)) for row in configs.tolist())])
+    out = subprocess.run([python, str(REPO / "benchmarks" / "vamp_validate.py")], input=text,
+                         capture_output=True, text=True, check=True).stdout.split()
+    return {"vamp_py_one": float(out[0]), "vamp_py_motion_r1": float(out[1])}
+
+
 def vamp_differ(exe: Path, stdin: str, exact, compiled, configs: np.ndarray) -> dict:
     """How many of VAMP's answers differ from robrayc's (exact) ones."""
     lines = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
@@ -158,6 +176,8 @@ def python_times(compiled, configs: np.ndarray, n_motions: int, passes: int) -> 
         "py_batch": best_us(lambda: compiled.in_collision(configs), len(configs), passes),
         "py_motion": best_us(lambda: [check_motion(x, y, RESOLUTION)
                                       for x, y in zip(a, b, strict=True)], len(a), passes),
+        "py_motion_r1": best_us(lambda: [check_motion(x, y, 1.0)
+                                         for x, y in zip(a, b, strict=True)], len(a), passes),
         "py_motions": best_us(lambda: compiled.check_motions(a, b, RESOLUTION), len(a), passes),
     }
 
@@ -171,11 +191,13 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
     compiled = CollisionChecker(scene, backend="compiled")
     lo, hi = sample_ranges(scene)
     configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
-    row: dict = {"robot": key}
+    row: dict = {"robot": key, "py_path": type(compiled._kernel.caller).__name__}
     with tempfile.TemporaryDirectory() as tmp:
         exe = build_compiled(CollisionChecker(scene, broadphase="dense"), Path(tmp), HARNESS)
         runs = [lambda: c_times(exe, configs),
                 lambda: python_times(compiled, configs, args.py_motions, args.passes)]
+        if args.vamp_python and key in VAMP_ROBOTS:
+            runs.append(lambda: vamp_python_times(args.vamp_python, key, exact, configs))
         if args.vamp and key in VAMP_ROBOTS:
             vexe, stdin = build_vamp(Path(args.vamp), key, exact, configs, Path(tmp))
             runs.append(lambda: vamp_times(vexe, stdin))
@@ -185,10 +207,11 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
 
 
 def print_row(row: dict) -> None:
-    cells = [f"{row['robot']:6}",
+    cells = [f"{row['robot']:6}", f"py_path={row['py_path']}",
              f"C free/collides/maybe {row['free']:.0%}/{row['collides']:.0%}/{row['maybe']:.0%}"]
     for col in ("c_one", "vamp_one", "c_8", "vamp_8", "c_batch", "py_one", "py_one_decided",
-                "py_batch", "c_motion", "vamp_motion", "py_motion", "py_motions"):
+                "vamp_py_one", "py_batch", "c_motion", "vamp_motion", "py_motion", "py_motions",
+                "py_motion_r1", "vamp_py_motion_r1"):
         if col in row:
             cells.append(f"{col}={row[col]:.3g}")
     cells.append(f"py_batch/c_one={row['py_batch'] / row['c_one']:.1f}x")
@@ -206,6 +229,12 @@ def vamp_commit(path: str) -> str:
     run = subprocess.run(["git", "-C", path, "rev-parse", "HEAD"], capture_output=True,
                          text=True)
     return run.stdout.strip() or "(not a git checkout: commit unknown)"
+
+
+def vamp_version(python: str) -> str:
+    run = subprocess.run([python, "-c", "from importlib.metadata import version; "
+                          "print(version('vamp-planner'))"], capture_output=True, text=True)
+    return run.stdout.strip() or "(version unknown)"
 
 
 def cpu() -> str:
@@ -226,11 +255,14 @@ def main() -> None:
                    help="motions timed from Python (each can take the exact checker)")
     p.add_argument("--vamp", metavar="PATH", help="a checkout of KavrakiLab/vamp: time it too")
     p.add_argument("--vamp-commit", help="the commit of --vamp when it is not a git checkout")
+    p.add_argument("--vamp-python", metavar="PYTHON",
+                   help="a Python with vamp-planner's module: time vamp.validate from Python")
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--passes", type=int, default=3, help="Python passes a round (best)")
     args = p.parse_args()
     print(f"CPU: {cpu()}; VAMP: "
-          f"{(args.vamp_commit or vamp_commit(args.vamp)) if args.vamp else 'not timed'}")
+          f"{(args.vamp_commit or vamp_commit(args.vamp)) if args.vamp else 'not timed'}; "
+          f"vamp-planner: {vamp_version(args.vamp_python) if args.vamp_python else 'not timed'}")
     print("(us; one: per configuration; motion: per motion, resolution 32, configuration "
           "2k -> 2k + 1)")
     each_robot(args, run_robot, print_row)
