@@ -287,3 +287,21 @@ def test_a_name_no_nested_model_can_hold_is_an_sdf_error(tmp_path, capsys):
     err = capsys.readouterr().err
     assert f"{src}:1:7: error: SDF cannot hold the name 'arm::'" in err
     assert not out.exists()
+
+
+def test_tree_of_a_model_whose_mesh_is_missing(sdf_poses, tmp_path, capsys):
+    """--tree reads no mesh (as for a URDF's or robray file's): a model:// mesh that is
+    nowhere still lists; a compile, which needs it, is a located error."""
+    src = tmp_path / "m.sdf"
+    src.write_text('<sdf version="1.9">\n<model name="m">\n<link name="base">\n'
+                   '<collision name="c"><geometry><mesh>\n'
+                   "<uri>model://no_such_model/meshes/part.stl</uri>\n"
+                   "</mesh></geometry></collision>\n</link>\n"
+                   '<link name="arm"/>\n<joint name="j" type="revolute"><parent>base</parent>'
+                   "<child>arm</child><axis><xyz>0 0 1</xyz></axis></joint>\n</model>\n</sdf>\n")
+    assert set(reference(sdf_poses, src).links) == {"base", "arm"}  # libsdformat reads it
+    assert main([str(src), "--tree"]) == 0
+    assert capsys.readouterr().out == "base [floating base]\n`-- j [revolute j]\n"
+    assert main([str(src), "-o", str(tmp_path / "m.json")]) == 1
+    err = capsys.readouterr().err
+    assert f"{src}:5:" in err and "model 'no_such_model'" in err and "Traceback" not in err

@@ -282,7 +282,10 @@ class LinkParts:
                               self.pos(child(s, "submesh")), name="format-loss")
         scale3 = self.vector(s, "scale", 3, (1.0, 1.0, 1.0))
         path, problem = self.resolve_uri(uri, Path(self.pos(s).file).parent)
-        if path is None:
+        if path is None and not self.ctx.options.need_meshes and uri.startswith(
+                ("model://", "package://")):  # a listing (--tree): meshes are not looked for
+            path = uri  # (as the URDF and robray loaders: a URDF's missing mesh alike)
+        elif path is None:
             if self.ctx.options.missing_mesh == "error":
                 self.sink.error(problem, at, "use -I DIR, GZ_SIM_RESOURCE_PATH or "
                                 "--package-path NAME=DIR (or --missing-mesh=drop)")
