@@ -3,7 +3,9 @@ paths around obstacles set at run time, every segment judged free by the exact c
 
 from __future__ import annotations
 
+import gc
 import math
+import weakref
 from pathlib import Path
 
 import numpy as np
@@ -11,7 +13,7 @@ import pytest
 
 pytest.importorskip("ompl", reason="the plan extra (PyPI ompl) is not installed")
 
-from robrayc.analysis.collision import Box, CollisionChecker  # noqa: E402
+from robrayc.analysis.collision import Box, CollisionChecker, Sphere  # noqa: E402
 from robrayc.analysis.planning import path_collisions, plan, planning_bounds  # noqa: E402
 from robrayc.frontend import load_scene  # noqa: E402
 from tests.run import robrayc  # noqa: E402
@@ -85,6 +87,34 @@ def test_no_path_through_a_wall(tmp_path) -> None:
     assert plan(checker, [-1.0], [1.0], timeout=1) is None
     checker.set_obstacles([])  # the wall gone: a plan at once, no new compile
     assert plan(checker, [-1.0], [1.0], timeout=5) is not None
+
+
+def test_a_free_straight_motion_is_the_path() -> None:
+    """Start to goal free at its samples: that motion is the path, no search (as VAMP's
+    planners; OMPL's RRT-Connect would cut it into steps)."""
+    checker = CollisionChecker(load_scene([str(ARM)]))
+    checker.set_obstacles([Box(centre=(-2.0, 0.0, 0.3), half_extents=(0.1, 0.1, 0.1))])
+    path = plan(checker, START, GOAL, step=0.3, simplify=False)
+    np.testing.assert_array_equal(path, [START, GOAL])
+
+
+@pytest.mark.slow
+def test_a_plan_after_a_plan_with_another_checker_is_its_own(compiled, exact) -> None:
+    """OMPL's set-up is reused by the next plan over the same bounds: each plan's answers
+    are its own checker's, and a set-up left waiting holds no checker."""
+    ball = [Sphere(centre=(0.55, 0.0, 0.35), radius=0.1)]  # in the straight line's way too
+    other = CollisionChecker(load_scene([str(ARM)]), backend="compiled")
+    other.set_obstacles(ball)
+    judge = CollisionChecker(load_scene([str(ARM)]))
+    judge.set_obstacles(ball)
+    for checker, judged_by in ((compiled, exact), (other, judge), (compiled, exact)):
+        path = plan(checker, START, GOAL, timeout=20, simplify=False, step=0.3)
+        assert len(path) > 2 and not path_collisions(judged_by, path).any()
+    plan(other, START, GOAL, timeout=20, simplify=False, step=0.3)
+    gone = weakref.ref(other)
+    del other
+    gc.collect()
+    assert gone() is None
 
 
 def test_a_start_in_collision_gets_no_path(exact) -> None:

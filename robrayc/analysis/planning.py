@@ -13,6 +13,14 @@ foreign call when the compiled checker decides), and a Python subclass of `Motio
 motion's raked samples, the first collision ending it). The bindings take no C function
 pointer for either (the validity checker is a `std::function` built from a Python callable),
 so a C hook without a Python call per state or motion is not possible with the PyPI wheel.
+(OMPL's C++ AllValidStateValidityChecker would save RRT-Connect's state calls, leaving each
+new state of its goal tree to the motion check; measured on VAMP's Panda problems that is
+slower: the C checks a motion's start last, after every sample between.)
+
+What a plan costs besides the checker's calls, and what is cut: a free straight motion from
+start to goal is the path (no search, as VAMP's planners); OMPL's set-up (space, validity
+checks, planner) is reused by the next plan over the same bounds, aimed at that plan's
+checker (and at none while it waits), instead of built a plan.
 
 The configuration space is a real vector space over the checker's variables: joint limits
 from the scene; a continuous (periodic) joint over one full turn, [-pi, pi], widened to hold
@@ -22,7 +30,9 @@ checker checked).
 
 from __future__ import annotations
 
+import atexit
 import math
+import weakref
 from typing import Any
 
 import numpy as np
@@ -34,6 +44,8 @@ DEFAULT_TIMEOUT = 5.0  # seconds of planning before giving up
 # the planners of ompl.geometric that plan from a start to a goal state with no more set up
 PLANNERS = ("RRTConnect", "RRT", "PRM", "KPIECE1", "BKPIECE1", "LBKPIECE1", "RRTstar",
             "BITstar", "AORRTC")
+# checker -> (lo, hi, periodic) of its scene (a tenth of a millisecond a plan to recompute)
+_SCENE_BOUNDS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 class PlanningUnavailable(ImportError):
@@ -54,12 +66,7 @@ def planning_bounds(checker, start: np.ndarray, goal: np.ndarray
     """(lo, hi) per variable of the checker: the scene's joint limits; a continuous joint's
     (periodic, no limits) over [-pi, pi] widened to hold start and goal. ValueError for a
     start or goal value outside a joint's limits."""
-    scene = checker.scene
-    lo, hi = sample_ranges(scene)
-    limited = {f.variable for f in scene.frames
-               if f.is_joint and not f.is_multi_dof and f.limits.position is not None}
-    periodic = np.array([p and v not in limited for v, p in
-                         zip(scene.variables, periodic_variables(scene), strict=True)])
+    lo, hi, periodic = _scene_bounds(checker)
     lo = np.where(periodic, np.minimum(-math.pi, np.minimum(start, goal)), lo)
     hi = np.where(periodic, np.maximum(math.pi, np.maximum(start, goal)), hi)
     for what, q in (("start", start), ("goal", goal)):
@@ -69,6 +76,26 @@ def planning_bounds(checker, start: np.ndarray, goal: np.ndarray
             raise ValueError(f"{what} value {float(q[k])!r} of '{checker.variables[k]}' is "
                              f"outside its limits [{float(lo[k])!r}, {float(hi[k])!r}]")
     return lo, hi
+
+
+def _scene_bounds(checker) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(lo, hi, periodic) per variable of the checker's scene: sample_ranges, and whether it
+    is a continuous joint's (periodic, no limits); computed once a checker."""
+    known = _SCENE_BOUNDS.get(checker)
+    if known is not None and known[0] is checker.scene:
+        return known[1]
+    scene = checker.scene
+    lo, hi = sample_ranges(scene)
+    limited = {f.variable for f in scene.frames
+               if f.is_joint and not f.is_multi_dof and f.limits.position is not None}
+    periodic = np.array([p and v not in limited for v, p in
+                         zip(scene.variables, periodic_variables(scene), strict=True)])
+    bounds = (lo, hi, periodic)
+    try:
+        _SCENE_BOUNDS[checker] = (scene, bounds)
+    except TypeError:  # a checker without weak references: computed each time
+        pass
+    return bounds
 
 
 def plan(checker, start, goal, *, planner: str = "RRTConnect",
@@ -85,10 +112,14 @@ def plan(checker, start, goal, *, planner: str = "RRTConnect",
     base, geometric, util = _ompl()
     if planner not in PLANNERS:
         raise ValueError(f"unknown planner {planner!r} (one of {', '.join(PLANNERS)})")
+    if step is not None and not hasattr(getattr(geometric, planner), "setRange"):
+        raise ValueError(f"planner {planner} takes no step")
     q0, q1 = checker.config_vector(start), checker.config_vector(goal)
     lo, hi = planning_bounds(checker, q0, q1)
     if checker.check(q0) or checker.check(q1):
         return None
+    if not checker.check_motion(q0, q1, resolution):  # the straight motion: no search (VAMP's too)
+        return np.array([q0, q1])
     level = util.getLogLevel()  # OMPL's progress messages (Info, Debug) only when asked for
     if level.value < util.LOG_WARN.value:
         util.setLogLevel(util.LOG_WARN)
@@ -99,10 +130,52 @@ def plan(checker, start, goal, *, planner: str = "RRTConnect",
         util.setLogLevel(level)
 
 
+# OMPL set-ups not in use, by (planner, step, bounds): a space, its SpaceInformation, the
+# validity checks and the planner, reused by the next plan with the same ones (building them
+# is about a twentieth of a typical plan on VAMP's Panda problems). A plan takes its set-up
+# out while it runs (two plans at once never share one) and puts it back when it ends.
+_IDLE: dict[tuple, tuple] = {}
+_IDLE_MAX = 8
+atexit.register(_IDLE.clear)  # freed before the interpreter ends (nanobind reports leaks)
+_VALIDATOR: list = []  # the MotionValidator subclass, made on the first plan (OMPL imported)
+
+
 def _solve(base, geometric, checker, q0: np.ndarray, q1: np.ndarray, lo: np.ndarray,
            hi: np.ndarray, *, planner: str, timeout: float, resolution: float,
            simplify: bool, step: float | None) -> np.ndarray | None:
-    """plan's OMPL problem: the space, the checker behind its validity checks, the solve."""
+    """plan's OMPL problem on a set-up aimed at the checker, the solve, the path."""
+    key = (planner, step, lo.tobytes(), hi.tobytes())
+    setup = _IDLE.pop(key, None) or _setup(base, geometric, lo, hi, planner, step)
+    si, checks, solver = setup
+    checks.aim(checker, resolution)
+    try:
+        n = len(lo)
+        problem = base.ProblemDefinition(si)
+        a, b = si.allocState(), si.allocState()
+        a[0:n], b[0:n] = q0.tolist(), q1.tolist()
+        problem.setStartAndGoalStates(a, b)
+        solver.setProblemDefinition(problem)
+        solver.solve(float(timeout))
+        solver.clear()  # the trees, now (the set-up waits for the next plan empty)
+        if not problem.hasExactSolution():
+            out = None
+        else:
+            path = problem.getSolutionPath()
+            if simplify:
+                geometric.PathSimplifier(si).simplify(path, float(timeout))
+            out = np.array([s[0:n] for s in path.getStates()], dtype=float)
+            out[0], out[-1] = q0, q1  # exactly the configurations asked for
+    finally:
+        checks.aim(None, resolution)  # the set-up holds no checker while it waits
+    if len(_IDLE) < _IDLE_MAX:
+        _IDLE[key] = setup
+    return out
+
+
+def _setup(base, geometric, lo: np.ndarray, hi: np.ndarray, planner: str,
+           step: float | None) -> tuple:
+    """(SpaceInformation, its validity checks, the planner) over the box lo..hi: the state
+    validity checker and the motion validator of one _validator_class object."""
     n = len(lo)
     space = base.RealVectorStateSpace(n)
     bounds = base.RealVectorBounds(n)
@@ -111,42 +184,39 @@ def _solve(base, geometric, checker, q0: np.ndarray, q1: np.ndarray, lo: np.ndar
         bounds.setHigh(k, float(hi[k]))
     space.setBounds(bounds)
     si = base.SpaceInformation(space)
-    check = checker.check
-    si.setStateValidityChecker(lambda state: not check(state[0:n]))
-    validator = _motion_validator(base, si, checker, n, resolution)
-    si.setMotionValidator(validator)
+    checks = _validator_class(base)(si)
+    checks.n = n
+    si.setStateValidityChecker(checks.is_valid)
+    si.setMotionValidator(checks)
     si.setup()
-    problem = base.ProblemDefinition(si)
-    a, b = si.allocState(), si.allocState()
-    a[0:n], b[0:n] = q0.tolist(), q1.tolist()
-    problem.setStartAndGoalStates(a, b)
     solver = getattr(geometric, planner)(si)
     if step is not None:
-        if not hasattr(solver, "setRange"):
-            raise ValueError(f"planner {planner} takes no step")
         solver.setRange(float(step))
-    solver.setProblemDefinition(problem)
-    solver.setup()
-    solver.solve(float(timeout))
-    if not problem.hasExactSolution():
-        return None
-    path = problem.getSolutionPath()
-    if simplify:
-        geometric.PathSimplifier(si).simplify(path, float(timeout))
-    out = np.array([s[0:n] for s in path.getStates()], dtype=float)
-    out[0], out[-1] = q0, q1  # exactly the configurations asked for
-    return out
+    return si, checks, solver
 
 
-def _motion_validator(base, si, checker, n: int, resolution: float):
-    """An ompl.base.MotionValidator whose checkMotion is one checker.check_motion."""
-    check_motion = checker.check_motion
+def _validator_class(base):
+    """The ompl.base.MotionValidator subclass whose checkMotion is one checker.check_motion
+    and whose is_valid (the state validity checker) one checker.check, of the checker it is
+    aimed at."""
+    if not _VALIDATOR:
+        class CheckerMotions(base.MotionValidator):
+            n = 0
 
-    class CheckerMotions(base.MotionValidator):
-        def checkMotion(self, a, b) -> bool:  # noqa: N802 (OMPL's name)
-            return not check_motion(a[0:n], b[0:n], resolution)
+            def aim(self, checker, resolution: float) -> None:
+                self.check = checker.check if checker is not None else None
+                self.check_motion = checker.check_motion if checker is not None else None
+                self.resolution = resolution
 
-    return CheckerMotions(si)
+            def is_valid(self, state) -> bool:
+                return not self.check(state[0:self.n])
+
+            def checkMotion(self, a, b) -> bool:  # noqa: N802 (OMPL's name)
+                n = self.n
+                return not self.check_motion(a[0:n], b[0:n], self.resolution)
+
+        _VALIDATOR.append(CheckerMotions)
+    return _VALIDATOR[0]
 
 
 def path_collisions(checker, path, resolution: float = DEFAULT_RESOLUTION) -> np.ndarray:
