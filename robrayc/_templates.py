@@ -342,23 +342,24 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' *\n'
       f' * The collision checker of scene "{_v3!s}'
       '": its sizes and tables, then robrayc\'s kernel\n'
-      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, obstacles.c, convex.c,'
-      ' lanes.c and\n'
-      ' * motions.c, verbatim: how a configuration is checked is told there), t'
-      'hen its kinematics.\n'
+      ' * (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells'
+      '.c, obstacles.c,\n'
+      ' * points.c, convex.c, lanes.c and motions.c, verbatim: how a configurat'
+      'ion is checked is told\n'
+      ' * there), then its kinematics.\n'
       f" * The kernel's functions checker_* are this scene's {_v4!s}"
       '_* (the macros below). Radii\n'
       f' * carry a margin of {_v5!s} (scene units) over float32 rounding.\n'
       ' */\n')
-    # c_checker.c.j2:9
+    # c_checker.c.j2:10
     if ctx['include']:
         _v6 = ctx['include']
         w(f'#include "{_v6!s}"\n')
     else:
-        # c_checker.c.j2:10
+        # c_checker.c.j2:11
         _v7 = ctx['inline_header']
         w(f'{_v7!s}')
-    # c_checker.c.j2:11
+    # c_checker.c.j2:12
     _v8 = ctx['n_groups']
     _v9 = ctx['n_solids']
     _v10 = ctx['n_solids_decl']
@@ -388,13 +389,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define NMP_DECL {_v19!s}\n'
       f'#define NF {_v20!s}\n'
       f'#define NF_DECL {_v21!s}\n')
-    # c_checker.c.j2:26
+    # c_checker.c.j2:27
     if (not ctx['certify']):
         _v22 = ctx['n_nodes_decl']
         _v23 = ctx['n_leaves_decl']
         w(f'#define NODES_DECL {_v22!s}\n'
           f'#define LEAVES_DECL {_v23!s}\n')
-    # c_checker.c.j2:28
+    # c_checker.c.j2:29
     _v24 = ctx['n_celltables_decl']
     _v25 = ctx['n_cellbytes_decl']
     _v26 = ctx['any_const_hit']
@@ -472,13 +473,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:68
+    # c_checker.c.j2:69
     for (l_a_62, l_b_63,) in ctx['pair_names']:
         w(f'    {{ {l_a_62!s}, {l_b_63!s} }},\n')
-    # c_checker.c.j2:69
+    # c_checker.c.j2:70
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:70
+    # c_checker.c.j2:71
     _v64 = ctx['frame_names']
     _v65 = ctx['frame_group']
     w('};\n'
@@ -490,13 +491,13 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       ' * frame */\n'
       f'static const int FRAME_GROUP[NF_DECL] = {{ {_v65!s} }};\n'
       'static const double FRAME_POSE[NF_DECL][12] = {\n')
-    # c_checker.c.j2:78
+    # c_checker.c.j2:79
     for l_p_68 in ctx['frame_pose']:
         w(f'    {{ {l_p_68!s} }},\n')
-    # c_checker.c.j2:79
+    # c_checker.c.j2:80
     if (not ctx['frame_pose']):
         w('    { 0.0 }\n')
-    # c_checker.c.j2:80
+    # c_checker.c.j2:81
     _v69 = ctx['solid_frame']
     _v70 = ctx['const_hit']
     w('};\n'
@@ -507,81 +508,81 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v70!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:87
+    # c_checker.c.j2:88
     for l_s_73 in ctx['solids']:
         w(f'    {{ {l_s_73!s} }},\n')
-    # c_checker.c.j2:88
+    # c_checker.c.j2:89
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:89
+    # c_checker.c.j2:90
     _v74 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
       f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v74!s} }};\n')
-    # c_checker.c.j2:93
+    # c_checker.c.j2:94
     if (not ctx['certify']):
-        # c_checker.c.j2:94
+        # c_checker.c.j2:95
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:96
+        # c_checker.c.j2:97
         for l_s_77 in ctx['boxes']:
             w(f'    {{ {l_s_77!s} }},\n')
-        # c_checker.c.j2:97
+        # c_checker.c.j2:98
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:98
+        # c_checker.c.j2:99
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:101
+        # c_checker.c.j2:102
         for l_s_80 in ctx['nodes']:
             w(f'    {{ {l_s_80!s} }},\n')
-        # c_checker.c.j2:102
+        # c_checker.c.j2:103
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:103
+        # c_checker.c.j2:104
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:106
+        # c_checker.c.j2:107
         for l_k_83 in ctx['kids']:
             w(f'    {{ {l_k_83!s} }},\n')
-        # c_checker.c.j2:107
+        # c_checker.c.j2:108
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:108
+        # c_checker.c.j2:109
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:111
+        # c_checker.c.j2:112
         for l_s_86 in ctx['leaves']:
             w(f'    {{ {l_s_86!s} }},\n')
-        # c_checker.c.j2:112
+        # c_checker.c.j2:113
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:113
+        # c_checker.c.j2:114
         w('};\n')
-    # c_checker.c.j2:115
+    # c_checker.c.j2:116
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:117
+    # c_checker.c.j2:118
     for l_p_89 in ctx['pairs']:
         w(f'    {{ {l_p_89!s} }},\n')
-    # c_checker.c.j2:118
+    # c_checker.c.j2:119
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:119
+    # c_checker.c.j2:120
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:122
+    # c_checker.c.j2:123
     for l_f_92 in ctx['fixblocks']:
         w(f'    {{ {l_f_92!s} }},\n')
-    # c_checker.c.j2:123
+    # c_checker.c.j2:124
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:124
+    # c_checker.c.j2:125
     _v93 = ctx['movp']
     _v94 = ctx['mova']
     _v95 = ctx['movb']
@@ -596,77 +597,81 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '\n'
       f'static const int CELLTAB[NP_DECL] = {{ {_v97!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:133
+    # c_checker.c.j2:134
     for l_c_100 in ctx['celltables']:
         w(f'    {{ {l_c_100!s} }},\n')
-    # c_checker.c.j2:134
+    # c_checker.c.j2:135
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:135
+    # c_checker.c.j2:136
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:137
+    # c_checker.c.j2:138
     for l_row_103 in ctx['cellbytes']:
         w(f'    {l_row_103!s},\n')
-    # c_checker.c.j2:138
+    # c_checker.c.j2:139
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:139
+    # c_checker.c.j2:140
     w('};\n'
       '\n')
-    # c_checker.c.j2:141
+    # c_checker.c.j2:142
     if (ctx['triangle_mode'] == 1):
-        # c_checker.c.j2:142
+        # c_checker.c.j2:143
         _v104 = ctx['n_tnodes_decl']
         w("/* each mesh solid's triangles under a tree of spheres (group frame; con"
           'vex.c) */\n'
           f'static const double TNODE[{_v104!s}][4] = {{\n')
-        # c_checker.c.j2:144
+        # c_checker.c.j2:145
         for l_s_107 in ctx['tnodes']:
             w(f'    {{ {l_s_107!s} }},\n')
-        # c_checker.c.j2:145
+        # c_checker.c.j2:146
         _v108 = ctx['n_tnodes_decl']
         w('};\n'
           f'static const int TKID[{_v108!s}][2] = {{\n')
-        # c_checker.c.j2:147
+        # c_checker.c.j2:148
         for l_k_111 in ctx['tkids']:
             w(f'    {{ {l_k_111!s} }},\n')
-        # c_checker.c.j2:148
+        # c_checker.c.j2:149
         _v112 = ctx['n_tris_decl']
         w('};\n'
           f'static const double TRI[{_v112!s}][9] = {{\n')
-        # c_checker.c.j2:150
+        # c_checker.c.j2:151
         for l_t_115 in ctx['tris']:
             w(f'    {{ {l_t_115!s} }},\n')
-        # c_checker.c.j2:151
+        # c_checker.c.j2:152
         _v116 = ctx['troots']
         _v117 = ctx['n_tnodes_decl']
         w('};\n'
           f'static const int TROOT[NS_DECL] = {{ {_v116!s} }};\n'
           f'static const double TBOX[{_v117!s}][15] = {{\n')
-        # c_checker.c.j2:154
+        # c_checker.c.j2:155
         for l_b_120 in ctx['tboxes']:
             w(f'    {{ {l_b_120!s} }},\n')
-        # c_checker.c.j2:155
+        # c_checker.c.j2:156
         w('};\n')
-    # c_checker.c.j2:157
+    # c_checker.c.j2:158
     _v121 = ctx['kernel']
-    _v122 = ctx['obstacle_code']
-    _v123 = ctx['convex_code']
-    _v124 = ctx['lane_code']
-    _v125 = ctx['motion_code']
-    _v126 = ctx['name']
-    _v127 = ctx['fk_code']
-    _v128 = ctx['fk8_code']
-    _v129 = ctx['name']
-    _v130 = ctx['travel']
-    _v131 = ctx['triangle_code']
+    _v122 = ctx['configuration_code']
+    _v123 = ctx['cells_code']
+    _v124 = ctx['obstacle_code']
+    _v125 = ctx['convex_code']
+    _v126 = ctx['lane_code']
+    _v127 = ctx['motion_code']
+    _v128 = ctx['name']
+    _v129 = ctx['fk_code']
+    _v130 = ctx['fk8_code']
+    _v131 = ctx['name']
+    _v132 = ctx['travel']
+    _v133 = ctx['triangle_code']
     w(f'{_v121!s}\n'
       f'{_v122!s}\n'
       f'{_v123!s}\n'
       f'{_v124!s}\n'
       f'{_v125!s}\n'
-      f'/* --- the kinematics of "{_v126!s}'
+      f'{_v126!s}\n'
+      f'{_v127!s}\n'
+      f'/* --- the kinematics of "{_v128!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -680,7 +685,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v127!s}\n'
+      f'{_v129!s}\n'
       '}\n'
       '\n'
       '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -694,18 +699,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    for (i = 0; i < 12; i++)\n'
       '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
       '    for (l = 0; l < 8; l++) {\n'
-      f'{_v128!s}\n'
+      f'{_v130!s}\n'
       '    }\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v129!s}'
+      f'/* how far the prismatic joints of "{_v131!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v130!s};\n'
+      f'    return {_v132!s};\n'
       '}\n'
-      f'{_v131!s}\n')
+      f'{_v133!s}\n')
     return "".join(out)
 
 
@@ -1481,7 +1486,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x2cb11845, render_c_checker_c_j2),
+    'c_checker.c.j2': (0xb62582e1, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

@@ -65,7 +65,7 @@ def test_generated_checker_holds_the_kernel_verbatim(tmp_path: Path) -> None:
     assert main([str(scene), "--format", "c-checker", "--no-cells", "-n", "arm", "-o",
                  str(out)]) == 0
     text = out.read_text()
-    for part in ("checker_kernel.h", "checker_kernel.c"):
+    for part in ("checker_kernel.h", "checker_kernel.c", "configuration.c", "cells.c"):
         assert (KERNEL / part).read_text() in text, part
     assert "#include \"checker_kernel" not in text
     gcc = _tool("gcc")

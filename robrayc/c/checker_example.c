@@ -146,6 +146,8 @@ static const double TBOX[3][15] = {
 #endif
 
 #include "checker_kernel.c"
+#include "configuration.c"
+#include "cells.c"
 #include "obstacles.c"
 #include "points.c"
 #include "convex.c"

@@ -2,9 +2,9 @@
  *
  * A generated checker (`robrayc --format c-checker`, or the `compiled` backend) is one C file
  * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
- * robot's tables, checker_kernel.c, obstacles.c, points.c, convex.c, lanes.c, motions.c, the
- * robot's kinematics
- * `fk` and `fk8`
+ * robot's tables, checker_kernel.c (the tests), configuration.c (one configuration a call),
+ * cells.c (the certified cells' prover), obstacles.c, points.c, convex.c, lanes.c, motions.c,
+ * the robot's kinematics `fk` and `fk8`
  * (straight-line C from robrayc.analysis.collision.c_kinematics) and, for robrayc's own
  * builds, triangles.c. The
  * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so

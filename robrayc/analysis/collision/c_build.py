@@ -34,9 +34,10 @@ class CompilerMissing(RuntimeError):
 def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, obstacles.c, points.c, convex.c,
-    lanes.c, motions.c and, with triangles, triangles.c, pasted in: the triangle trees then
-    bound at run time); it includes ``include``, or holds the header inline when None."""
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells.c,
+    obstacles.c, points.c, convex.c, lanes.c, motions.c and, with triangles, triangles.c,
+    pasted in: the triangle trees then bound at run time); it includes ``include``, or holds
+    the header inline when None."""
     from robrayc.templating import render
 
     # where the meshes' triangles are (convex.c): bound at run time with triangles, static
@@ -46,6 +47,8 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         **model, "include": include, "inline_header": None if include else header,
         "kernel_header": kernel_source("checker_kernel.h"),
         "kernel": kernel_source("checker_kernel.c"),
+        "configuration_code": kernel_source("configuration.c"),
+        "cells_code": kernel_source("cells.c"),
         "lane_code": kernel_source("lanes.c"),
         "motion_code": kernel_source("motions.c"),
         "obstacle_code": kernel_source("obstacles.c") + kernel_source("points.c"),

@@ -320,7 +320,8 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
                    _templates.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
-    digest.update(c_build.kernel_source("checker_kernel.c").encode())
+    for part in ("checker_kernel.c", "cells.c"):  # the tests and the prover
+        digest.update(c_build.kernel_source(part).encode())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
     try:

@@ -1,0 +1,164 @@
+/* robrayc's compiled collision checker: one configuration a call (check1) and what is built on
+ * it, the same for every robot.
+ *
+ * Compiled after checker_kernel.c, whose tests it runs in the order told there: every solid
+ * pair whose bounding spheres overlap, then the obstacles set at run time (obstacles.c).
+ * Public here: checker_check (one configuration's answer), checker_solid_states (every solid
+ * pair's state, for the samplers of robrayc.analysis.acm), checker_group_poses (the
+ * kinematics) and checker_colliding_pairs (each checked frame pair's answer). lanes.c calls
+ * check1 for the lanes its pass leaves open.
+ */
+
+/* no answer for configuration q: MAYBE for every (active) solid pair in states */
+static int invalid(const unsigned char *active, unsigned char *states)
+{
+    if (states) {
+        int p;
+        for (p = 0; p < NP; p++) states[p] = (unsigned char)(active && !active[p] ? 0 : 2);
+    }
+    return CHECKER_INVALID;
+}
+
+/* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_frame). Without states,
+ * stops at the first certain collision; with states (NP bytes, zeroed by the caller), writes
+ * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL).
+ * The solid pairs before position `from` (FIXB block k, lane j: 8 k + j; then MOVP j: 8 NFB
+ * + j) are skipped: known FREE (lanes.c proved them so); 0 tests them all. */
+static int check1(const double *q, const unsigned char *active, unsigned char *states,
+                  int from)
+{
+    double g[NG][12], o[3];
+    float centre[3][NS_DECL], slack;
+    struct boxcache cache;
+    int k, l, hit = 0, maybe = 0, far, mfrom = from > NFB * 8 ? from - NFB * 8 : 0;
+    int ffrom = from > 0 && from < NFB * 8 ? from : from > 0 ? NFB * 8 : 0;
+    fk(q, g);
+    slack = world_frame(q, g, o);
+    if (slack < 0.0f) return invalid(active, states);
+    far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
+    solid_centres(g, centre);
+    start_cache(&cache, g, centre, slack);
+    for (k = ffrom / 8; k < NFB && !(hit && !states); k++) {
+        const struct fixblock *f = &FIXB[k];
+        const float c[3] = { centre[0][f->solid], centre[1][f->solid], centre[2][f->solid] };
+        unsigned m = far ? near_block_at(f, c, SOLID[f->solid].bound[3] + slack, o)
+                         : near_block(f, c, SOLID[f->solid].bound[3]);
+        if (k == ffrom / 8) m &= ~0u << (ffrom % 8);
+        for (l = 0; m && l < 8; l++, m >>= 1) {
+            int r;
+            if (!(m & 1u)) continue;
+            r = pair_state(q, &cache, f->pair[l], f->solid, f->partner[l], maybe, active,
+                           states);
+            hit |= r == 1;
+            maybe |= r == 2;
+            if (hit && !states) break;
+        }
+    }
+    for (k = mfrom & ~7; k < NMP && !(hit && !states); k += 8) {
+        unsigned m = near8(centre, MOVA + k, MOVB + k, MOVR2 + k, slack);
+        if (k == (mfrom & ~7)) m &= ~0u << (mfrom & 7);
+        for (l = 0; m && !(hit && !states); l++, m >>= 1) {
+            int r;
+            if (!(m & 1u)) continue;
+            r = pair_state(q, &cache, MOVP[k + l], MOVA[k + l], MOVB[k + l], maybe, active,
+                           states);
+            hit |= r == 1;
+            maybe |= r == 2;
+        }
+    }
+    if (!(hit && !states)) {  /* the obstacles set at run time (obstacles.c) */
+        int r = env_check(g, centre, o, slack, maybe && !states, 0);
+        hit |= r == 1;
+        maybe |= r == 2;
+    }
+    return hit ? 1 : maybe ? 2 : 0;
+}
+
+int checker_check(const double *q)
+{
+    if (ANY_CONST_HIT) return 1;
+    return check1(q, 0, 0, 0);
+}
+
+/* the states of the active solid pairs only (a sampler that stopped asking about most pairs):
+ * their bounding spheres 8 pairs at a time, then the pair's tests, as check1 */
+static void active_states(const double *q, long n, const unsigned char *active,
+                          unsigned char *states)
+{
+    int list[NP_DECL + 8], sa[NP_DECL + 8];
+    int sb[NP_DECL + 8], m = 0, i;
+    float reach2[NP_DECL + 8];
+    long c;
+    for (i = 0; i < NP; i++)
+        if (active[i]) {
+            float r = SOLID[PAIR[i][0]].bound[3] + SOLID[PAIR[i][1]].bound[3];
+            sa[m] = PAIR[i][0];
+            sb[m] = PAIR[i][1];
+            reach2[m] = r * r;
+            list[m++] = i;
+        }
+    for (i = m; i < m + 8; i++) {  /* padding lanes: never near */
+        sa[i] = sb[i] = list[i] = 0;
+        reach2[i] = -1.0f;
+    }
+    for (c = 0; c < n; c++) {
+        const double *qc = q + c * NQ;
+        unsigned char *out = states + c * NP;
+        double g[NG][12], o[3];
+        float centre[3][NS_DECL], slack;
+        struct boxcache boxes;
+        for (i = 0; i < NP; i++) out[i] = 0;
+        fk(qc, g);
+        slack = world_frame(qc, g, o);
+        if (slack < 0.0f) {
+            (void)invalid(active, out);
+            continue;
+        }
+        solid_centres(g, centre);
+        start_cache(&boxes, g, centre, slack);
+        for (i = 0; i < m; i += 8) {
+            unsigned near = near8(centre, sa + i, sb + i, reach2 + i, slack);
+            int l;
+            for (l = 0; near; l++, near >>= 1)
+                if (near & 1u)
+                    (void)pair_state(qc, &boxes, list[i + l], sa[i + l], sb[i + l], 0, 0, out);
+        }
+    }
+}
+
+void checker_solid_states(const double *q, long n, const unsigned char *active,
+                          unsigned char *states)
+{
+    long k;
+    int p;
+    if (active) {
+        active_states(q, n, active, states);
+        return;
+    }
+    for (k = 0; k < n; k++) {
+        for (p = 0; p < NP; p++) states[k * NP + p] = 0;
+        (void)check1(q + k * NQ, active, states + k * NP, 0);
+    }
+}
+
+void checker_group_poses(const double *q, long n, double *poses)
+{
+    long k;
+    for (k = 0; k < n; k++) fk(q + k * NQ, (double (*)[12])(poses + k * NG * 12));
+}
+
+int checker_colliding_pairs(const double *q, int *out)
+{
+    unsigned char states[NP_DECL] = { 0 };
+    int p, count = 0;
+    for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p];
+    if (check1(q, 0, states, 0) == CHECKER_INVALID) {
+        for (p = 0; p < NPAIRS; p++) out[p] = CONST_HIT[p] ? 1 : 2;
+        return NPAIRS;
+    }
+    for (p = 0; p < NP; p++)
+        if (states[p] == 1 || (states[p] == 2 && out[PAIR[p][2]] == 0))
+            out[PAIR[p][2]] = states[p];
+    for (p = 0; p < NPAIRS; p++) count += out[p] != 0;
+    return count;
+}
