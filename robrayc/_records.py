@@ -1788,11 +1788,11 @@ def _make56(
 
 # robrayc.analysis.acm.AcmResult
 def _make57(
-        _setattr, _FACTORY, _factory_default_config, _default_sources,
+        _setattr, _FACTORY, _factory_default_config, _default_sources, _default_asked,
 ):
     def __init__(
             self, pairs, samples, seed, always_fraction, default_config=_FACTORY,
-            sources=_default_sources,
+            sources=_default_sources, asked=_default_asked,
     ):
         _setattr(self, 'pairs', pairs)
         _setattr(self, 'samples', samples)
@@ -1800,26 +1800,28 @@ def _make57(
         _setattr(self, 'always_fraction', always_fraction)
         _setattr(self, 'default_config', _factory_default_config() if default_config is _FACTORY else default_config)
         _setattr(self, 'sources', sources)
+        _setattr(self, 'asked', asked)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'pairs={self.pairs!r}, samples={self.samples!r}, seed={self.seed!r}, '
                 f'always_fraction={self.always_fraction!r}, '
-                f'default_config={self.default_config!r}, sources={self.sources!r}'
+                f'default_config={self.default_config!r}, sources={self.sources!r}, '
+                f'asked={self.asked!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
             self.pairs, self.samples, self.seed, self.always_fraction, self.default_config,
-            self.sources,
+            self.sources, self.asked,
         ) == (
             other.pairs, other.samples, other.seed, other.always_fraction, other.default_config,
-            other.sources,
+            other.sources, other.asked,
         )
     def __hash__(self):
         return hash((
             self.pairs, self.samples, self.seed, self.always_fraction, self.default_config,
-            self.sources,
+            self.sources, self.asked,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3119,6 +3121,7 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('default_config', '()', True, True),
         ('sources', '=', True, True),
+        ('asked', '=', True, True),
     ), True, True, False, False): _make57,
     ((
         ('path', '', True, True),

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -247,6 +248,29 @@ def test_allowed_collisions_cli(tmp_path: Path, capsys) -> None:
     assert main(["allowed-collisions", str(DEMO_7DOF), "--samples", "-3"]) == 2
     assert main(["allowed-collisions", str(DEMO_7DOF), "-o", str(tmp_path / "no" / "x")]) == 1
     assert "does not exist" in capsys.readouterr().err
+
+
+ARM_AND_SLIDE = """frame a { type revolute; axis [0, 0, 1]; variable qa; limit_position [-1, 1];
+  geometry { shape box; dimension [.2, .2, .2]; } }
+frame b { parent a; translation [.5, 0, 0]; type prismatic; axis [1, 0, 0]; variable qb;
+  geometry { shape box; dimension [.2, .2, .2]; } }
+frame d { parent b; translation [.3, 0, 0]; type revolute; axis [0, 1, 0]; variable qd;
+  geometry { shape sphere; radius .1; } }
+frame c { translation [0, 2, 0]; geometry { shape sphere; radius .3; } }
+"""
+
+
+def test_the_header_says_what_was_sampled(tmp_path: Path, capsys) -> None:
+    """--samples 1000 draws 2000 here (the 'always' pairs settle after a second batch): the
+    header gives both counts, the one the 'never' pairs cite, and each joint's range."""
+    src = tmp_path / "arm.robray"
+    src.write_text(ARM_AND_SLIDE)
+    assert main(["allowed-collisions", str(src), "--samples", "1000", "-j", "1"]) == 0
+    text = capsys.readouterr().out
+    cited = {int(n) for n in re.findall(r"never: colliding in none of (\d+) samples", text)}
+    assert cited == {2000}
+    assert "// 2000 random configurations drawn (seed 0), 1000 asked for: " in text
+    assert "[-1, 1] for a prismatic one" in text and "(no limits: [-pi, pi])" not in text
 
 
 def test_collide_distance_of_convex_meshes_is_their_depth(tmp_path: Path, capsys) -> None:

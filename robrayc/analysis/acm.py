@@ -70,11 +70,12 @@ class PairVerdict:
 @record(frozen=True)
 class AcmResult:
     pairs: tuple[PairVerdict, ...]  # every pair of collision frames, sorted by names
-    samples: int  # random configurations checked
+    samples: int  # random configurations drawn
     seed: int
     always_fraction: float
     default_config: dict[str, float] = field(default_factory=dict)
     sources: tuple[str, ...] = ()
+    asked: int = 0  # random configurations asked for (--samples)
 
     @property
     def allowed(self) -> list[PairVerdict]:
@@ -205,7 +206,7 @@ def generate(scene: ir.Scene, *, samples: int = 10000, seed: int = 0, jobs: int 
             verdict[pair] = (None, "colliding in " + share, c, n)
     out = tuple(_verdict(a, b, verdict[(a, b)], (a, b) in in_scene) for a, b in sorted(all_pairs))
     return AcmResult(out, run.total, seed, always_fraction,
-                     dict(zip(scene.variables, q0.tolist(), strict=True)))
+                     dict(zip(scene.variables, q0.tolist(), strict=True)), asked=samples)
 
 
 def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
@@ -267,11 +268,19 @@ def _quote(name: str) -> str | None:
 
 
 def header(result: AcmResult, sources: list[str], tool: str) -> list[str]:
+    """The comment lines that lead the output: what was sampled, how, and what each reason
+    means (the counts as drawn, which differ from --samples: see generate)."""
     limits = f"at least {result.always_fraction:.0%}" if result.always_fraction < 1 else "all"
+    drawn = f"{result.samples} random configurations drawn (seed {result.seed})"
+    if result.samples != result.asked:
+        drawn += (f", {result.asked} asked for: sampling goes on, up to twice the count asked, "
+                  "until the 'always' pairs settle, and stops once no pair is left to sample")
     return [
         f"Allowed collisions for {', '.join(sources) or 'the scene'}, made by {tool}:",
-        f"{result.samples} random configurations (seed {result.seed}) within the joint limits"
-        " (no limits: [-pi, pi]).",
+        drawn + ".",
+        "Uniform within the joint limits; without limits: [-pi, pi] for a revolute joint, "
+        "[-1, 1] for a prismatic one; ball and floating joints: every rotation; floating "
+        "translations 0 (pairs they move apart stay checked).",
         f"adjacent: neighbours in the kinematic tree; default: colliding at the default"
         f" configuration; always: colliding in {limits} of the samples; never: in none.",
     ]
@@ -311,7 +320,7 @@ def to_json(result: AcmResult, links: dict[str, str] | None = None) -> str:
     """The classification as JSON; with `links`, each pair also names its robot links
     (link_a, link_b) beside its frames (a, b)."""
     return json.dumps({
-        "samples": result.samples, "seed": result.seed,
+        "samples": result.samples, "samples_asked": result.asked, "seed": result.seed,
         "always_fraction": result.always_fraction,
         "default_configuration": result.default_config,
         "pairs": [{"a": p.a, "b": p.b, "reason": p.reason, "detail": p.detail,
