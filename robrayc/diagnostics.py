@@ -58,6 +58,8 @@ WARNINGS: dict[str, str] = {
     "unknown-warning-option": "a -W option naming no warning",
     "empty-scene": "a scene file without statements (an empty scene)",
     "xml-declaration": "an XML declaration libxml2 refuses (ignored, as urdfdom does)",
+    "missing-points": "points of a point cloud without coordinates (NaN), left out",
+    "obstacle-cover": "a run-time obstacle (mesh, cone) given as its certified sphere cover",
     "exact-checker": "the compiled collision checker is unavailable (no working C compiler): "
                      "the exact one is used",
     "sdf-joint": "an SDF joint read as other joints (universal, revolute2: two revolute "

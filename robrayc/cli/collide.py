@@ -43,6 +43,11 @@ from robrayc.cli.main import (
     guarded,
     load_from_args,
 )
+from robrayc.cli.obstacle_options import (
+    add_obstacle_arguments,
+    check_obstacle_arguments,
+    set_obstacles,
+)
 from robrayc.configuration import check_variables, read_config_file
 from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos
 
@@ -72,6 +77,7 @@ def _collide_parser() -> argparse.ArgumentParser:
                    help="checker: exact (numpy/FCL, default), compiled (generated C with "
                    "certified spheres, built by the system C compiler and cached; the same "
                    "answers) or auto (compiled when a compiler works)")
+    add_obstacle_arguments(p)
     add_load_arguments(p)
     return p
 
@@ -98,15 +104,20 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
     if not args.files:
         raise UsageError("no input scene")
     configuration(args)  # usage errors (unpaired --var, bad --val) before any work
+    check_obstacle_arguments(args)
+    if args.distance and (args.obstacles or args.points):
+        raise UsageError("--distance measures the scene's own pairs, not run-time obstacles "
+                         "(--obstacles, --points): give the environment as a scene file")
     try:
         scene = load_from_args(args, sink)
         config = _configuration(args, scene.variables, sink)
         sink.check()
         checker = _checker(scene, sink, args)
+        labels = set_obstacles(checker, args, sink)
         sink.check()
     except CompileError:
         return EXIT_NOT_CHECKED
-    pairs = checker.colliding_pairs(config)
+    pairs = [(labels.get(a, a), labels.get(b, b)) for a, b in checker.colliding_pairs(config)]
     distances = []
     if args.distance:
         try:

@@ -3,13 +3,15 @@ OMPL over robrayc's checker (robrayc.analysis.planning; the `plan` extra).
 
     robrayc plan FILE... --start NAME=VALUE... --goal NAME=VALUE... [--planner NAME]
                  [--timeout S] [--resolution R] [--step S] [--no-simplify] [--backend ...]
+                 [--obstacles FILE]... [--points FILE]... [--point-radius R]
 
-The obstacles are the scene's fixed geometry (a robot's URDF and a robray file of boxes, say);
-variables not given are 0. Prints the path as CSV: a header naming the variables, then one
-configuration a line, start first, goal last; each straight segment between two lines is free
-at the checker's samples. Exit 0 with a path, 1 when there is none (start or goal collides,
-or none found within the timeout), 2 when nothing was planned (usage errors, errors in the
-inputs, OMPL not installed).
+The obstacles are the scene's fixed geometry (a robot's URDF and a robray file of boxes, say)
+and, given at run time to the robot's own (cached) checker, the collision geometry of each
+--obstacles environment and the points of each --points cloud; variables not given are 0.
+Prints the path as CSV: a header naming the variables, then one configuration a line, start
+first, goal last; each straight segment between two lines is free at the checker's samples.
+Exit 0 with a path, 1 when there is none (start or goal collides, or none found within the
+timeout), 2 when nothing was planned (usage errors, errors in the inputs, OMPL not installed).
 """
 
 from __future__ import annotations
@@ -21,6 +23,11 @@ import sys
 
 from robrayc.cli.arguments import UsageError, _Parser, add_load_arguments
 from robrayc.cli.main import EXIT_OK, guarded, load_from_args
+from robrayc.cli.obstacle_options import (
+    add_obstacle_arguments,
+    check_obstacle_arguments,
+    set_obstacles,
+)
 from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, suggest
 
 EXIT_NO_PATH, EXIT_NOT_PLANNED = 1, 2
@@ -56,6 +63,7 @@ def _plan_parser() -> argparse.ArgumentParser:
     p.add_argument("--backend", choices=("exact", "compiled", "auto"), default="auto",
                    help="checker: auto (compiled when a C compiler works, default), compiled "
                    "or exact")
+    add_obstacle_arguments(p)
     add_load_arguments(p)
     p.set_defaults(ignore_allowed=False)  # the scene's allow_collision pairs hold
     return p
@@ -87,6 +95,7 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
     for option, value in (("--timeout", args.timeout), ("--step", args.step)):
         if value is not None and not (value > 0 and math.isfinite(value)):
             raise UsageError(f"{option} must be a positive number, got {value!r}")
+    check_obstacle_arguments(args)
     from robrayc.analysis import planning
     from robrayc.cli.collide import _checker
 
@@ -98,6 +107,7 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
                            NOWHERE, suggest(name, scene.variables))
         sink.check()
         checker = _checker(scene, sink, args)
+        set_obstacles(checker, args, sink)
         sink.check()
     except CompileError:
         return EXIT_NOT_PLANNED
