@@ -159,18 +159,22 @@ def write(robot: str, entries: Iterable[Disabled], comments: Iterable[str] = ())
 def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabled]]:
     """(robot name, disable_collisions entries) of an SRDF, parsed as safely as a URDF."""
     from robrayc.frontend.xmlsafe import parse_xml
+    from robrayc.frontend.xmlsource import XmlSource
 
     root = parse_xml(data, file, sink, "SRDF")
     if root is None:
         return "", []
+    source = XmlSource()  # positions: the element's own line and column
+    source.sink, source.file = sink, file
+    source.lines = data.decode("utf-8", "replace").split("\n")  # as libxml2 counts lines
     if root.tag != "robot":
         sink.error(f"not an SRDF: the root element is <{root.tag}>, not <robot>",
-                   SourcePos(file, root.sourceline or 1, 1))
+                   source.pos(root))
         return "", []
     out = []
     for el in root.iter("disable_collisions"):
         a, b = el.get("link1"), el.get("link2")
-        pos = SourcePos(file, el.sourceline or 0, 1)
+        pos = source.pos(el)
         if not a or not b:
             sink.error("<disable_collisions> needs link1 and link2", pos)
             continue
@@ -194,6 +198,8 @@ class Finding:
     samples: int
     example: dict[str, float] | None  # one configuration where they collide
     adjacent: bool = False  # neighbours by MoveIt's rule
+    floating: str | None = None  # a floating joint between them: its translation, which is
+    # not sampled, brings them together (they can collide)
 
     @property
     def verdict(self) -> str:
@@ -202,7 +208,7 @@ class Finding:
         Always, yet never seen colliding; "ok"."""
         expected = self.entry.reason in EXPECTED_TO_COLLIDE or (
             self.entry.reason == "" and self.adjacent)
-        if self.collisions:
+        if self.collisions or self.floating:
             return "expected" if expected else "wrong"
         return "unneeded" if self.entry.reason == "Always" and self.samples else "ok"
 
@@ -214,6 +220,7 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
     robot are warnings."""
     import numpy as np
 
+    from robrayc.analysis.acm import across_floating
     from robrayc.analysis.collision import CollisionChecker
     from robrayc.kinematics import sample_configs
 
@@ -233,8 +240,10 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
         key: [_key(x, y) for x in frames.get(key[0], ()) for y in frames.get(key[1], ())]
         for key in todo}
     pairs = sorted({p for ps in columns.values() for p in ps})
+    moved = across_floating(scene, pairs)
+    floating = {k: next((moved[p] for p in columns[k] if p in moved), None) for k in todo}
     if not pairs or samples <= 0:
-        return [Finding(d, 0, 0, None, k in adjacent) for k, d in todo.items()]
+        return [Finding(d, 0, 0, None, k in adjacent, floating[k]) for k, d in todo.items()]
     checker = CollisionChecker(scene, sink, use_allowed=False, frame_pairs=pairs)
     index = {_key(*p): k for k, p in enumerate(checker.frame_pairs)}
     configs = sample_configs(scene, samples, seed)
@@ -251,5 +260,6 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
         rows = np.flatnonzero(hits[:, j])
         example = dict(zip(scene.variables, configs[rows[0]].tolist(), strict=True)) \
             if len(rows) else None
-        out.append(Finding(todo[key], len(rows), len(configs), example, key in adjacent))
+        out.append(Finding(todo[key], len(rows), len(configs), example, key in adjacent,
+                           floating[key]))
     return out

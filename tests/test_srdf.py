@@ -83,9 +83,9 @@ def test_check_srdf_reports_disabled_pairs_that_collide(robot: Path, tmp_path: P
     assert main(["allowed-collisions", str(robot), "--check-srdf", str(bad),
                  "--samples", "400"]) == 1
     out, err = capsys.readouterr()
-    assert f"{bad}:4:1: base hand (Never): collide in " in out
+    assert f"{bad}:4:3: base hand (Never): collide in " in out
     assert "arm base" not in out  # adjacent: they touch by design
-    assert f"{bad}:5:1: warning: SRDF names 'gripper', which is no link" in err
+    assert f"{bad}:5:3: warning: SRDF names 'gripper', which is no link" in err
     good = tmp_path / "good.srdf"
     good.write_text('<robot name="lint_me"><disable_collisions link1="arm" link2="base" '
                     'reason="Adjacent"/></robot>')
@@ -139,7 +139,7 @@ def test_check_srdf_judges_each_pair_by_its_reason(robot: Path, tmp_path: Path,
     out, err = capsys.readouterr()
     assert "0 colliding though disabled as never colliding" in out
     assert "3 colliding as their reason says" in out
-    assert f"{srdf_file}:4:1: warning: base sensor disabled as Always colliding, but they " \
+    assert f"{srdf_file}:4:3: warning: base sensor disabled as Always colliding, but they " \
            "collide in none of 400 samples" in err and "[-Wsrdf-unneeded]" in err
 
 
@@ -153,4 +153,39 @@ def test_check_srdf_never_no_or_unknown_reason_that_collides_is_an_error(
     assert main(["allowed-collisions", str(robot), "--check-srdf", str(srdf_file),
                  "--samples", "400"]) == 1
     word = reason.partition('"')[2].rstrip('"') or "no reason"
-    assert f"{srdf_file}:2:1: base hand ({word}): collide in " in capsys.readouterr().out
+    assert f"{srdf_file}:2:3: base hand ({word}): collide in " in capsys.readouterr().out
+
+
+# A free-flying box over the ground: check_urdf and yourdfpy read it (floating joint).
+FLYER = """<robot name="flyer">
+  <link name="ground"><collision><geometry><box size="2 2 0.1"/></geometry></collision></link>
+  <link name="body"><collision><geometry><box size="0.2 0.2 0.2"/></geometry></collision>
+  </link>
+  <link name="prop"><collision><origin xyz="0 0 0.2"/>
+    <geometry><cylinder radius="0.05" length="0.1"/></geometry></collision></link>
+  <joint name="fly" type="floating"><parent link="ground"/><child link="body"/>
+    <origin xyz="0 0 5"/></joint>
+  <joint name="spin" type="continuous"><parent link="body"/><child link="prop"/>
+    <axis xyz="0 0 1"/></joint>
+</robot>
+"""
+
+
+def test_check_srdf_pairs_a_floating_joint_moves_can_meet(tmp_path: Path, capsys) -> None:
+    """The floating joint's translation is not sampled (0: the body 5 m up), but it brings
+    the body onto the ground: a pair across it disabled as Never is an error, at the
+    element's line and column; the pair it carries along (body, prop) is judged by samples."""
+    urdf = tmp_path / "flyer.urdf"
+    urdf.write_text(FLYER)
+    srdf_file = tmp_path / "flyer.srdf"
+    srdf_file.write_text('<robot name="flyer">\n'
+                         '  <disable_collisions link1="body" link2="ground" reason="Never"/>\n'
+                         '    <disable_collisions link1="body" link2="prop" reason="Never"/>\n'
+                         '</robot>\n')
+    assert main(["allowed-collisions", str(urdf), "--check-srdf", str(srdf_file),
+                 "--samples", "300"]) == 1
+    out = capsys.readouterr().out
+    assert "1 colliding though disabled as never colliding" in out
+    assert (f"{srdf_file}:2:3: body ground (Never): moved by floating joint 'fly', whose "
+            "translation (not sampled) brings them together") in out
+    assert "body prop" not in out

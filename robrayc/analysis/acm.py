@@ -218,7 +218,7 @@ def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
         verdict[pair] = ("adjacent", why, 0)
     for pair in full.colliding_pairs(q0):
         verdict.setdefault(pair, ("default", "colliding at the default configuration", 0))
-    for pair, joint in _across_floating(scene, all_pairs).items():
+    for pair, joint in across_floating(scene, all_pairs).items():
         verdict.setdefault(pair, (None, f"moved apart by floating joint '{joint}', whose "
                                   "translation is not sampled", 0))
     body = dict(zip((f.name for f in scene.frames), _bodies(scene)[0], strict=True))
@@ -228,7 +228,7 @@ def _static_verdicts(scene: ir.Scene, full, all_pairs: list, q0: np.ndarray,
     return verdict
 
 
-def _across_floating(scene: ir.Scene, pairs: list) -> dict[tuple[str, str], str]:
+def across_floating(scene: ir.Scene, pairs: list) -> dict[tuple[str, str], str]:
     """Pairs whose relative pose depends on a floating joint -> that joint's frame. Sampling
     leaves floating translations at 0 (a rigid move of a whole robot changes none of its
     self-collisions), so such pairs (a robot and the floor) are never 'never': kept checked."""

@@ -320,9 +320,14 @@ def _check_srdf(scene, args, output: Path | None, sink: DiagnosticSink) -> int:
              f"(Adjacent, Default, Always, User), {len(by['unneeded'])} Always never seen "
              f"colliding, in {args.samples} random samples (seed {args.seed})"]
     for f in by["wrong"]:
-        d, at = f.entry, ", ".join(f"{k}={v!r}" for k, v in f.example.items())
-        lines.append(f"{d.pos or path}: {d.link1} {d.link2} ({d.reason or 'no reason'}): "
-                     f"collide in {f.collisions} of {f.samples} samples, e.g. at {at}")
+        d = f.entry
+        where = f"{d.pos or path}: {d.link1} {d.link2} ({d.reason or 'no reason'}): "
+        if f.example is None:  # across a floating joint, seen colliding in no sample
+            lines.append(where + f"moved by floating joint '{f.floating}', whose translation "
+                         "(not sampled) brings them together")
+            continue
+        at = ", ".join(f"{k}={v!r}" for k, v in f.example.items())
+        lines.append(where + f"collide in {f.collisions} of {f.samples} samples, e.g. at {at}")
     for f in by["unneeded"]:
         d = f.entry
         sink.warning(f"{d.link1} {d.link2} disabled as Always colliding, but they collide in "
