@@ -23,7 +23,10 @@ Judged by robrayc's exact checker on every returned path: paths that collide at 
 samples (resolution 32) in the model planned with, and paths that collide for the real
 Panda's meshes at --judge-resolution (4 x 32: between the samples too); problems whose start
 or goal collide (exactly) are left out; problems one side solves and the other does not; and
-start or goal configurations VAMP calls colliding. Printed: the CPU, the VAMP commit and
+start or goal configurations VAMP calls colliding. With --count, an untimed run more counts
+the states and motions robrayc's checker answers a plan, beside VAMP's iterations and tree
+nodes (VAMP's planner checks motions only; an iteration whose sample its dynamic domain
+rejects checks none). Printed: the CPU, the VAMP commit and
 version, per set the median planning times and their ratio, failures, colliding paths and
 answers that differ; first, "URDF to first plan": a fresh process with an empty cache
 directory loads examples/arm4.urdf, builds its compiled checker (the one C compile), sets
@@ -78,6 +81,7 @@ for line in sys.stdin:
     t = time.perf_counter() - t
     path = result.path.numpy().astype(float).tolist() if result.solved else None
     print(json.dumps({"solved": bool(result.solved), "seconds": t, "path": path,
+                      "iterations": int(result.iterations), "nodes": int(sum(result.size)),
                       "valid": [bool(module.validate(p["start"], env)),
                                 bool(module.validate(p["goal"], env))]}), flush=True)
 """
@@ -205,6 +209,40 @@ def robrayc_set(compiled, problems: list[dict], timeout: float, step: float | No
     return out
 
 
+class CountingChecker:
+    """A checker's check and check_motion, counted (what OMPL asks a plan), for an untimed
+    run; everything else is the checker's."""
+
+    def __init__(self, checker) -> None:
+        self.checker, self.states, self.motions = checker, 0, 0
+
+    def __getattr__(self, name: str):
+        return getattr(self.checker, name)
+
+    def check(self, q) -> bool:
+        self.states += 1
+        return self.checker.check(q)
+
+    def check_motion(self, a, b, resolution: float) -> bool:
+        self.motions += 1
+        return self.checker.check_motion(a, b, resolution)
+
+
+def robrayc_checks(compiled, problems: list[dict], timeout: float, step: float | None
+                   ) -> list[tuple[int, int]]:
+    """(states, motions) robrayc's checker answers each problem's plan (an untimed run)."""
+    from robrayc.analysis.planning import plan
+
+    out = []
+    for p in problems:
+        compiled.set_obstacles(obstacles(p))
+        counted = CountingChecker(compiled)
+        plan(counted, p["start"], p["goal"], timeout=timeout, resolution=RESOLUTION,
+             simplify=False, step=step)
+        out.append((counted.states, counted.motions))
+    return out
+
+
 def vamp_set(python: str, problems: list[dict]) -> tuple[str, list[dict]]:
     """Each problem planned by VAMP's rrtc, in the vamp-planner venv's interpreter."""
     text = "".join(json.dumps({k: v for k, v in p.items()}) + "\n" for p in problems)
@@ -240,6 +278,12 @@ def run_set(name: str, problems: list[dict], compiled, exact, meshes, args) -> d
             version, runs = vamp_set(args.vamp_python, valid)
             theirs.append(runs)
     row = {"set": name, "problems": len(problems), "valid": len(valid), "vamp_version": version}
+    if args.count:
+        counts = robrayc_checks(compiled, valid, args.timeout, args.step or None)
+        row["checks"] = [statistics.median(c[k] for c in counts) for k in (0, 1)]
+        if theirs:
+            row["vamp_checks"] = [statistics.median(r[k] for r in theirs[-1])
+                                  for k in ("iterations", "nodes")]
     for side, runs in (("robrayc", ours), ("vamp", theirs)):
         if not runs:
             continue
@@ -274,6 +318,12 @@ def print_set(row: dict) -> None:
             cells.append(f"{side}: failed {r['failed'] or 0}, paths colliding (exact, "
                          f"resolution {RESOLUTION:g}) {r['colliding'] or 0}, meshes "
                          f"{r['meshes'] or 0}")
+    if "checks" in row:
+        cells.append("robrayc checks a plan (median): {:g} states, {:g} motions".format(
+            *row["checks"]))
+    if "vamp_checks" in row:
+        cells.append("vamp a plan (median): {:g} iterations, {:g} tree nodes".format(
+            *row["vamp_checks"]))
     if theirs:
         only = sorted(ours["solved"] ^ theirs["solved"])
         cells.append(f"differ: solved by one side only {only or 0}, start/goal VAMP calls "
@@ -326,6 +376,9 @@ def main() -> None:
                    help="the longest motion RRT-Connect tries at once (0: OMPL's default)")
     p.add_argument("--judge-resolution", type=float, default=4 * RESOLUTION,
                    help="samples a unit of length in the meshes judge")
+    p.add_argument("--count", action="store_true",
+                   help="also count robrayc's checks a plan (an untimed run) and print VAMP's "
+                        "iterations and tree nodes")
     p.add_argument("--model", choices=("meshes", "spheres"), default="meshes",
                    help="robrayc's Panda: panda.urdf (its collision meshes) or "
                         "panda_spherized.urdf (VAMP's spheres)")
