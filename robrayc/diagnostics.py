@@ -74,6 +74,8 @@ WARNINGS: dict[str, str] = {
                       "of that name from another input",
     "srdf-unneeded": "an SRDF pair disabled as Always colliding that collides in no sample "
                      "(allowed-collisions --check-srdf)",
+    "renamed": "a name robrayc generates (a ball or floating joint's variables, an output's "
+               "extra joints) that an input's name already has, given a suffix",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "
                     "joint's lower/upper)",
 }

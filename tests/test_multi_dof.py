@@ -204,3 +204,62 @@ def test_mjcf_free_joint_in_the_worldbody_is_an_error(tmp_path) -> None:
         load_scene([str(path)], sink=sink)
     assert [(d.message, d.pos.line, d.pos.col) for d in sink.items] == [
         ("a joint in the worldbody (MuJoCo refuses it)", 2, 1)]
+
+
+CLASHING_URDF = """<robot name="clash"><link name="a"/><link name="b"/><link name="c"/>
+<link name="d"/>
+<joint name="base" type="fixed"><parent link="a"/><child link="b"/></joint>
+<joint name="f" type="floating"><parent link="b"/><child link="c"/></joint>
+<joint name="f_x" type="revolute"><parent link="c"/><child link="d"/><axis xyz="0 0 1"/>
+<limit lower="-1" upper="1" effort="1" velocity="1"/></joint></robot>
+"""
+
+
+def test_generated_variables_that_clash_are_renamed(tmp_path) -> None:
+    """A floating joint's variables are generated (f_x ... f_rz): a joint 'f_x' (valid for
+    check_urdf and yourdfpy, as a hinge 'b_rx' beside a ball 'b' is for MuJoCo) would have
+    been tied to its translation; the floating (ball) joint's variable gets a suffix instead,
+    with a warning."""
+    import mujoco
+    import yourdfpy
+
+    from robrayc.diagnostics import DiagnosticSink
+    from robrayc.frontend import load_scene
+    from tests.backends.test_urdf import check_urdf
+
+    urdf = tmp_path / "clash.urdf"
+    urdf.write_text(CLASHING_URDF)
+    check_urdf(urdf)
+    assert yourdfpy.URDF.load(str(urdf)).joint_names == ["base", "f", "f_x"]
+    sink = DiagnosticSink()
+    scene = load_scene([str(urdf)], sink=sink)
+    assert scene.variables == ("f_2_x", "f_2_y", "f_2_z", "f_2_rx", "f_2_ry", "f_2_rz", "f_x")
+    assert [(d.message, d.name, d.pos.line) for d in sink.items] == [
+        ("floating joint 'f': its variable 'f' would give 'f_x', another joint's variable, "
+         "and tie the two: renamed 'f_2'", "renamed", 4)]
+    mjcf = tmp_path / "clash.xml"
+    mjcf.write_text('<mujoco><worldbody><body name="a"><joint name="b" type="ball"/>\n'
+                    '<geom size=".1"/><body name="c" pos="0 0 1"><joint name="b_rx"/>'
+                    '<geom size=".1"/></body></body></worldbody></mujoco>\n')
+    assert mujoco.MjModel.from_xml_path(str(mjcf)).njnt == 2
+    scene = load_scene([str(mjcf)], sink=DiagnosticSink())
+    assert scene.variables == ("b_2_rx", "b_2_ry", "b_2_rz", "b_rx")
+
+
+def test_mjcf_output_names_the_joints_of_a_nested_floating_joint_apart(tmp_path) -> None:
+    """A floating joint below another frame is written as slides NAME_x, NAME_y, NAME_z and
+    a ball NAME_r: a joint of the input named 'f_r' keeps its name, the ball gets a suffix
+    (MuJoCo refused the repeated name)."""
+    import mujoco
+
+    from tests.run import robrayc
+
+    urdf = tmp_path / "clash.urdf"
+    urdf.write_text(CLASHING_URDF.replace('"f_x"', '"f_r"'))
+    out = tmp_path / "clash.mjcf"
+    r = robrayc(str(urdf), "-o", str(out))
+    assert r.status == 0, r.err
+    model = mujoco.MjModel.from_xml_path(str(out))
+    names = [mujoco.mj_id2name(model, mujoco.mjtObj.mjOBJ_JOINT, k) for k in range(model.njnt)]
+    assert names == ["f_x", "f_y", "f_z", "f_r_2", "f_r"]
+    assert "ball joint of floating joint 'f' written as 'f_r_2'" in r.err

@@ -9,7 +9,8 @@
   A ball frame gets a ball joint (qpos: the quaternion w x y z of the rotation vector, see
   kinematics.rotvec_to_quat); a floating frame a `<freejoint>` when it is a child of the
   worldbody (qpos: the body's world position and quaternion), elsewhere (MuJoCo allows free
-  joints only there) slide joints VAR_x, VAR_y, VAR_z and a ball joint VAR_r, the same motion.
+  joints only there) slide joints VAR_x, VAR_y, VAR_z and a ball joint VAR_r, the same motion
+  (a name another joint has gets a suffix, with a `renamed` warning).
 - Position limits are the joint `range`; effort limits `actuatorfrcrange`. MuJoCo refuses an
   empty range (lower >= upper): such a position range leaves the joint unlimited (it stays a
   joint, so every configuration variable can still be set by name), such an effort range (a
@@ -52,7 +53,7 @@ from pathlib import Path
 
 from robrayc import __version__, ir
 from robrayc.backends import EmitContext, OutputFile, model_option, model_outputs
-from robrayc.diagnostics import SourcePos
+from robrayc.diagnostics import DiagnosticSink, SourcePos
 from robrayc.xmltext import number as _f
 from robrayc.xmltext import numbers as _v
 
@@ -99,6 +100,7 @@ class _Writer:
         self.asset_el = etree.SubElement(root, "asset")
         world = etree.SubElement(root, "worldbody")
         self.joint_names = joint_names(self.scene)
+        self.nested_free = nested_free_joint_names(self.scene, self.joint_names, self.sink)
         self.body_names = body_names(self.scene)
         bodies: dict[str | None, object] = {None: world}
         for f in self.scene.frames:
@@ -174,9 +176,10 @@ class _Writer:
         elif f.parent is None or not self.scene.has_frame(f.parent):
             etree.SubElement(body, "freejoint", name=name)
         else:
-            for axis, unit in zip("xyz", ("1 0 0", "0 1 0", "0 0 1"), strict=True):
-                etree.SubElement(body, "joint", name=f"{name}_{axis}", type="slide", axis=unit)
-            etree.SubElement(body, "joint", name=f"{name}_r", type="ball")
+            *slides, ball = self.nested_free[f.name]
+            for slide, unit in zip(slides, ("1 0 0", "0 1 0", "0 0 1"), strict=True):
+                etree.SubElement(body, "joint", name=slide, type="slide", axis=unit)
+            etree.SubElement(body, "joint", name=ball, type="ball")
 
     def joint(self, body, f: ir.Frame) -> None:
         from lxml import etree
@@ -454,6 +457,29 @@ def joint_names(scene: ir.Scene) -> dict[str, str]:
             out[f.name] = f.variable
             continue
         out[f.name] = ir.unique_name(f.name, taken)
+    return out
+
+
+def nested_free_joint_names(scene: ir.Scene, names: dict[str, str], sink: DiagnosticSink
+                            ) -> dict[str, tuple[str, str, str, str]]:
+    """Floating frame below another frame -> the names of its slide joints along x, y, z
+    and of its ball joint: NAME_x, NAME_y, NAME_z, NAME_r after its joint name, else with a
+    suffix where another joint has that name (MuJoCo refuses a repeated one), with a warning."""
+    out: dict[str, tuple[str, str, str, str]] = {}
+    taken = set(names.values())
+    for f in scene.frames:
+        if f.kind != "floating" or f.parent is None or not scene.has_frame(f.parent):
+            continue
+        made = []
+        for role, suffix in (("x slide", "_x"), ("y slide", "_y"), ("z slide", "_z"),
+                             ("ball", "_r")):
+            want = names[f.name] + suffix
+            made.append(ir.unique_name(want, taken, "_"))
+            if made[-1] != want:
+                sink.warning(f"the {role} joint of floating joint '{f.name}' written as "
+                             f"'{made[-1]}' ('{want}' is another joint's name)", f.pos,
+                             name="renamed")
+        out[f.name] = tuple(made)  # type: ignore[assignment]
     return out
 
 

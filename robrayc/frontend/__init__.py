@@ -134,7 +134,7 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
                          notes=((by_name[parent].frame.pos, "that frame"),),
                          name="outside-parent")
     sink.check()
-    frames = _parents_first(order, sink)
+    frames = _unique_variables(_parents_first(order, sink), sink)
     sink.check()
     allowed = _allowed(partials, by_name, sink)
     sink.check()
@@ -142,6 +142,43 @@ def merge(partials: list[Partial], ctx: LoadContext) -> ir.Scene:
                     sources=tuple(ctx.dependencies), root=root,
                     robot_name=next((p.robot_name for p in partials if p.robot_name), None),
                     root_link=next((p.root_link for p in partials if p.root_link), None))
+
+
+def _unique_variables(frames: list[ir.Frame], sink: DiagnosticSink) -> list[ir.Frame]:
+    """A ball or floating joint's variables are generated from its variable V (V_rx, ...:
+    ir.joint_variables); one that is also another joint's variable would silently tie the two
+    joints. Such a V becomes V_2 (V_3, ...: the first whose names are all free), with a
+    warning; frames sharing V (of the same kind) share the new name."""
+    owners: dict[str, set[tuple[str, str | None]]] = {}  # variable -> (kind, V) giving it
+    for f in frames:
+        for name in ir.joint_variables(f):
+            owners.setdefault(name, set()).add(
+                (f.kind if f.is_multi_dof else "scalar", f.variable))
+    renamed: dict[tuple[str, str | None], str] = {}
+    for f in frames:
+        key = (f.kind, f.variable)
+        if not f.is_multi_dof or key in renamed:
+            continue
+        names = ir.joint_variables(f)
+        clash = next((n for n in names if owners[n] != {key}), None)
+        if clash is None:
+            continue
+        k, suffixes = 2, ir.MULTI_DOF_SUFFIXES[f.kind]
+        while (f"{f.variable}_{k}" in owners
+               or any(f"{f.variable}_{k}{s}" in owners for s in suffixes)):
+            k += 1
+        base = renamed[key] = f"{f.variable}_{k}"
+        for name in names:
+            owners[name].discard(key)
+        for s in suffixes:
+            owners[base + s] = {(f.kind, base)}
+        sink.warning(f"{f.kind} joint '{f.name}': its variable '{f.variable}' would give "
+                     f"'{clash}', another joint's variable, and tie the two: renamed "
+                     f"'{base}'", f.pos, name="renamed")
+    if not renamed:
+        return frames
+    return [replace(f, variable=renamed[(f.kind, f.variable)])
+            if (f.kind, f.variable) in renamed else f for f in frames]
 
 
 def _root(partials: list[Partial], ctx: LoadContext) -> str | None:
