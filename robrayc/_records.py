@@ -552,32 +552,38 @@ def _make17(
 
 # robrayc.srdf.Finding
 def _make18(
-        _setattr, _FACTORY, _default_adjacent,
+        _setattr, _FACTORY, _default_adjacent, _default_floating,
 ):
     def __init__(
             self, entry, collisions, samples, example, adjacent=_default_adjacent,
+            floating=_default_floating,
     ):
         _setattr(self, 'entry', entry)
         _setattr(self, 'collisions', collisions)
         _setattr(self, 'samples', samples)
         _setattr(self, 'example', example)
         _setattr(self, 'adjacent', adjacent)
+        _setattr(self, 'floating', floating)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'entry={self.entry!r}, collisions={self.collisions!r}, samples={self.samples!r}, '
-                f'example={self.example!r}, adjacent={self.adjacent!r}'
+                f'example={self.example!r}, adjacent={self.adjacent!r}, '
+                f'floating={self.floating!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
             self.entry, self.collisions, self.samples, self.example, self.adjacent,
+            self.floating,
         ) == (
             other.entry, other.collisions, other.samples, other.example, other.adjacent,
+            other.floating,
         )
     def __hash__(self):
         return hash((
             self.entry, self.collisions, self.samples, self.example, self.adjacent,
+            self.floating,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -2478,8 +2484,39 @@ def _make77(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
-# robrayc.analysis.acm_proof._Piece
+# robrayc.analysis.obstacle_scene.SceneObstacle
 def _make78(
+        _setattr, _FACTORY, _default_overshoot,
+):
+    def __init__(
+            self, shape, frame, pos, overshoot=_default_overshoot,
+    ):
+        _setattr(self, 'shape', shape)
+        _setattr(self, 'frame', frame)
+        _setattr(self, 'pos', pos)
+        _setattr(self, 'overshoot', overshoot)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'shape={self.shape!r}, frame={self.frame!r}, pos={self.pos!r}, '
+                f'overshoot={self.overshoot!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.shape, self.frame, self.pos, self.overshoot,
+        ) == (
+            other.shape, other.frame, other.pos, other.overshoot,
+        )
+    def __hash__(self):
+        return hash((
+            self.shape, self.frame, self.pos, self.overshoot,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.analysis.acm_proof._Piece
+def _make79(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2509,7 +2546,7 @@ def _make78(
 
 
 # robrayc.backends.c_checker.Options
-def _make79(
+def _make80(
         _setattr, _FACTORY, _default_sphere_size, _default_cells, _default_mesh_tests,
         _set_sphere_size, _set_cells, _set_mesh_tests,
 ):
@@ -2541,7 +2578,7 @@ def _make79(
 
 
 # robrayc.backends.urdf.Options
-def _make80(
+def _make81(
         _setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf,
         _set_robot, _set_mesh_dir,
 ):
@@ -2571,7 +2608,7 @@ def _make80(
 
 
 # robrayc.frontend.robray_attrs.Block
-def _make81(
+def _make82(
         _setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa,
 ):
     def __init__(
@@ -2596,7 +2633,7 @@ def _make81(
 
 
 # robrayc.meshes.model.MeshData
-def _make82(
+def _make83(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2625,7 +2662,7 @@ def _make82(
 
 
 # robrayc.diagnostics.DiagnosticSink
-def _make83(
+def _make84(
         _setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled,
         _default_as_errors, _default_not_errors, _default_color, _factory_items,
         _default_max_errors, _default_max_warnings, _default_suppressed_warnings,
@@ -2675,7 +2712,7 @@ def _make83(
 
 
 # robrayc.analysis.footprints.ProjectionOptions
-def _make84(
+def _make85(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
 ):
@@ -2831,6 +2868,7 @@ FACTORIES = {
         ('samples', '', True, True),
         ('example', '', True, True),
         ('adjacent', '=', True, True),
+        ('floating', '=', True, True),
     ), True, True, False, False): _make18,
     ((
         ('eye', '', True, True),
@@ -3256,31 +3294,37 @@ FACTORIES = {
         ('material', '=', True, True),
     ), True, True, False, True): _make77,
     ((
+        ('shape', '', True, True),
+        ('frame', '', True, True),
+        ('pos', '', True, True),
+        ('overshoot', '=', True, True),
+    ), True, True, False, False): _make78,
+    ((
         ('solid', '', True, True),
         ('obj', '', True, True),
         ('rate', '', True, True),
         ('cost', '', True, True),
-    ), True, True, False, False): _make78,
+    ), True, True, False, False): _make79,
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
         ('mesh_tests', '=', True, True),
-    ), True, True, False, True): _make79,
+    ), True, True, False, True): _make80,
     ((
         ('srdf', '=', True, True),
         ('robot', '=', True, True),
         ('mesh_dir', '=', True, True),
-    ), True, True, False, True): _make80,
+    ), True, True, False, True): _make81,
     ((
         ('values', '()', True, True),
         ('sources', '()', True, True),
         ('isa', '()', True, True),
-    ), False, True, False, False): _make81,
+    ), False, True, False, False): _make82,
     ((
         ('vertices', '', True, True),
         ('normals', '', True, True),
         ('faces', '', True, True),
-    ), True, True, False, False): _make82,
+    ), True, True, False, False): _make83,
     ((
         ('werror', '=', True, True),
         ('quiet', '=', True, True),
@@ -3295,7 +3339,7 @@ FACTORIES = {
         ('stopped', '=', True, True),
         ('_errors', '=', False, True),
         ('_warnings', '=', False, True),
-    ), False, True, False, False): _make83,
+    ), False, True, False, False): _make84,
     ((
         ('z_min', '=', True, True),
         ('z_max', '=', True, True),
@@ -3304,5 +3348,5 @@ FACTORIES = {
         ('robot_frames', '=', True, True),
         ('segments', '=', True, True),
         ('configuration', '()', True, True),
-    ), True, True, False, False): _make84,
+    ), True, True, False, False): _make85,
 }
