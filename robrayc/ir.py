@@ -9,7 +9,7 @@ a C compile never imports numpy).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 
 # typing costs a C compile ~3 ms of start-up: its names exist for type checkers only. (Every
 # dataclass has a docstring: dataclasses would otherwise write one with inspect.signature.)
@@ -276,10 +276,12 @@ class Scene:
         return tuple(f for f in self.frames if f.parent == name)
 
 
-def unique_name(base: str, taken: set[str], sep: str = "-") -> str:
-    """`base`, else base-2, base-3, ... : the first name not in `taken` (which gets it)."""
+def unique_name(base: str, taken: set[str], sep: str = "-",
+                also: Collection[str] = ()) -> str:
+    """`base`, else base-2, base-3, ... : the first name not in `taken` (which gets it), nor
+    in `also` (names an input has yet to claim)."""
     name, k = base, 1
-    while name in taken:
+    while name in taken or name in also:
         k += 1
         name = f"{base}{sep}{k}"
     taken.add(name)

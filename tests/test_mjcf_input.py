@@ -272,3 +272,27 @@ def test_mjcf_positions_count_lines_as_libxml2_does(tmp_path):
     r = robrayc(path, process=True)
     assert r.status == 1 and "Traceback" not in r.err
     assert f"{path}:5:14: error: unknown joint type 'planar'" in r.err, r.err
+
+
+def test_names_robrayc_makes_leave_the_files_names_alone(tmp_path: Path) -> None:
+    """MuJoCo names bodies and joints apart (a body 'j' beside a joint 'j' is valid), and a
+    body may be called what robrayc names an inertial frame ('a-inertial'): the bodies keep
+    their names, the frames robrayc makes get a suffix, with a warning where a name of the
+    file is moved (before, the bodies became 'j-2' and 'a-inertial-2' without a word)."""
+    path = tmp_path / "names.xml"
+    path.write_text(
+        '<mujoco><worldbody>\n<body name="a"><joint name="j" pos="0 0 0.1"/><geom size=".1"/>\n'
+        '<inertial pos="0.1 0 0" mass="1" diaginertia="1 2 3" quat="0.6 0.8 0 0"/>\n'
+        '<body name="j" pos="0 0 1"><geom size=".2"/></body>\n'
+        '<body name="a-inertial" pos="0 1 1"><geom size=".3"/></body>\n'
+        "</body></worldbody></mujoco>\n")
+    model = mujoco.MjModel.from_xml_path(str(path))
+    assert (model.nbody, model.njnt) == (4, 1)
+    sink = DiagnosticSink()
+    scene = load_scene([str(path)], sink=sink)
+    radius = {f.name: f.geometries[0].shape.radius for f in scene.frames if f.geometries}
+    assert radius == {"a": 0.1, "j": 0.2, "a-inertial": 0.3}
+    assert scene.frame("a-inertial-2").inertial is not None
+    assert scene.frame("j-2").variable == "j" and scene.variables == ("j",)
+    assert [(d.message, d.name, d.pos.line) for d in sink.items] == [
+        ("the frame of joint 'j' is 'j-2' ('j' names a frame already)", "renamed", 2)]

@@ -52,7 +52,8 @@ class GeomReader:
             if parent is not None and gq == ir.IDENTITY_Q and gv == ir.ZERO_V and \
                     "name" not in attrs and self.attach(parent, tuple(geoms)):
                 continue
-            name = self.unique(attrs.get("name"), f"{parent or 'world'}-geom")
+            name = self.unique(attrs.get("name"), f"{parent or 'world'}-geom",
+                               at if z == next(iter(groups)) else None)
             self.add(ir.Frame(name=name, parent=parent, translation=gv, quaternion=gq,
                               geometries=tuple(geoms), pos=at))
 
@@ -137,7 +138,7 @@ class GeomReader:
         self.check_attrs(el, "site")
         attrs = self.attrs(el, cls)
         q, v = self.placement(el, attrs, offset)
-        name = self.unique(attrs.get("name"), f"{parent or 'world'}-site")
+        name = self.unique(attrs.get("name"), f"{parent or 'world'}-site", self.pos(el, "name"))
         self.add(ir.Frame(name=name, parent=parent, translation=v, quaternion=q,
                           pos=self.pos(el)))
 

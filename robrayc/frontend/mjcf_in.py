@@ -115,6 +115,11 @@ class _Loader(XmlSource, GeomReader):
         self.materials: dict[str, tuple[float, ...]] = {}
         self.joints: dict[str, ir.Frame] = {}  # joint name -> its frame (for equalities)
         self.taken: set[str] = set() if within is None else within.taken
+        # the names the worldbody gives (prefixed): frame names robrayc makes avoid them all,
+        # a joint's frame those of bodies, geoms and sites (MuJoCo names joints apart)
+        self.named_frames: set[str] = set() if within is None else within.named_frames
+        self.named_joints: set[str] = set() if within is None else within.named_joints
+        self.named: set[str] = set() if within is None else within.named  # both
         self.reported: set[str] = set()
         self.counter = 0
         self.included: dict[object, tuple[str, list[str]]] = {}  # element -> its file
@@ -221,6 +226,9 @@ class _Loader(XmlSource, GeomReader):
         sections = self.prepare()
         if sections is None:
             return self.partial
+        for el in sections:
+            if local(el.tag) == "worldbody":
+                self.reserve(el)
         for el in sections:
             tag = local(el.tag)
             if tag == "worldbody":
@@ -380,13 +388,34 @@ class _Loader(XmlSource, GeomReader):
         return pose if offset is None else compose(offset, pose)
 
     # --- bodies -----------------------------------------------------------------------------
-    def unique(self, name: str | None, fallback: str) -> str:
+    def reserve(self, worldbody) -> None:
+        for el in worldbody.iter():
+            name = el.get("name") if isinstance(el.tag, str) else None
+            if name:
+                tag = local(el.tag)
+                names = self.named_joints if tag in ("joint", "freejoint") else \
+                    self.named_frames if tag in ("body", "geom", "site") else None
+                if names is not None:
+                    names.add(self.prefix + name)
+                    self.named.add(self.prefix + name)
+
+    def unique(self, name: str | None, fallback: str, at: SourcePos | None = None) -> str:
+        """The frame name of an element named `name` (None: `fallback`-N, clear of every
+        name of the file); a name already made is renamed, with a warning at `at`."""
         if name is None:
             self.counter += 1
-            name = f"{fallback}-{self.counter}"
-        else:
-            name = self.prefix + name  # an attached model's names (MuJoCo's attach prefix)
-        return ir.unique_name(name, self.taken)
+            return self.made(f"{fallback}-{self.counter}")
+        name = self.prefix + name  # an attached model's names (MuJoCo's attach prefix)
+        got = ir.unique_name(name, self.taken)
+        if got != name and at is not None:
+            self.sink.warning(f"'{name}' names another frame already (MuJoCo names bodies, "
+                              f"geoms, sites and joints apart): frame '{got}'", at,
+                              name="renamed")
+        return got
+
+    def made(self, base: str) -> str:
+        """A frame name robrayc makes: `base`, else with a suffix, clear of the file's."""
+        return ir.unique_name(base, self.taken, also=self.named)
 
     def add(self, frame: ir.Frame) -> None:
         self.partial.frames.append(PendingFrame(frame))
@@ -427,7 +456,7 @@ class _Loader(XmlSource, GeomReader):
     def body(self, el, parent: str | None, cls: str, offset: Pose | None = None) -> None:
         self.check_attrs(el, "body")
         attrs = given(el)
-        name = self.unique(attrs.get("name"), "body")
+        name = self.unique(attrs.get("name"), "body", self.pos(el, "name"))
         q, v = self.placement(el, attrs, offset)
         inner = el.get("childclass", cls)
         joints = [j for j in el if local(j.tag) in ("joint", "freejoint")]
@@ -441,7 +470,7 @@ class _Loader(XmlSource, GeomReader):
         elif body_inertial is not None:
             self.patch_inertial(name, body_inertial)
         if extra is not None:
-            self.add(ir.Frame(name=self.unique(f"{name}-inertial", ""), parent=name,
+            self.add(ir.Frame(name=self.made(f"{name}-inertial"), parent=name,
                               translation=extra[1], quaternion=extra[0],
                               inertial=extra[2], pos=self.pos(inertial)))
         self.children(el, name, inner)
@@ -463,7 +492,10 @@ class _Loader(XmlSource, GeomReader):
             self.add_joint(jname, frame, name=name, parent=parent, q=q, v=v)
             return parent, q, v, True
         for jname, jpos, frame in parsed:  # MuJoCo: joints act at their pos, in order
-            fname = ir.unique_name(jname, self.taken)
+            fname = ir.unique_name(jname, self.taken, also=self.named_frames)
+            if fname != jname:
+                self.sink.warning(f"the frame of joint '{jname}' is '{fname}' ('{jname}' names "
+                                  "a frame already)", frame.pos, name="renamed")
             qq, vv = compose((q, v), (ir.IDENTITY_Q, jpos))
             self.add_joint(jname, frame, name=fname, parent=parent, q=qq, v=vv)
             parent, q, v = fname, ir.IDENTITY_Q, tuple(-c for c in jpos)
@@ -472,7 +504,7 @@ class _Loader(XmlSource, GeomReader):
     def add_joint(self, jname: str, frame: ir.Frame, *, name, parent, q, v) -> None:
         from robrayc.records import replace
 
-        if name != jname:
+        if name != jname and jname not in self.named_frames:
             self.taken.add(jname)
         full = replace(frame, name=name, parent=parent, quaternion=q, translation=v)
         self.joints[jname] = full
@@ -487,7 +519,8 @@ class _Loader(XmlSource, GeomReader):
             self.sink.error(f"unknown joint type '{kind}'", self.pos(el, "type"))
             return None
         self.counter += 1
-        jname = self.prefix + attrs["name"] if attrs.get("name") else f"joint-{self.counter}"
+        jname = self.prefix + attrs["name"] if attrs.get("name") else ir.unique_name(
+            f"joint-{self.counter}", set(), also=self.named_joints)
         at = self.pos(el, "name")
         if kind in ("ball", "free"):  # no axis, offset or limits (a free joint: no pos)
             if kind == "ball" and attrs.get("limited", "auto") != "false" and "range" in attrs:
