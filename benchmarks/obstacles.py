@@ -3,6 +3,7 @@ obstacles given at run time rather than compiled in.
 
     python benchmarks/obstacles.py [--robots panda,ur5] [--configs 10000] [--rounds 5]
                                    [--builds 2] [--points 10000,100000]
+                                   [--shapes boxes|cylinders|capsules|spheres] [--judge 1500]
 
 Per robot among 20 random boxes (benchmarks/checker.py's robot_scene; its self pairs allowed as
 `robrayc allowed-collisions` finds them): the robot compiled once without the boxes, the boxes
@@ -24,6 +25,13 @@ given at run time; against the old way, the boxes fixed in the scene and compile
 - per --points size: NAME_set_points of a cloud (random points on a table top and a wall
   around the robot, radius 1 cm; ms, best of 5) and NAME_check per configuration among it
   (us, best of 5) with the answers' shares.
+
+--shapes turns the 20 boxes (half extents a, b, c along their axes) into other run-time
+shapes in the same places: cylinders of radius min(a, b) and half length c along the box's z,
+capsules of that radius and half length max(c - r, 0), or spheres of radius min(a, b). They
+cannot be compiled in, so their rows are the run-time checker's alone: NAME_check (time and
+answers' shares), check(q), in_collision(Q) (the same turns), and differ: configurations of
+the first --judge where in_collision differs from the exact checker's among the same shapes.
 """
 
 from __future__ import annotations
@@ -176,17 +184,58 @@ def py_batch(checker, configs: np.ndarray) -> float:
     return 1e6 * (time.process_time() - t) / len(configs)
 
 
+def turned(boxes: list, kind: str) -> list:
+    """The boxes as other run-time shapes in their places (see the module docstring)."""
+    from robrayc.analysis.collision import Capsule, Cylinder, Sphere
+
+    out = []
+    for b in boxes:
+        a, bb, c = b.half_extents
+        r = min(a, bb)
+        out.append(b if kind == "boxes" else
+                   Sphere(centre=b.centre, radius=r) if kind == "spheres" else
+                   Cylinder(centre=b.centre, radius=r, half_length=c, rotation=b.rotation)
+                   if kind == "cylinders" else
+                   Capsule(centre=b.centre, radius=r, half_length=max(c - r, 0.0),
+                           rotation=b.rotation))
+    return out
+
+
+def run_shapes(key: str, robot, shapes: list, configs: np.ndarray, args: argparse.Namespace
+               ) -> dict:
+    """--shapes other than boxes: the run-time checker alone, judged by the exact one."""
+    from robrayc.analysis.collision import CollisionChecker
+
+    runtime = CollisionChecker(robot, backend="compiled")
+    runtime.set_obstacles(shapes)
+    exact = CollisionChecker(robot)
+    exact.set_obstacles(shapes)
+    judged = configs[:args.judge]
+    row = {"robot": key, "shapes": args.shapes,
+           "differ": int((exact.in_collision(judged) != runtime.in_collision(judged)).sum())}
+    with tempfile.TemporaryDirectory() as tmp:
+        exe = build_compiled(runtime, Path(tmp), HARNESS)
+        few = configs[:2000]
+        row.update(alternating([
+            lambda: {f"run_{k}": v for k, v in run_harness(exe, configs, shapes).items()},
+            lambda: {"py_run": py_check(runtime, few), "batch_run": py_batch(runtime, configs)}],
+            args.rounds))
+    return row
+
+
 def run(key: str, args: argparse.Namespace) -> dict:
     from robrayc.analysis.collision import CollisionChecker
     from robrayc.kinematics import sample_ranges
 
     scene, _ = robot_scene(key)
     robot, shapes = split_scene(scene)
+    lo, hi = sample_ranges(scene)
+    configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
+    if args.shapes != "boxes":
+        return run_shapes(key, robot, turned(shapes, args.shapes), configs, args)
     fixed = CollisionChecker(scene, backend="compiled")
     runtime = CollisionChecker(robot, backend="compiled")
     runtime.set_obstacles(shapes)
-    lo, hi = sample_ranges(scene)
-    configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
     row = {"robot": key, "build": build_seconds(scene, args.builds)}
     t = []
     for _ in range(200):
@@ -212,6 +261,13 @@ def run(key: str, args: argparse.Namespace) -> dict:
 
 
 def show(row: dict) -> None:
+    if "shapes" in row:
+        print(f"{row['robot']} among 20 run-time {row['shapes']}: check C "
+              f"{row['run_check']:.3f} us/config (FREE {row['run_free']:.1%}, COLLIDES "
+              f"{row['run_collides']:.1%}, MAYBE {row['run_maybe']:.1%}); check py "
+              f"{row['py_run']:.2f} us/call, in_collision {row['batch_run']:.2f} us/config; "
+              f"judged otherwise than the exact checker: {row['differ']}")
+        return
     print(f"{row['robot']}: build with the boxes fixed {row['build']:.2f} s; "
           f"set_obstacles(20 boxes) {row['set_py']:.1f} us from Python, "
           f"NAME_set_obstacles {row['run_set']:.2f} us from C")
@@ -236,6 +292,10 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5, help="turns of the timed runs")
     parser.add_argument("--builds", type=int, default=2, help="timed builds of the old way")
     parser.add_argument("--points", default="10000,100000", help="point-cloud sizes")
+    parser.add_argument("--shapes", choices=("boxes", "cylinders", "capsules", "spheres"),
+                        default="boxes", help="the 20 obstacles as these shapes")
+    parser.add_argument("--judge", type=int, default=1500,
+                        help="configurations judged by the exact checker (--shapes)")
     args = parser.parse_args()
     each_robot(args, run, show)
 

@@ -344,8 +344,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '": its sizes and tables, then robrayc\'s kernel\n'
       ' * (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells'
       '.c, obstacles.c,\n'
-      ' * points.c, convex.c, lanes.c and motions.c, verbatim: how a configurat'
-      'ion is checked is told\n'
+      ' * points.c, cylinders.c, convex.c, lanes.c and motions.c, verbatim: how'
+      ' a configuration is checked is told\n'
       ' * there), then its kinematics.\n'
       f" * The kernel's functions checker_* are this scene's {_v4!s}"
       '_* (the macros below). Radii\n'
@@ -1486,7 +1486,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xb62582e1, render_c_checker_c_j2),
+    'c_checker.c.j2': (0xb6a181d3, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

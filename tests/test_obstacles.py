@@ -511,3 +511,41 @@ def test_free_next_to_a_round_obstacle_is_free_for_the_exact_checker(kind) -> No
     free = near[np.array([kernel.check_one(row) for row in near]) == 0]  # NAME_check's FREE
     assert len(free) > 30
     assert not exact.in_collision(free).any()
+
+
+@pytest.mark.slow
+def test_attached_round_parts_against_obstacles_are_decided_in_c() -> None:
+    """A box, a cylinder and a capsule held at UR5's tool against run-time cylinders,
+    capsules and boxes: decided in C (obstacles.c's shape_round; they were MAYBE wherever
+    their bounding boxes met: 6.0 % of these configurations), and a hair from where the C's
+    answer changes (bisected on it), its FREE is free and its COLLIDES collides for the exact
+    checker."""
+    from tests.test_collision_motions import among_boxes, configurations, next_to_free_edge
+
+    scene = among_boxes("ur5", seed=4, boxes=0)
+    rng = np.random.default_rng(11)
+    obstacles = [kind(centre=tuple(rng.uniform([0.2, -0.6, 0.0], [0.8, 0.6, 0.9])),
+                      radius=float(rng.uniform(0.03, 0.1)),
+                      half_length=float(rng.uniform(0.05, 0.25)), rotation=_rotation(rng))
+                 for kind in (Cylinder, Capsule) * 3]
+    obstacles += [Box(centre=tuple(rng.uniform([0.2, -0.6, 0.0], [0.8, 0.6, 0.9])),
+                      half_extents=tuple(rng.uniform(0.03, 0.15, 3)), rotation=_rotation(rng))
+                  for _ in range(3)]
+    parts = [Box(centre=(0.0, 0.0, 0.12), half_extents=(0.03, 0.05, 0.08)),
+             Cylinder(centre=(0.0, 0.1, 0.2), radius=0.03, half_length=0.12,
+                      rotation=_rotation(rng)),
+             Capsule(centre=(0.0, -0.1, 0.2), radius=0.04, half_length=0.1,
+                     rotation=_rotation(rng))]
+    exact, compiled = CollisionChecker(scene), CollisionChecker(scene, backend="compiled")
+    for checker in (exact, compiled):
+        checker.set_obstacles(obstacles)
+        checker.attach("wrist_3_link-tool0_fixed_joint", parts)  # the tool0 frame
+    kernel = compiled._kernel
+    q = configurations(scene, 2000, 12)
+    state = np.array([kernel.check_one(row) for row in q])
+    assert (state == 2).mean() < 0.005, np.bincount(state)  # 0.3 %
+    near = next_to_free_edge(kernel, q, 15, rng)
+    state = np.array([kernel.check_one(row) for row in near])
+    assert (state == 0).sum() > 30 and (state == 1).sum() > 5
+    assert not exact.in_collision(near[state == 0]).any()
+    assert exact.in_collision(near[state == 1]).all()

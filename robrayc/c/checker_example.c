@@ -150,6 +150,7 @@ static const double TBOX[3][15] = {
 #include "cells.c"
 #include "obstacles.c"
 #include "points.c"
+#include "cylinders.c"
 #include "convex.c"
 #include "lanes.c"
 #include "motions.c"

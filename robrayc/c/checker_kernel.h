@@ -3,8 +3,8 @@
  * A generated checker (`robrayc --format c-checker`, or the `compiled` backend) is one C file
  * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
  * robot's tables, checker_kernel.c (the tests), configuration.c (one configuration a call),
- * cells.c (the certified cells' prover), obstacles.c, points.c, convex.c, lanes.c, motions.c,
- * the robot's kinematics `fk` and `fk8`
+ * cells.c (the certified cells' prover), obstacles.c, points.c, cylinders.c, convex.c,
+ * lanes.c, motions.c, the robot's kinematics `fk` and `fk8`
  * (straight-line C from robrayc.analysis.collision.c_kinematics) and, for robrayc's own
  * builds, triangles.c. The
  * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so
@@ -46,8 +46,8 @@
  * NODE[NODES_DECL][4], KID[NODES_DECL][2], LEAF[LEAVES_DECL][15] (see checker_kernel.c).
  *
  * Run-time obstacles: struct checker_obstacle { int kind; double pose[12]; double size[3]; },
- * declared before this header (NAME.h declares it as struct NAME_obstacle), obstacles.c and
- * points.c.
+ * declared before this header (NAME.h declares it as struct NAME_obstacle), obstacles.c,
+ * points.c and cylinders.c.
  *
  * Public functions are named checker_*; a generated file renames them to NAME_* with macros
  * (#define checker_check NAME_check) before this header.

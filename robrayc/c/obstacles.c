@@ -1,7 +1,8 @@
 /* robrayc's compiled collision checker: obstacles given at run time (boxes, spheres,
  * cylinders, capsules and points as spheres), tested against the robot's moving solids by
  * every check (check1 calls env_check; lanes.c tests them in its lanes too). Compiled after
- * checker_kernel.c, before points.c; a generated checker holds this file verbatim too.
+ * checker_kernel.c, before points.c and cylinders.c; a generated checker holds this file
+ * verbatim too.
  *
  * checker_set_obstacles and checker_set_points copy what they are given (the only allocation
  * of the checker: malloc, freed when replaced) and make their tables; they are not to be
@@ -322,79 +323,13 @@ static int witness_inside(int a, const double *ga, const struct envshape *e, con
     return 0;
 }
 
-/* cylinder or capsule e as an exact cylinder (kind -2: half = radius, radius, half length):
- * its own, or with grow = its radius the cylinder that holds a capsule */
-static struct solid round_cylinder(const struct envshape *e, double grow)
-{
-    struct solid c = e->s;
-    c.exact = -2;
-    c.half[0] = c.half[1] = e->s.half[0];
-    c.half[2] = e->s.half[1] + grow;
-    return c;
-}
-
-/* robot solid a (group poses g; a box, cylinder or mesh) against cylinder c at world pose
- * wc: convex.c's cylinder tests, a mesh on its triangles */
-static int solid_cylinder(double g[][12], int a, const struct solid *c, const double *wc)
-{
-    const struct solid *sa = &SOLID[a];
-    double wa[12], m[12];
-    if (sa->exact == -1) return decide_solid(g[sa->group], a, wc, c);
-    if (sa->exact != 1 && sa->exact != -2) return 2;
-    mul(g[sa->group], sa->pose, wa);
-    relative_d(wc, wa, m);  /* a in the cylinder's frame */
-    return cylinder_other(c, sa, m);
-}
-
-/* robot solid a (a box, cylinder or mesh) against the sphere of radius r at world pose ws */
-static int solid_ball(double g[][12], int a, const double *ws, double r)
-{
-    static const double world[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
-    const struct solid *sa = &SOLID[a];
-    struct solid b = SOLID[a];
-    double wa[12], m[12];
-    int k;
-    b.exact = 0;
-    b.group = 0;
-    b.fixed_box = 0;
-    for (k = 0; k < 12; k++) b.pose[k] = ws[k];
-    b.half[0] = b.half[1] = b.half[2] = r;
-    if (sa->exact == 1) return exact_pair(g[sa->group], world, sa, &b);
-    if (sa->exact == -1) return decide_solid(g[sa->group], a, ws, &b);
-    if (sa->exact != -2) return 2;
-    mul(g[sa->group], sa->pose, wa);
-    relative_d(wa, ws, m);
-    return cylinder_other(sa, &b, m);
-}
-
-/* robot solid a against capsule e's end spheres (world pose we): COLLIDES where one is
- * deeper than DECIDE_GAP in a, FREE where both are farther than DECIDE_GAP from it */
-static int solid_ends(double g[][12], int a, const struct envshape *e, const double *we)
-{
-    double r = e->s.half[0], ws[12];
-    int k, j, free = 1;
-    for (k = 0; k < 2; k++) {
-        for (j = 0; j < 12; j++) ws[j] = we[j];
-        for (j = 0; j < 3; j++) ws[9 + j] += (k ? -1.0 : 1.0) * e->s.half[1] * we[3 * j + 2];
-        if (r > DECIDE_GAP && solid_ball(g, a, ws, r - DECIDE_GAP) == 1) return 1;
-        free &= solid_ball(g, a, ws, r + DECIDE_GAP) == 0;
-    }
-    return free ? 0 : 2;
-}
-
-/* robot solid a against cylinder or capsule e (world pose we): a capsule is its inner
- * cylinder (half length h) and its end spheres, and FREE where the cylinder holding it
- * (h + r) is */
-static int solid_round(double g[][12], int a, const struct envshape *e, const double *we)
-{
-    struct solid c = round_cylinder(e, 0.0);
-    int inner = solid_cylinder(g, a, &c, we), ends;
-    if (e->kind == OBSTACLE_CYLINDER || inner == 1) return inner;
-    ends = solid_ends(g, a, e, we);
-    if (ends == 1 || (ends == 0 && inner == 0)) return ends;
-    c = round_cylinder(e, e->s.half[0]);
-    return solid_cylinder(g, a, &c, we) == 0 ? 0 : 2;
-}
+/* solid sa (its group's pose ga; a robot solid a, or an attached shape's with a = -1) against
+ * cylinder or capsule e (world pose we), and attached shape t (its group's pose gt) against
+ * one: decided with convex.c's cylinder tests (cylinders.c, compiled after this file) */
+static int solid_round(const double *ga, const struct solid *sa, int a,
+                       const struct envshape *e, const double *we);
+static int shape_round(const double *gt, const struct envshape *t, const struct envshape *e,
+                       const double *we);
 
 /* moving solid a (group poses g) against obstacle (or attached shape) e: FREE, COLLIDES or
  * MAYBE; with skip, a test that could only answer MAYBE is not made (FREE) */
@@ -414,7 +349,8 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
     relative(we, g[sa->group], m);  /* group a -> the obstacle's frame */
     if (!env_box(e, BOX[a], m) || !env_tree(sa->root, m, e)) return 0;
     if (witness_inside(a, g[sa->group], e, we)) return 1;
-    if (e->s.exact == -1) return solid_round(g, a, e, we);  /* a cylinder or capsule */
+    if (e->s.exact == -1)  /* a cylinder or capsule */
+        return solid_round(g[sa->group], sa, a, e, we);
     if (sa->exact == -2) {  /* a robot cylinder against a sphere or box */
         double wa[12], me[12];
         mul(g[sa->group], sa->pose, wa);
@@ -425,8 +361,8 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
 }
 
 /* attached shape t against obstacle e (group poses g): a sphere or box pair exactly, a
- * sphere against a cylinder or capsule exactly, else MAYBE where their bounding boxes
- * overlap (skip: FREE without the test) */
+ * sphere against a cylinder or capsule exactly, the others by shape_round (skip: FREE
+ * without it) */
 static int shape_shape(double g[][12], const struct envshape *t, const struct envshape *e,
                        int skip)
 {
@@ -438,7 +374,8 @@ static int shape_shape(double g[][12], const struct envshape *t, const struct en
     if (t->s.exact == 0) return sphere_round(g[t->s.group], &t->s, e, we);
     if (e->s.exact == 0) return sphere_round(g[e->s.group], &e->s, t, wt);
     if (skip) return 0;
-    return sat_overlap(wt, t->s.box, we, e->s.box) ? 2 : 0;
+    return e->s.exact == -1 ? shape_round(g[t->s.group], t, e, we)
+                            : shape_round(g[e->s.group], e, t, wt);
 }
 
 /* the shapes attached to each frame (checker_attach: group poses in s, centre in the group's
