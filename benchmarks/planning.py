@@ -213,6 +213,8 @@ class CountingChecker:
     """A checker's check and check_motion, counted (what OMPL asks a plan), for an untimed
     run; everything else is the checker's."""
 
+    _kernel = None  # (no path around check and check_motion: each is counted)
+
     def __init__(self, checker) -> None:
         self.checker, self.states, self.motions = checker, 0, 0
 

@@ -198,25 +198,50 @@ def _setup(base, geometric, lo: np.ndarray, hi: np.ndarray, planner: str,
 def _validator_class(base):
     """The ompl.base.MotionValidator subclass whose checkMotion is one checker.check_motion
     and whose is_valid (the state validity checker) one checker.check, of the checker it is
-    aimed at."""
+    aimed at: straight to the compiled kernel's one-call entry points where it answers for
+    the checker (what check and check_motion call first), the checker's own method for what
+    the C leaves open."""
     if not _VALIDATOR:
         class CheckerMotions(base.MotionValidator):
             n = 0
 
             def aim(self, checker, resolution: float) -> None:
+                caller = _kernel_caller(checker) if checker is not None else None
+                self.decide = caller.decide if caller is not None else _undecided
+                self.decide_motion = (caller.decide_motion if caller is not None
+                                      else _undecided)
                 self.check = checker.check if checker is not None else None
                 self.check_motion = checker.check_motion if checker is not None else None
                 self.resolution = resolution
 
             def is_valid(self, state) -> bool:
-                return not self.check(state[0:self.n])
+                q = state[0:self.n]
+                hit = self.decide(q)
+                return not (self.check(q) if hit is None else hit)
 
             def checkMotion(self, a, b) -> bool:  # noqa: N802 (OMPL's name)
                 n = self.n
-                return not self.check_motion(a[0:n], b[0:n], self.resolution)
+                a, b = a[0:n], b[0:n]
+                hit = self.decide_motion(a, b, self.resolution)
+                return not (self.check_motion(a, b, self.resolution) if hit is None else hit)
 
         _VALIDATOR.append(CheckerMotions)
     return _VALIDATOR[0]
+
+
+def _kernel_caller(checker):
+    """The compiled kernel's Python entry points (decide, decide_motion: True collides, False
+    free, None left open) when the kernel answers for the checker as it is, else None."""
+    from robrayc.analysis.collision import motions
+
+    if getattr(checker, "_kernel", None) is None or not motions._fast(checker):
+        return None
+    return checker._kernel.caller
+
+
+def _undecided(*_) -> None:
+    """No kernel: every question left to the checker's own method."""
+    return None
 
 
 def path_collisions(checker, path, resolution: float = DEFAULT_RESOLUTION) -> np.ndarray:
