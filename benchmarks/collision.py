@@ -11,9 +11,9 @@
     pairs). All three must report the same pair set;
     pairs on which the tessellated meshes disagree with the exact shapes (grazing contacts, a
     solid wholly inside another, which mesh surfaces do not see) are re-drawn before timing,
-    and the count of re-draws is printed. Also the broad phases alone: robrayc's kd-tree over
-    bounding spheres, numpy grid and sweep-and-prune over AABBs, and FCL's dynamic AABB tree
-    (candidate pairs, no narrow phase).
+    and the count of re-draws is printed. Also the broad phases alone: robrayc's (bounding
+    spheres on a hashed grid, named kd for the kd-tree it replaced) and FCL's dynamic AABB
+    tree (candidate pairs, no narrow phase).
 (b) The 7-DOF arm of amino's 7dof demo (../shared/corpus): configurations checked per second,
     one at a time and as one (N, 10) batch, and, for reference, FCL's manager per
     configuration after robrayc's batched forward kinematics.
@@ -198,27 +198,14 @@ def trimesh_pairs(prims: Primitives, manager=None):
 
 
 def broadphase_only(prims: Primitives):
-    """Candidate pairs from robrayc's kd-tree (bounding spheres), grid and sweep-and-prune
-    (AABBs), and from FCL's dynamic AABB tree (a Python callback counting its pairs)."""
+    """Candidate pairs from robrayc's broad phase (bounding spheres on a hashed grid) and from
+    FCL's dynamic AABB tree (a Python callback counting its pairs)."""
 
-    from robrayc.analysis.collision import (
-        PoseChecker,
-        grid_pairs,
-        solid_from_shape,
-        sphere_pairs,
-        sweep_pairs,
-        world_aabbs,
-    )
+    from robrayc.analysis.collision import PoseChecker, solid_from_shape, sphere_pairs
 
     checker = PoseChecker([solid_from_shape(s) for s in prims.ir_shapes()])
     W = prims.frame_poses() @ checker.solids.placement
     objs, manager = fcl_manager(prims)
-
-    def ours(fn):
-        def run() -> int:
-            lo, hi = world_aabbs(checker.solids, W)
-            return len(fn(lo, hi)[0])
-        return run
 
     def kd() -> int:
         return len(sphere_pairs(W[:, :3, 3], checker.solids.brad)[0])
@@ -231,7 +218,7 @@ def broadphase_only(prims: Primitives):
             return False
         manager.collide(None, callback)
         return count[0]
-    return kd, ours(grid_pairs), ours(sweep_pairs), tree
+    return kd, tree
 
 
 def make_agreeing(n: int, seed: int) -> tuple[Primitives, int]:
@@ -261,10 +248,10 @@ def bench_primitives(sizes: list[int], repeat: int) -> list[dict]:
                            "trimesh": trimesh_pairs(prims)}, repeat)
         assert res["ours"] == res["fcl"] == res["trimesh"], (n, {k: len(v) for k, v in
                                                                  res.items()})
-        kd, grid, sap, tree = broadphase_only(prims)
-        tb, cand = cpu_best({"kd": kd, "grid": grid, "sap": sap, "tree": tree}, repeat)
+        kd, tree = broadphase_only(prims)
+        tb, cand = cpu_best({"kd": kd, "tree": tree}, repeat)
         rows.append(dict(n=n, pairs=len(res["ours"]), redrawn=redrawn, **t, **tb,
-                         cand=(cand["kd"], cand["grid"], cand["sap"], cand["tree"])))
+                         cand=(cand["kd"], cand["tree"])))
     return rows
 
 
@@ -451,12 +438,10 @@ def main() -> int:
         print(f"  robrayc 10k / 1k time: {by_n[10000]['ours'] / by_n[1000]['ours']:.1f}x "
               "(target <= 15x)")
     print("  broad phase only (candidate pairs):")
-    print(f"{'N':>6} {'kd (spheres)':>18} {'grid (AABB)':>18} {'sweep-prune':>18} "
-          f"{'fcl tree':>18}")
+    print(f"{'N':>6} {'kd (spheres)':>18} {'fcl tree':>18}")
     for r in rows:
-        ck, cg, cs, ct = r["cand"]
-        print(f"{r['n']:>6} {r['kd'] * 1e3:>8.2f}ms {ck:>7} {r['grid'] * 1e3:>8.2f}ms {cg:>7} "
-              f"{r['sap'] * 1e3:>8.2f}ms {cs:>7} {r['tree'] * 1e3:>8.2f}ms {ct:>7}")
+        ck, ct = r["cand"]
+        print(f"{r['n']:>6} {r['kd'] * 1e3:>8.2f}ms {ck:>7} {r['tree'] * 1e3:>8.2f}ms {ct:>7}")
 
     if DEMO_7DOF.is_file():
         arm = bench_arm(args.samples, max(1, args.repeat // 2))

@@ -27,9 +27,9 @@ How one check runs:
 2. Broad phase. Up to ``DENSE_MAX_PAIRS`` moving solid pairs (robots): every pair's bounding
    spheres at once, vectorised over pairs and configurations. More (big scenes): per
    configuration, bounding spheres whose centres are near on a hashed grid (:func:`sphere_pairs`
-   over :func:`radius_pairs`, numpy only, the fastest measured); :func:`grid_pairs` (uniform
-   grid) and :func:`sweep_pairs` (sweep and prune) over world AABBs are the alternatives, and
-   ``benchmarks/collision.py`` measures all three against FCL's dynamic AABB tree.
+   over :func:`radius_pairs`, numpy only, the fastest measured: a uniform grid and sweep and
+   prune over world AABBs took 2.4-36x its time and were removed), and
+   ``benchmarks/collision.py`` measures it against FCL's dynamic AABB tree.
 3. Narrow phase, vectorised over candidate pairs. Closed-form exact tests where they exist:
    sphere-sphere, sphere-box, sphere against a cylinder/cone/frustum (a 2-D distance in the
    meridian plane), box-box (the 15-axis separating-axis theorem). When many other pairs are
@@ -64,11 +64,8 @@ from robrayc.analysis.collision.broadphase import (
     BROADPHASES,
     PoseChecker,
     candidates,
-    grid_pairs,
     radius_pairs,
     sphere_pairs,
-    sweep_pairs,
-    world_aabbs,
 )
 from robrayc.analysis.collision.checker import (
     BLOCK,
@@ -108,7 +105,6 @@ __all__ = [
     "BROADPHASES", "CONE", "CONTACT_TOL", "CYLINDER", "DENSE_MAX_PAIRS", "FRUSTUM",
     "KIND_NAMES", "MESH", "ROUND", "SPHERE", "CollisionChecker", "Config", "PairDistance",
     "PairTester", "PoseChecker", "Solid", "Solids", "box_distance", "candidates",
-    "collision_frames_of", "gjk", "grid_pairs", "round_distance", "sat_separated",
+    "collision_frames_of", "gjk", "round_distance", "sat_separated",
     "radius_pairs", "segment_closest", "segment_distance2", "solid_from_shape", "sphere_pairs",
-    "sweep_pairs", "world_aabbs",
 ]

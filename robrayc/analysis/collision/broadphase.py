@@ -1,6 +1,5 @@
-"""Broad phases over world bounding volumes: bounding spheres on a hashed grid (default, named
-"kd" for the kd-tree it replaced), uniform grid and sweep and prune over AABBs; and
-PoseChecker, the scene-free core over given poses. numpy only."""
+"""The broad phase: world bounding spheres on a hashed grid (named "kd" for the kd-tree it
+replaced); and PoseChecker, the scene-free core over given poses. numpy only."""
 
 from __future__ import annotations
 
@@ -10,86 +9,6 @@ import numpy as np
 
 from robrayc.analysis.collision.narrow import PairTester
 from robrayc.analysis.collision.solids import CONTACT_TOL, Solid, Solids
-
-
-def _pairs_after(cnt: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For sorted positions with cnt[k] partners right after k: all (k, k + 1 + m) pairs."""
-    total = int(cnt.sum())
-    a = np.repeat(np.arange(len(cnt)), cnt)
-    b = np.arange(total) - np.repeat(np.cumsum(cnt) - cnt, cnt) + a + 1
-    return a, b
-
-
-def _overlap(lo, hi, a, b) -> np.ndarray:
-    return ((lo[a] <= hi[b]) & (lo[b] <= hi[a])).all(axis=1)
-
-
-def sweep_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Sweep and prune along the axis of largest spread: (i, j), i < j, AABBs overlapping."""
-    n = len(lo)
-    if n < 2:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    ax = int(np.argmax((lo + hi).var(axis=0)))
-    order = np.argsort(lo[:, ax], kind="stable")
-    los = lo[order, ax]
-    end = np.searchsorted(los, hi[order, ax], side="right")
-    a, b = _pairs_after(np.maximum(end - np.arange(n) - 1, 0))
-    a, b = order[a], order[b]
-    keep = _overlap(lo, hi, a, b)
-    a, b = a[keep], b[keep]
-    return np.minimum(a, b), np.maximum(a, b)
-
-
-def grid_pairs(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Uniform-grid broad phase: (i, j), i < j, AABBs overlapping. Linear in the number of boxes
-    for evenly sized objects; boxes spanning more than 64 cells are tested against all."""
-    n = len(lo)
-    if n < 2:
-        return np.empty(0, np.int64), np.empty(0, np.int64)
-    size = (hi - lo).max(axis=1)
-    cell = float(np.quantile(size, 0.9))
-    if not cell > 0:
-        cell = float(size.max()) or 1.0
-    base = np.floor(lo.min(axis=0) / cell)
-    ilo = (np.floor(lo / cell) - base).astype(np.int64)
-    ihi = (np.floor(hi / cell) - base).astype(np.int64)
-    dims = ihi.max(axis=0) + 1
-    if float(dims[0]) * float(dims[1]) * float(dims[2]) > 2.0 ** 62:
-        return sweep_pairs(lo, hi)  # a degenerate spread: keys would overflow
-    span = ihi - ilo + 1
-    ncell = span.prod(axis=1)
-    big = ncell > 64
-    small = np.flatnonzero(~big)
-    counts = ncell[small]
-    owner = np.repeat(small, counts)
-    k = np.arange(len(owner)) - np.repeat(np.cumsum(counts) - counts, counts)
-    sp = span[owner]
-    cx = ilo[owner, 0] + k % sp[:, 0]
-    cy = ilo[owner, 1] + (k // sp[:, 0]) % sp[:, 1]
-    cz = ilo[owner, 2] + k // (sp[:, 0] * sp[:, 1])
-    key = (cx * dims[1] + cy) * dims[2] + cz
-    order = np.argsort(key, kind="stable")
-    key, owner, cx, cy, cz = key[order], owner[order], cx[order], cy[order], cz[order]
-    m = len(key)
-    starts = np.flatnonzero(np.r_[True, key[1:] != key[:-1]])
-    ends = np.r_[starts[1:], m]
-    group_end = np.repeat(ends, ends - starts)
-    pa, pb = _pairs_after(group_end - np.arange(m) - 1)
-    a, b = owner[pa], owner[pb]
-    # Report a pair only in its first shared cell (the max of both low corners): no duplicates.
-    first = ((cx[pa] == np.maximum(ilo[a, 0], ilo[b, 0]))
-             & (cy[pa] == np.maximum(ilo[a, 1], ilo[b, 1]))
-             & (cz[pa] == np.maximum(ilo[a, 2], ilo[b, 2])))
-    a, b = a[first], b[first]
-    keep = _overlap(lo, hi, a, b)
-    i_out, j_out = [np.minimum(a[keep], b[keep])], [np.maximum(a[keep], b[keep])]
-    for g in np.flatnonzero(big):
-        others = np.flatnonzero(((lo[g] <= hi) & (lo <= hi[g])).all(axis=1))
-        others = others[(others != g) & (~big[others] | (others > g))]
-        i_out.append(np.minimum(others, g))
-        j_out.append(np.maximum(others, g))
-    return np.concatenate(i_out), np.concatenate(j_out)
-
 
 # Neighbour columns of a grid cell (x, y offsets): the three cells z-1, z, z+1 of a column
 # have consecutive keys, so one range each.
@@ -209,23 +128,19 @@ def sphere_pairs(c: np.ndarray, r: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.concatenate(i_out).astype(np.int64), np.concatenate(j_out).astype(np.int64)
 
 
-BROADPHASES = ("kd", "grid", "sap")
+# The one broad phase (the name is kept from the kd-tree it replaced). A uniform grid and
+# sweep and prune over world AABBs were removed: where a broad phase runs (past some 400
+# solids: the checker's dense mode below) they took 2.5x and 4-40x its time, and gave twice
+# the candidates (docs/performance.md, "Broad phase").
+BROADPHASES = ("kd",)
 
 
 def candidates(solids: Solids, W: np.ndarray, broadphase: str = "kd"
                ) -> tuple[np.ndarray, np.ndarray]:
-    """Candidate solid pairs (i < j) at world poses W (O,4,4) by the named broad phase."""
-    if broadphase == "kd":
-        return sphere_pairs(W[:, :3, 3], solids.brad)
-    lo, hi = world_aabbs(solids, W)
-    return (grid_pairs if broadphase == "grid" else sweep_pairs)(lo, hi)
-
-
-def world_aabbs(solids: Solids, W: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """World AABBs (lo, hi) of solids at world poses W (O,4,4)."""
-    c = W[:, :3, 3]
-    e = np.einsum("kij,kj->ki", np.abs(W[:, :3, :3]), solids.half)
-    return c - e, c + e
+    """Candidate solid pairs (i < j) at world poses W (O,4,4): bounding spheres that meet."""
+    if broadphase not in BROADPHASES:
+        raise ValueError(f"unknown broad phase {broadphase!r}")
+    return sphere_pairs(W[:, :3, 3], solids.brad)
 
 
 class PoseChecker:
