@@ -164,8 +164,8 @@ def test_collide_names_the_obstacle_and_its_file(tmp_path: Path) -> None:
 
 
 def test_points_from_every_format_are_the_points(tmp_path: Path) -> None:
-    """PCD (pypcd4, ascii and binary), PLY (trimesh, binary and ascii), .npy and .xyz read back
-    as written; NaN points are left out with a warning."""
+    """PCD (pypcd4, ascii, binary and binary_compressed), PLY (trimesh, binary and ascii),
+    .npy and .xyz read back as written; NaN points are left out with a warning."""
     import trimesh
     from pypcd4 import Encoding
     from pypcd4 import PointCloud as Pcd
@@ -173,8 +173,9 @@ def test_points_from_every_format_are_the_points(tmp_path: Path) -> None:
     rng = np.random.default_rng(1)
     pts = rng.normal(size=(50, 3)).astype(np.float32).astype(float)
     files = {}
-    cloud = Pcd.from_xyz_points(pts.astype(np.float32))
-    for mode in ("ascii", "binary"):
+    # x y z and an intensity (a field after them: binary_compressed stores a field at a time)
+    cloud = Pcd.from_xyzi_points(np.column_stack([pts, rng.random(len(pts))]).astype(np.float32))
+    for mode in ("ascii", "binary", "binary_compressed"):
         files[f"{mode}.pcd"] = tmp_path / f"{mode}.pcd"
         cloud.save(files[f"{mode}.pcd"], encoding=Encoding(mode))
     for mode in ("binary", "ascii"):
@@ -203,12 +204,18 @@ def test_bad_files_are_located_errors(tmp_path: Path) -> None:
     run = robrayc("plan", ARM, "--points", bad, "--goal", "turn=1")
     assert run.status == 2 and f"{bad}:2:3: error: 'x' is not a number" in run.err, run.err
     assert "Traceback" not in run.err
+    head = ("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 1\n"
+            "HEIGHT 1\nPOINTS 1\n")
     packed = tmp_path / "c.pcd"
-    packed.write_text("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\n"
-                      "WIDTH 1\nHEIGHT 1\nPOINTS 1\nDATA binary_compressed\n")
+    packed.write_bytes(head.encode() + b"DATA binary_compressed\n" + bytes([4, 0, 0, 0, 12, 0, 0, 0,
+                                                                          0xE0, 0xFF, 0, 0]))
     run = robrayc("collide", ARM, "--points", packed)
-    assert run.status == 2 and f"{packed}:9:6: error: PCD DATA binary_compressed" in run.err
-    assert "pcl_convert_pcd_ascii_binary" in run.err
+    assert run.status == 2 and f"{packed}:9:1: error: PCD binary_compressed data is corrupt" \
+        in run.err, run.err
+    other = tmp_path / "d.pcd"
+    other.write_text(head + "DATA zip\n")
+    run = robrayc("collide", ARM, "--points", other)
+    assert run.status == 2 and f"{other}:9:6: error: PCD DATA zip is not read" in run.err
     missing = robrayc("collide", ARM, "--obstacles", tmp_path / "none.urdf")
     assert missing.status == 2 and "none.urdf" in missing.err and "Traceback" not in missing.err
     typo = tmp_path / "typo.robray"

@@ -1,9 +1,9 @@
 """Point-cloud files: the points of a sensor's scan, as (n, 3) coordinates (run-time obstacles,
 `robrayc plan --points`).
 
-Formats, by suffix: `.pcd` (PCL's; DATA ascii or binary, the fields x, y, z), `.ply` (ascii,
-binary little or big endian; the vertex element's x, y, z), `.npy` (numpy, an (n, 3) array)
-and `.xyz` (text: x y z a line, more columns ignored, `#` comments). Points without
+Formats, by suffix: `.pcd` (PCL's; DATA ascii, binary or binary_compressed, the fields x, y,
+z), `.ply` (ascii, binary little or big endian; the vertex element's x, y, z), `.npy` (numpy,
+an (n, 3) array) and `.xyz` (text: x y z a line, more columns ignored, `#` comments). Points without
 coordinates (NaN: no return, as organised clouds hold them) are left out with a warning; any
 other problem is an error at its place in the file.
 """
@@ -156,20 +156,74 @@ def _pcd(data: bytes) -> np.ndarray:
             raise _Bad(f"PCD POINTS says {total}, the data holds {len(rows)}",
                        head["POINTS"][0], 1)
         return rows[:, [column["x"], column["y"], column["z"]]]
-    if kind != "binary":
+    if kind not in ("binary", "binary_compressed"):
         raise _Bad(f"PCD DATA {kind or '(none)'} is not read", len(lines), 6,
-                   "save the cloud with DATA ascii or binary (pcl_convert_pcd_ascii_binary "
-                   "FILE OUT 0 or 1)")
+                   "PCD data is ascii, binary or binary_compressed")
     try:
-        dtype = np.dtype([(f"f{k}", "<" + _PCD_TYPES[(t.upper(), int(s))], (w,))
-                          for k, (t, s, w) in enumerate(zip(types, sizes, widths, strict=True))])
+        columns = [np.dtype("<" + _PCD_TYPES[(t.upper(), int(s))])
+                   for t, s in zip(types, sizes, strict=True)]
     except (KeyError, ValueError):
         raise _Bad("PCD SIZE and TYPE name no number type", head.get("TYPE", (1,))[0],
                    1) from None
-    if len(data) - offset < total * dtype.itemsize:
+    if kind == "binary":  # a record a point
+        dtype = np.dtype([(f"f{k}", c, (w,)) for k, (c, w) in enumerate(zip(columns, widths,
+                                                                          strict=True))])
+        if len(data) - offset < total * dtype.itemsize:
+            raise _Bad(f"PCD data too short for {total} points", len(lines), 1)
+        rec = np.frombuffer(data, dtype=dtype, count=total, offset=offset)
+        return np.column_stack([rec[f"f{fields.index(a)}"][:, 0].astype(float) for a in "xyz"])
+    body = _pcd_inflate(data[offset:], len(lines))  # a field at a time, each all points'
+    starts = np.cumsum([0] + [total * c.itemsize * w for c, w in zip(columns, widths,
+                                                                     strict=True)])
+    if len(body) < starts[-1]:
         raise _Bad(f"PCD data too short for {total} points", len(lines), 1)
-    rec = np.frombuffer(data, dtype=dtype, count=total, offset=offset)
-    return np.column_stack([rec[f"f{fields.index(a)}"][:, 0].astype(float) for a in "xyz"])
+    out = []
+    for a in "xyz":
+        k = fields.index(a)
+        col = np.frombuffer(body, dtype=columns[k], count=total * widths[k], offset=starts[k])
+        out.append(col.reshape(total, widths[k])[:, 0].astype(float))
+    return np.column_stack(out)
+
+
+def _pcd_inflate(data: bytes, line: int) -> bytes:
+    """PCD's binary_compressed data: two uint32 (compressed and full size), then LZF."""
+    if len(data) < 8:
+        raise _Bad("PCD binary_compressed data without its sizes", line, 1)
+    packed, size = (int(x) for x in np.frombuffer(data, "<u4", 2))
+    out = _lzf(data[8:8 + packed], size) if len(data) >= 8 + packed else None
+    if out is None or len(out) != size:
+        raise _Bad("PCD binary_compressed data is corrupt (LZF)", line, 1)
+    return out
+
+
+def _lzf(data: bytes, size: int) -> bytes | None:
+    """LZF decompression (liblzf's lzf_decompress, as PCL writes it); None when corrupt."""
+    out, at, n = bytearray(), 0, len(data)
+    while at < n:
+        ctrl = data[at]
+        at += 1
+        if ctrl < 32:  # ctrl + 1 literal bytes
+            out += data[at:at + ctrl + 1]
+            at += ctrl + 1
+            continue
+        length = ctrl >> 5
+        if length == 7:
+            if at >= n:
+                return None
+            length += data[at]
+            at += 1
+        if at >= n:
+            return None
+        ref = len(out) - ((ctrl & 0x1F) << 8) - data[at] - 1
+        at += 1
+        length += 2
+        if ref < 0 or len(out) + length > size:
+            return None
+        while length > 0:  # the reference may overlap what it writes: in steps
+            step = min(length, len(out) - ref)
+            out += out[ref:ref + step]
+            ref, length = ref + step, length - step
+    return bytes(out)
 
 
 # --- PLY ------------------------------------------------------------------------------------
