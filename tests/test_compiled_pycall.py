@@ -8,6 +8,7 @@ ctypes."""
 from __future__ import annotations
 
 import math
+import subprocess
 import sysconfig
 from pathlib import Path
 
@@ -17,7 +18,9 @@ import pytest
 from robrayc.analysis.collision import Box, CollisionChecker, Sphere, c_build
 from robrayc.analysis.collision.c_build import CtypesCaller
 from robrayc.frontend import load_scene
+from robrayc.resources import resource_path
 from tests.backends.test_c_checker import needs_cc
+from tests.corpus import IN_CI
 from tests.test_collision_motions import among_boxes, configurations, next_to_free_edge
 
 pytestmark = needs_cc
@@ -37,6 +40,16 @@ frame forearm { parent elbow; translation [0.15, 0, 0];
 frame hand { parent elbow; translation [0.35, 0, 0]; geometry { shape sphere; radius 0.06; } }
 frame post { translation [0.6, 0.3, 0]; geometry { shape box; dimension [0.1, 0.1, 2]; } }
 """
+
+
+def python_headers() -> str:
+    """Python's headers folder (skips without them, fails in CI: .ci/run installs them)."""
+    include = c_build.python_include()
+    if include is None:
+        if IN_CI:
+            pytest.fail("Python's headers missing in CI (.ci/run installs python3-dev)")
+        pytest.skip("no Python headers: the extension is not built")
+    return include
 
 
 def _arm(tmp_path: Path) -> CollisionChecker:
@@ -82,6 +95,7 @@ def assert_alike(checker: CollisionChecker, rows: np.ndarray) -> None:
     """The extension's answers are the ctypes path's (None: left to the slower path, for
     the inputs it does not read only), and check and check_motion answer the same with
     either behind them."""
+    python_headers()
     kernel = checker._kernel
     fast, slow = kernel.caller, CtypesCaller(kernel)
     assert type(fast).__name__ == "Caller", "the extension was not built"
@@ -154,6 +168,7 @@ def test_without_python_headers_the_checker_answers_through_ctypes(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Where Python's headers are missing (no python3-dev) the extension is not built; the
     checker still builds, and answers the same through ctypes."""
+    python_headers()
     with_headers = _arm(tmp_path)
     paths = sysconfig.get_paths()
     monkeypatch.setattr(sysconfig, "get_paths",
@@ -171,3 +186,12 @@ def test_without_python_headers_the_checker_answers_through_ctypes(
         monkeypatch.undo()
         c_build.extension.cache_clear()
     assert c_build.extension() is not None
+
+
+@pytest.mark.parametrize("std", ["-std=c99", "-std=c11"])
+def test_extension_compiles_under_strict_gcc(tmp_path: Path, std: str) -> None:
+    include = python_headers()
+    run = subprocess.run(["gcc", std, "-Wall", "-Wextra", "-Werror", "-pedantic", "-O2",
+                          "-fPIC", "-shared", f"-I{include}", "-o", str(tmp_path / "p.so"),
+                          str(resource_path("c", "pycall.c"))], capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
