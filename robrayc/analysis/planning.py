@@ -7,15 +7,20 @@ per robot into its module (minutes of C++ build a robot), which would cost far m
 ten seconds from a new URDF to its first plan.
 
 What OMPL 2.0's Python bindings (nanobind) allow, and what is used: a Python callable as the
-state validity checker (one Python call a state, here one `CollisionChecker.check`: one
+state validity checker (one Python call a state, here `CollisionChecker.check`'s answer: one
 foreign call when the compiled checker decides), and a Python subclass of `MotionValidator`
-(one Python call a motion, here one `CollisionChecker.check_motion`: one foreign call over the
-motion's raked samples, the first collision ending it). The bindings take no C function
+(one Python call a motion, here `CollisionChecker.check_motion`'s: one foreign call over the
+motion's raked samples, the first collision ending it); both call the compiled kernel's entry
+points straight (pycall.c's decide and decide_motion), the checker's methods only for what
+the C leaves open. The bindings take no C function
 pointer for either (the validity checker is a `std::function` built from a Python callable),
 so a C hook without a Python call per state or motion is not possible with the PyPI wheel.
 (OMPL's C++ AllValidStateValidityChecker would save RRT-Connect's state calls, leaving each
 new state of its goal tree to the motion check; measured on VAMP's Panda problems that is
-slower: the C checks a motion's start last, after every sample between.)
+slower: the C checks a motion's start last, after every sample between.) Nor do they let a
+sampler in (RRT-Connect's comes from the space's allocDefaultStateSampler, which a Python
+subclass does not override): OMPL's RRT-Connect samples uniformly, without VAMP's Halton
+sequence, dynamic domain or balanced trees, and asks more checks in narrow passages.
 
 What a plan costs besides the checker's calls, and what is cut: a free straight motion from
 start to goal is the path (no search, as VAMP's planners); OMPL's set-up (space, validity
