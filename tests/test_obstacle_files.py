@@ -117,8 +117,8 @@ def test_an_environment_file_answers_as_the_same_environment_in_the_scene(ur5, m
 
 def test_every_format_gives_the_same_obstacles(tmp_path: Path) -> None:
     """A box and a cylinder from robray, URDF, MJCF and SDF are the same run-time shapes (the
-    loaders' own placement rules: a URDF or MJCF cylinder is centred, a robray one starts at
-    its frame)."""
+    loaders' own placement rules: a URDF, MJCF or SDF cylinder is centred, a robray one starts
+    at its frame)."""
     files = {
         "env.robray": "frame b { translation [1, 2, 3]; rpy [0.1, 0.2, 0.3]; geometry { shape "
                       "box; dimension [0.2, 0.4, 0.6]; } }\nframe c { translation [0, 0, -0.5]; "
@@ -131,6 +131,11 @@ def test_every_format_gives_the_same_obstacles(tmp_path: Path) -> None:
         "env.xml": '<mujoco><compiler angle="radian" eulerseq="XYZ"/><worldbody><geom '
                    'type="box" pos="1 2 3" euler="0.1 0.2 0.3" size="0.1 0.2 0.3"/>'
                    '<geom type="cylinder" size="0.1 0.5"/></worldbody></mujoco>',
+        "env.sdf": '<sdf version="1.7"><world name="w"><model name="m"><static>true</static>'
+                   '<link name="b"><collision name="box"><pose>1 2 3 0.1 0.2 0.3</pose><geometry>'
+                   '<box><size>0.2 0.4 0.6</size></box></geometry></collision><collision '
+                   'name="c"><geometry><cylinder><radius>0.1</radius><length>1</length>'
+                   '</cylinder></geometry></collision></link></model></world></sdf>',
     }
     shapes = {}
     for name, text in files.items():
