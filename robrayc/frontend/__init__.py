@@ -149,23 +149,27 @@ def _unique_variables(frames: list[ir.Frame], sink: DiagnosticSink) -> list[ir.F
     ir.joint_variables); one that is also another joint's variable would silently tie the two
     joints. Such a V becomes V_2 (V_3, ...: the first whose names are all free), with a
     warning; frames sharing V (of the same kind) share the new name."""
-    owners: dict[str, set[tuple[str, str | None]]] = {}  # variable -> (kind, V) giving it
-    for f in frames:
+    multi = [f for f in frames if f.kind in ir.MULTI_DOF_SUFFIXES and f.variable is not None]
+    if not multi:  # the common case: one pass, no more (robots of 100,000 links)
+        return frames
+    scalar = {f.variable for f in frames if f.variable is not None and f.kind != "fixed"
+              and f.kind not in ir.MULTI_DOF_SUFFIXES}
+    owners: dict[str, set[tuple[str, str]]] = {}  # generated variable -> (kind, V) giving it
+    for f in multi:
         for name in ir.joint_variables(f):
-            owners.setdefault(name, set()).add(
-                (f.kind if f.is_multi_dof else "scalar", f.variable))
-    renamed: dict[tuple[str, str | None], str] = {}
-    for f in frames:
+            owners.setdefault(name, set()).add((f.kind, f.variable))
+    renamed: dict[tuple[str, str], str] = {}
+    for f in multi:
         key = (f.kind, f.variable)
-        if not f.is_multi_dof or key in renamed:
+        if key in renamed:
             continue
         names = ir.joint_variables(f)
-        clash = next((n for n in names if owners[n] != {key}), None)
+        clash = next((n for n in names if n in scalar or owners[n] != {key}), None)
         if clash is None:
             continue
         k, suffixes = 2, ir.MULTI_DOF_SUFFIXES[f.kind]
-        while (f"{f.variable}_{k}" in owners
-               or any(f"{f.variable}_{k}{s}" in owners for s in suffixes)):
+        while any(f"{f.variable}_{k}{s}" in owners or f"{f.variable}_{k}{s}" in scalar
+                  for s in ("", *suffixes)):
             k += 1
         base = renamed[key] = f"{f.variable}_{k}"
         for name in names:
@@ -177,7 +181,7 @@ def _unique_variables(frames: list[ir.Frame], sink: DiagnosticSink) -> list[ir.F
                      f"'{base}'", f.pos, name="renamed")
     if not renamed:
         return frames
-    return [replace(f, variable=renamed[(f.kind, f.variable)])
+    return [replace(f, variable=renamed[(f.kind, f.variable)])  # type: ignore[index]
             if (f.kind, f.variable) in renamed else f for f in frames]
 
 
