@@ -59,6 +59,7 @@ WARNINGS: dict[str, str] = {
     "empty-scene": "a scene file without statements (an empty scene)",
     "xml-declaration": "an XML declaration libxml2 refuses (ignored, as urdfdom does)",
     "missing-points": "points of a point cloud without coordinates (NaN), left out",
+    "point-cloud-faces": "a point-cloud file with faces (a mesh): only its vertices are read",
     "obstacle-cover": "a run-time obstacle (mesh, cone) given as its certified sphere cover",
     "exact-checker": "the compiled collision checker is unavailable (no working C compiler): "
                      "the exact one is used",

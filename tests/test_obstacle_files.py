@@ -201,6 +201,11 @@ def test_points_from_every_format_are_the_points(tmp_path: Path) -> None:
     sink = DiagnosticSink()
     assert read_points(str(holes), sink).tolist() == [[1, 2, 3], [4, 5, 6]]
     assert [d.name for d in sink.items] == ["missing-points"]
+    mesh = tmp_path / "mesh.ply"  # a mesh given as a point cloud: its faces are not points
+    mesh.write_bytes(trimesh.creation.box().export(file_type="ply"))
+    sink = DiagnosticSink()
+    assert len(read_points(str(mesh), sink)) == 8
+    assert [d.name for d in sink.items] == ["point-cloud-faces"]
 
 
 def test_bad_files_are_located_errors(tmp_path: Path) -> None:

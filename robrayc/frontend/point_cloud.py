@@ -45,6 +45,11 @@ def read_points(path: str, sink: DiagnosticSink) -> np.ndarray:
                          SourcePos(path)) from None
     except _Bad as exc:
         raise sink.fatal(str(exc), SourcePos(path, exc.line, exc.col), exc.hint) from None
+    faces = _ply_faces(data) if suffix == ".ply" else 0
+    if faces:
+        sink.warning(f"the PLY file holds {faces} faces (a mesh): only its vertices are points "
+                     "here", SourcePos(path), "give a mesh as a scene's geometry to --obstacles",
+                     name="point-cloud-faces")
     missing = np.isnan(points).any(axis=1)
     if missing.any():
         sink.warning(f"{int(missing.sum())} of {len(points)} points have no coordinates (NaN) "
@@ -264,6 +269,14 @@ def _ply_vertex(lines: list[str]) -> tuple[str, int, list[str], int]:
         if name not in names:
             raise _Bad(f"the PLY vertex element has no property '{name}'", at, 1)
     return fmt, element, list(zip(names, props, strict=True)), at
+
+
+def _ply_faces(data: bytes) -> int:
+    """How many faces a PLY file's header declares (0: a point cloud)."""
+    lines, _ = _header(data, b"end_header")
+    counts = [w[2] for w in (line.split() for line in lines)
+              if len(w) == 3 and w[:2] == ["element", "face"]]
+    return int(counts[0]) if counts and counts[0].isdigit() else 0
 
 
 def _ply(data: bytes) -> np.ndarray:
