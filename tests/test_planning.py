@@ -117,6 +117,27 @@ def test_a_plan_after_a_plan_with_another_checker_is_its_own(compiled, exact) ->
     assert gone() is None
 
 
+class Wrapped:
+    """A checker behind another object, with neither a hash nor weak references."""
+
+    __slots__ = ("checker",)
+    __hash__ = None  # type: ignore[assignment]
+
+    def __init__(self, checker) -> None:
+        self.checker = checker
+
+    def __getattr__(self, name: str):
+        return getattr(self.checker, name)
+
+
+def test_a_wrapped_checker_plans() -> None:
+    """plan keeps the scene's bounds by checker where it can; a checker it cannot keep
+    them by (no hash, no weak reference) still plans."""
+    checker = CollisionChecker(load_scene([str(ARM)]))
+    path = plan(Wrapped(checker), START, GOAL)
+    np.testing.assert_array_equal(path, [START, GOAL])
+
+
 def test_a_start_in_collision_gets_no_path(exact) -> None:
     inside = [0.0, 1.2, 0.6, 0.0]  # pointing into the wall
     assert exact.check(inside)

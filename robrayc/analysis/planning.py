@@ -86,7 +86,10 @@ def planning_bounds(checker, start: np.ndarray, goal: np.ndarray
 def _scene_bounds(checker) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(lo, hi, periodic) per variable of the checker's scene: sample_ranges, and whether it
     is a continuous joint's (periodic, no limits); computed once a checker."""
-    known = _SCENE_BOUNDS.get(checker)
+    try:
+        known = _SCENE_BOUNDS.get(checker)
+    except TypeError:  # a checker without weak references or a hash: computed each time
+        known = None
     if known is not None and known[0] is checker.scene:
         return known[1]
     scene = checker.scene
@@ -98,7 +101,7 @@ def _scene_bounds(checker) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     bounds = (lo, hi, periodic)
     try:
         _SCENE_BOUNDS[checker] = (scene, bounds)
-    except TypeError:  # a checker without weak references: computed each time
+    except TypeError:
         pass
     return bounds
 
