@@ -145,6 +145,26 @@ def test_extension_answers_as_ctypes_on_ur5_near_contact() -> None:
     assert_alike(checker, np.concatenate([q[:40], near]))
 
 
+def test_configurations_past_the_stack_room_answer_alike(tmp_path: Path) -> None:
+    """pycall.c reads a configuration onto the stack up to STACK_DOUBLES values, and into
+    allocated room past it: built with room for one, the arm's configurations and motions
+    take the allocated room, with the same answers."""
+    from robrayc.analysis.collision.c_build import _address
+
+    small = c_build.load_extension(c_build.build_extension(python_headers(),
+                                                           ("-DSTACK_DOUBLES=1",)))
+    checker = _arm(tmp_path)
+    kernel = checker._kernel
+    caller = small.Caller(_address(kernel.lib.rc_check), _address(kernel.lib.rc_check_motion),
+                          kernel.n_config, kernel.env.holder, kernel.env, kernel.lib)
+    rows = configurations(checker.scene, 40, seed=6)
+    assert [caller.decide(q) for q in rows] == [kernel.caller.decide(q) for q in rows]
+    assert [caller.decide_motion(a, b, 32.0) for a, b in zip(rows, rows[::-1], strict=True)] \
+        == [kernel.caller.decide_motion(a, b, 32.0) for a, b in zip(rows, rows[::-1],
+                                                                       strict=True)]
+    assert caller.decide([0.0]) is None and caller.decide_motion([0.0] * 3, [0.0] * 2, 1) is None
+
+
 def test_checkers_of_one_library_each_see_their_obstacles(tmp_path: Path) -> None:
     """The obstacles live in the library (global to it): the extension uploads a checker's
     own before its call when another checker's were the last, as the ctypes path does."""

@@ -21,8 +21,9 @@
    its slower path, which reads every other input and raises on bad ones.
    caller.decide_motion(a, b, resolution) -> the same for the motion a -> b (resolution an
    int or a float).
-   The GIL is held throughout (the checks take about a microsecond, and the library's
-   obstacle tables are global): a Caller is used from one thread at a time. */
+   The GIL is held while the C runs (a check takes about a microsecond); the library's
+   obstacle tables are global, so the checkers of one robot are used from one thread at a
+   time (docs/guides/compiled-checker.md). */
 
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -44,7 +45,6 @@ typedef struct {
     PyObject *holder;
     PyObject *env;
     PyObject *library;
-    double *a; /* the configurations read, 2 n doubles */
 } Caller;
 
 /* The size of a buffer's item when its format is one double or one float in native byte
@@ -157,26 +157,54 @@ static PyObject *answer(int state)
     Py_RETURN_NONE;
 }
 
+/* Room for the configurations one call reads: on the stack up to STACK_DOUBLES values, else
+   allocated (NULL with MemoryError set). Not the Caller's own memory: Python code that an
+   input's __float__ or env.own() runs may let another thread call the same Caller. (A test
+   builds it with -DSTACK_DOUBLES=1, to try the allocated room on a small robot.) */
+#ifndef STACK_DOUBLES
+#define STACK_DOUBLES 64
+#endif
+
+static double *workspace(Py_ssize_t count, double *stack)
+{
+    double *heap;
+    if (count <= STACK_DOUBLES)
+        return stack;
+    heap = PyMem_Malloc((size_t)count * sizeof(double));
+    if (heap == NULL)
+        PyErr_NoMemory();
+    return heap;
+}
+
+static PyObject *decide(Caller *self, PyObject *q, double *a)
+{
+    if (!read_config(q, self->n, a))
+        Py_RETURN_NONE;
+    if (own(self) < 0)
+        return NULL;
+    return answer(self->check(a));
+}
+
 static PyObject *caller_decide(Caller *self, PyObject *const *args, Py_ssize_t nargs)
 {
+    double stack[STACK_DOUBLES], *a;
+    PyObject *out;
     if (nargs != 1) {
         PyErr_SetString(PyExc_TypeError, "decide(q) takes one configuration");
         return NULL;
     }
-    if (!read_config(args[0], self->n, self->a))
-        Py_RETURN_NONE;
-    if (own(self) < 0)
+    a = workspace(self->n, stack);
+    if (a == NULL)
         return NULL;
-    return answer(self->check(self->a));
+    out = decide(self, args[0], a);
+    if (a != stack)
+        PyMem_Free(a);
+    return out;
 }
 
-static PyObject *caller_decide_motion(Caller *self, PyObject *const *args, Py_ssize_t nargs)
+static PyObject *decide_motion(Caller *self, PyObject *const *args, double *a)
 {
     double resolution;
-    if (nargs != 3) {
-        PyErr_SetString(PyExc_TypeError, "decide_motion(a, b, resolution) takes three");
-        return NULL;
-    }
     if (!(PyFloat_Check(args[2]) || PyLong_Check(args[2])))
         Py_RETURN_NONE;
     resolution = PyFloat_AsDouble(args[2]);
@@ -184,12 +212,28 @@ static PyObject *caller_decide_motion(Caller *self, PyObject *const *args, Py_ss
         PyErr_Clear();
         Py_RETURN_NONE;
     }
-    if (!read_config(args[0], self->n, self->a) || !read_config(args[1], self->n,
-                                                                 self->a + self->n))
+    if (!read_config(args[0], self->n, a) || !read_config(args[1], self->n, a + self->n))
         Py_RETURN_NONE;
     if (own(self) < 0)
         return NULL;
-    return answer(self->motion(self->a, self->a + self->n, resolution));
+    return answer(self->motion(a, a + self->n, resolution));
+}
+
+static PyObject *caller_decide_motion(Caller *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    double stack[STACK_DOUBLES], *a;
+    PyObject *out;
+    if (nargs != 3) {
+        PyErr_SetString(PyExc_TypeError, "decide_motion(a, b, resolution) takes three");
+        return NULL;
+    }
+    a = workspace(2 * self->n, stack);
+    if (a == NULL)
+        return NULL;
+    out = decide_motion(self, args, a);
+    if (a != stack)
+        PyMem_Free(a);
+    return out;
 }
 
 static PyObject *caller_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
@@ -209,11 +253,6 @@ static PyObject *caller_new(PyTypeObject *type, PyObject *args, PyObject *kwargs
     self = (Caller *)type->tp_alloc(type, 0);
     if (self == NULL)
         return NULL;
-    self->a = PyMem_Calloc((size_t)(2 * n + 1), sizeof(double));
-    if (self->a == NULL) {
-        Py_DECREF(self);
-        return PyErr_NoMemory();
-    }
     /* (through an integer: ISO C has no conversion from an object pointer to a function) */
     self->check = (check_fn)(uintptr_t)check;
     self->motion = (motion_fn)(uintptr_t)motion;
@@ -232,7 +271,6 @@ static void caller_dealloc(Caller *self)
     Py_XDECREF(self->holder);
     Py_XDECREF(self->env);
     Py_XDECREF(self->library);
-    PyMem_Free(self->a);
     Py_TYPE(self)->tp_free((PyObject *)self);
 }
 

@@ -141,23 +141,32 @@ def python_include() -> str | None:
 
 @functools.cache
 def extension() -> ModuleType | None:
-    """robrayc/c/pycall.c built for this interpreter (cached as the checkers are, its name
-    saying the interpreter's ABI) and loaded: the Python entry points into a compiled
-    checker at about the C's cost. None without Python's headers, a compiler, or when it
-    does not build or load: robrayc then calls the checkers through ctypes (the same
-    answers, ~1 µs a call slower)."""
+    """robrayc/c/pycall.c built for this interpreter and loaded: the Python entry points into
+    a compiled checker at about the C's cost. None without Python's headers, a compiler, or
+    when it does not build or load: robrayc then calls the checkers through ctypes (the same
+    answers, a little slower)."""
     include = python_include()
     if include is None:
         return None
     try:
-        path = build(kernel_source("pycall.c"), (f"-I{include}",), "pycall",
-                     sysconfig.get_config_var("EXT_SUFFIX") or ".so")
-        loader = ExtensionFileLoader(EXTENSION, str(path))
-        spec = importlib.util.spec_from_file_location(EXTENSION, path, loader=loader)
-        module = importlib.util.module_from_spec(spec)
-        loader.exec_module(module)
+        return load_extension(build_extension(include))
     except (CompilerMissing, ImportError, OSError):
         return None
+
+
+def build_extension(include: str, extra: tuple[str, ...] = ()) -> Path:
+    """pycall.c built against the headers in `include` (with the extra flags), cached as the
+    checkers are, its name ending in the interpreter's extension suffix (its ABI)."""
+    return build(kernel_source("pycall.c"), (f"-I{include}", *extra), "pycall",
+                 sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+
+
+def load_extension(path: Path) -> ModuleType:
+    """The extension module built at path (ImportError when it cannot be loaded)."""
+    loader = ExtensionFileLoader(EXTENSION, str(path))
+    spec = importlib.util.spec_from_file_location(EXTENSION, path, loader=loader)
+    module = importlib.util.module_from_spec(spec)
+    loader.exec_module(module)
     return module
 
 
