@@ -430,8 +430,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v55 = ctx['name']
     _v56 = ctx['name']
     _v57 = ctx['name']
-    _v58 = ctx['kernel_header']
-    _v59 = ctx['name']
+    _v58 = ctx['name']
+    _v59 = ctx['kernel_header']
+    _v60 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v24!s}\n'
       f'#define NCELLBYTES_DECL {_v25!s}\n'
       f'#define ANY_CONST_HIT {_v26!s}\n'
@@ -459,219 +460,220 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_cells {_v47!s}_cells\n'
       f'#define checker_tbind {_v48!s}_tbind\n'
       f'#define checker_tprove {_v49!s}_tprove\n'
-      f'#define checker_obstacle {_v50!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v51!s}_set_obstacles\n'
-      f'#define checker_set_points {_v52!s}_set_points\n'
-      f'#define checker_obstacle_states {_v53!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v54!s}_obstacle_pairs\n'
-      f'#define checker_attach {_v55!s}_attach\n'
-      f'#define checker_bind_witnesses {_v56!s}_bind_witnesses\n'
-      f'#define checker_frame_names {_v57!s}_frame_names\n'
+      f'#define checker_tcells {_v50!s}_tcells\n'
+      f'#define checker_obstacle {_v51!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v52!s}_set_obstacles\n'
+      f'#define checker_set_points {_v53!s}_set_points\n'
+      f'#define checker_obstacle_states {_v54!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v55!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v56!s}_attach\n'
+      f'#define checker_bind_witnesses {_v57!s}_bind_witnesses\n'
+      f'#define checker_frame_names {_v58!s}_frame_names\n'
       '\n'
-      f'{_v58!s}\n'
-      f'/* --- the tables of "{_v59!s}'
+      f'{_v59!s}\n'
+      f'/* --- the tables of "{_v60!s}'
       '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
       '\n'
       'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:69
-    for (l_a_62, l_b_63,) in ctx['pair_names']:
-        w(f'    {{ {l_a_62!s}, {l_b_63!s} }},\n')
     # c_checker.c.j2:70
+    for (l_a_63, l_b_64,) in ctx['pair_names']:
+        w(f'    {{ {l_a_63!s}, {l_b_64!s} }},\n')
+    # c_checker.c.j2:71
     if (not ctx['pair_names']):
         w('    { 0, 0 }\n')
-    # c_checker.c.j2:71
-    _v64 = ctx['frame_names']
-    _v65 = ctx['frame_group']
+    # c_checker.c.j2:72
+    _v65 = ctx['frame_names']
+    _v66 = ctx['frame_group']
     w('};\n'
       '\n'
-      f'const char *const checker_frame_names[NF_DECL] = {{ {_v64!s} }};\n'
+      f'const char *const checker_frame_names[NF_DECL] = {{ {_v65!s} }};\n'
       '\n'
       "/* each frame's rigid group and pose in it (rotation row-major, translat"
       "ion); each solid's\n"
       ' * frame */\n'
-      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v65!s} }};\n'
+      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v66!s} }};\n'
       'static const double FRAME_POSE[NF_DECL][12] = {\n')
-    # c_checker.c.j2:79
-    for l_p_68 in ctx['frame_pose']:
-        w(f'    {{ {l_p_68!s} }},\n')
     # c_checker.c.j2:80
+    for l_p_69 in ctx['frame_pose']:
+        w(f'    {{ {l_p_69!s} }},\n')
+    # c_checker.c.j2:81
     if (not ctx['frame_pose']):
         w('    { 0.0 }\n')
-    # c_checker.c.j2:81
-    _v69 = ctx['solid_frame']
-    _v70 = ctx['const_hit']
+    # c_checker.c.j2:82
+    _v70 = ctx['solid_frame']
+    _v71 = ctx['const_hit']
     w('};\n'
-      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v69!s} }};\n'
+      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v70!s} }};\n'
       '\n'
       '/* frame pairs colliding at every configuration (solids fixed to one ano'
       'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v70!s} }};\n'
+      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v71!s} }};\n'
       '\n'
       'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:88
-    for l_s_73 in ctx['solids']:
-        w(f'    {{ {l_s_73!s} }},\n')
     # c_checker.c.j2:89
+    for l_s_74 in ctx['solids']:
+        w(f'    {{ {l_s_74!s} }},\n')
+    # c_checker.c.j2:90
     if (not ctx['solids']):
         w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:90
-    _v74 = ctx['group_solids']
+    # c_checker.c.j2:91
+    _v75 = ctx['group_solids']
     w('};\n'
       '\n'
       '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v74!s} }};\n')
-    # c_checker.c.j2:94
+      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v75!s} }};\n')
+    # c_checker.c.j2:95
     if (not ctx['certify']):
-        # c_checker.c.j2:95
+        # c_checker.c.j2:96
         w('\n'
           'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:97
-        for l_s_77 in ctx['boxes']:
-            w(f'    {{ {l_s_77!s} }},\n')
         # c_checker.c.j2:98
+        for l_s_78 in ctx['boxes']:
+            w(f'    {{ {l_s_78!s} }},\n')
+        # c_checker.c.j2:99
         if (not ctx['boxes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:99
+        # c_checker.c.j2:100
         w('};\n'
           '\n'
           'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:102
-        for l_s_80 in ctx['nodes']:
-            w(f'    {{ {l_s_80!s} }},\n')
         # c_checker.c.j2:103
+        for l_s_81 in ctx['nodes']:
+            w(f'    {{ {l_s_81!s} }},\n')
+        # c_checker.c.j2:104
         if (not ctx['nodes']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:104
+        # c_checker.c.j2:105
         w('};\n'
           '\n'
           'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:107
-        for l_k_83 in ctx['kids']:
-            w(f'    {{ {l_k_83!s} }},\n')
         # c_checker.c.j2:108
+        for l_k_84 in ctx['kids']:
+            w(f'    {{ {l_k_84!s} }},\n')
+        # c_checker.c.j2:109
         if (not ctx['kids']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:109
+        # c_checker.c.j2:110
         w('};\n'
           '\n'
           'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:112
-        for l_s_86 in ctx['leaves']:
-            w(f'    {{ {l_s_86!s} }},\n')
         # c_checker.c.j2:113
+        for l_s_87 in ctx['leaves']:
+            w(f'    {{ {l_s_87!s} }},\n')
+        # c_checker.c.j2:114
         if (not ctx['leaves']):
             w('    { 0.0f }\n')
-        # c_checker.c.j2:114
+        # c_checker.c.j2:115
         w('};\n')
-    # c_checker.c.j2:116
+    # c_checker.c.j2:117
     w('\n'
       'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:118
-    for l_p_89 in ctx['pairs']:
-        w(f'    {{ {l_p_89!s} }},\n')
     # c_checker.c.j2:119
+    for l_p_90 in ctx['pairs']:
+        w(f'    {{ {l_p_90!s} }},\n')
+    # c_checker.c.j2:120
     if (not ctx['pairs']):
         w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:120
+    # c_checker.c.j2:121
     w('};\n'
       '\n'
       'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:123
-    for l_f_92 in ctx['fixblocks']:
-        w(f'    {{ {l_f_92!s} }},\n')
     # c_checker.c.j2:124
+    for l_f_93 in ctx['fixblocks']:
+        w(f'    {{ {l_f_93!s} }},\n')
+    # c_checker.c.j2:125
     if (not ctx['fixblocks']):
         w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:125
-    _v93 = ctx['movp']
-    _v94 = ctx['mova']
-    _v95 = ctx['movb']
-    _v96 = ctx['movr2']
-    _v97 = ctx['celltab']
+    # c_checker.c.j2:126
+    _v94 = ctx['movp']
+    _v95 = ctx['mova']
+    _v96 = ctx['movb']
+    _v97 = ctx['movr2']
+    _v98 = ctx['celltab']
     w('};\n'
       '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v93!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v94!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v95!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v96!s} }};\n'
+      f'static const int MOVP[NMP_DECL] = {{ {_v94!s} }};\n'
+      f'static const int MOVA[NMP_DECL] = {{ {_v95!s} }};\n'
+      f'static const int MOVB[NMP_DECL] = {{ {_v96!s} }};\n'
+      f'static const float MOVR2[NMP_DECL] = {{ {_v97!s} }};\n'
       '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v97!s} }};\n'
+      f'static const int CELLTAB[NP_DECL] = {{ {_v98!s} }};\n'
       'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:134
-    for l_c_100 in ctx['celltables']:
-        w(f'    {{ {l_c_100!s} }},\n')
     # c_checker.c.j2:135
+    for l_c_101 in ctx['celltables']:
+        w(f'    {{ {l_c_101!s} }},\n')
+    # c_checker.c.j2:136
     if (not ctx['celltables']):
         w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:136
+    # c_checker.c.j2:137
     w('};\n'
       'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:138
-    for l_row_103 in ctx['cellbytes']:
-        w(f'    {l_row_103!s},\n')
     # c_checker.c.j2:139
+    for l_row_104 in ctx['cellbytes']:
+        w(f'    {l_row_104!s},\n')
+    # c_checker.c.j2:140
     if (not ctx['cellbytes']):
         w('    0\n')
-    # c_checker.c.j2:140
+    # c_checker.c.j2:141
     w('};\n'
       '\n')
-    # c_checker.c.j2:142
+    # c_checker.c.j2:143
     if (ctx['triangle_mode'] == 1):
-        # c_checker.c.j2:143
-        _v104 = ctx['n_tnodes_decl']
+        # c_checker.c.j2:144
+        _v105 = ctx['n_tnodes_decl']
         w("/* each mesh solid's triangles under a tree of spheres (group frame; con"
           'vex.c) */\n'
-          f'static const double TNODE[{_v104!s}][4] = {{\n')
-        # c_checker.c.j2:145
-        for l_s_107 in ctx['tnodes']:
-            w(f'    {{ {l_s_107!s} }},\n')
+          f'static const double TNODE[{_v105!s}][4] = {{\n')
         # c_checker.c.j2:146
-        _v108 = ctx['n_tnodes_decl']
+        for l_s_108 in ctx['tnodes']:
+            w(f'    {{ {l_s_108!s} }},\n')
+        # c_checker.c.j2:147
+        _v109 = ctx['n_tnodes_decl']
         w('};\n'
-          f'static const int TKID[{_v108!s}][2] = {{\n')
-        # c_checker.c.j2:148
-        for l_k_111 in ctx['tkids']:
-            w(f'    {{ {l_k_111!s} }},\n')
+          f'static const int TKID[{_v109!s}][2] = {{\n')
         # c_checker.c.j2:149
-        _v112 = ctx['n_tris_decl']
+        for l_k_112 in ctx['tkids']:
+            w(f'    {{ {l_k_112!s} }},\n')
+        # c_checker.c.j2:150
+        _v113 = ctx['n_tris_decl']
         w('};\n'
-          f'static const double TRI[{_v112!s}][9] = {{\n')
-        # c_checker.c.j2:151
-        for l_t_115 in ctx['tris']:
-            w(f'    {{ {l_t_115!s} }},\n')
+          f'static const double TRI[{_v113!s}][9] = {{\n')
         # c_checker.c.j2:152
-        _v116 = ctx['troots']
-        _v117 = ctx['n_tnodes_decl']
+        for l_t_116 in ctx['tris']:
+            w(f'    {{ {l_t_116!s} }},\n')
+        # c_checker.c.j2:153
+        _v117 = ctx['troots']
+        _v118 = ctx['n_tnodes_decl']
         w('};\n'
-          f'static const int TROOT[NS_DECL] = {{ {_v116!s} }};\n'
-          f'static const double TBOX[{_v117!s}][15] = {{\n')
-        # c_checker.c.j2:155
-        for l_b_120 in ctx['tboxes']:
-            w(f'    {{ {l_b_120!s} }},\n')
+          f'static const int TROOT[NS_DECL] = {{ {_v117!s} }};\n'
+          f'static const double TBOX[{_v118!s}][15] = {{\n')
         # c_checker.c.j2:156
+        for l_b_121 in ctx['tboxes']:
+            w(f'    {{ {l_b_121!s} }},\n')
+        # c_checker.c.j2:157
         w('};\n')
-    # c_checker.c.j2:158
-    _v121 = ctx['kernel']
-    _v122 = ctx['configuration_code']
-    _v123 = ctx['cells_code']
-    _v124 = ctx['obstacle_code']
-    _v125 = ctx['convex_code']
-    _v126 = ctx['lane_code']
-    _v127 = ctx['motion_code']
-    _v128 = ctx['name']
-    _v129 = ctx['fk_code']
-    _v130 = ctx['fk8_code']
-    _v131 = ctx['name']
-    _v132 = ctx['travel']
-    _v133 = ctx['triangle_code']
-    w(f'{_v121!s}\n'
-      f'{_v122!s}\n'
+    # c_checker.c.j2:159
+    _v122 = ctx['kernel']
+    _v123 = ctx['configuration_code']
+    _v124 = ctx['cells_code']
+    _v125 = ctx['obstacle_code']
+    _v126 = ctx['convex_code']
+    _v127 = ctx['lane_code']
+    _v128 = ctx['motion_code']
+    _v129 = ctx['name']
+    _v130 = ctx['fk_code']
+    _v131 = ctx['fk8_code']
+    _v132 = ctx['name']
+    _v133 = ctx['travel']
+    _v134 = ctx['triangle_code']
+    w(f'{_v122!s}\n'
       f'{_v123!s}\n'
       f'{_v124!s}\n'
       f'{_v125!s}\n'
       f'{_v126!s}\n'
       f'{_v127!s}\n'
-      f'/* --- the kinematics of "{_v128!s}'
+      f'{_v128!s}\n'
+      f'/* --- the kinematics of "{_v129!s}'
       '" ------------------------------------------------------- */\n'
       '\n'
       "/* every group's pose, parents first: the parent's pose times the consta"
@@ -685,7 +687,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    int i;\n'
       '    (void)q;\n'
       '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v129!s}\n'
+      f'{_v130!s}\n'
       '}\n'
       '\n'
       '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -699,18 +701,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '    for (i = 0; i < 12; i++)\n'
       '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
       '    for (l = 0; l < 8; l++) {\n'
-      f'{_v130!s}\n'
+      f'{_v131!s}\n'
       '    }\n'
       '}\n'
       '\n'
-      f'/* how far the prismatic joints of "{_v131!s}'
+      f'/* how far the prismatic joints of "{_v132!s}'
       '" have slid (checker_kernel.c, world_frame) */\n'
       'static double travel(const double *q)\n'
       '{\n'
       '    (void)q;\n'
-      f'    return {_v132!s};\n'
+      f'    return {_v133!s};\n'
       '}\n'
-      f'{_v133!s}\n')
+      f'{_v134!s}\n')
     return "".join(out)
 
 
@@ -1486,7 +1488,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xb6a181d3, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x9d403bf9, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

@@ -72,14 +72,15 @@ def test_node_speeds_bound_every_vertex(key: str, monkeypatch) -> None:
     assert checked >= 5
 
 
-def _fcl_apart(checker, p: int, q: np.ndarray) -> np.ndarray:
-    """FCL's verdict per configuration: are solid pair p's two solids apart."""
+def fcl_distances(checker, p: int, q: np.ndarray) -> np.ndarray:
+    """FCL's distance of solid pair p's two solids at each configuration (0 or less where
+    they touch or collide)."""
     import fcl
 
     s = checker.solids
     a, b = int(checker._pi[p]), int(checker._pj[p])
     G = checker.group_poses(q)
-    out = np.empty(len(q), dtype=bool)
+    out = np.empty(len(q))
     for n in range(len(q)):
         objs = []
         for k in (a, b):
@@ -87,14 +88,19 @@ def _fcl_apart(checker, p: int, q: np.ndarray) -> np.ndarray:
             obj = s.fcl_object(k)
             obj.setTransform(fcl.Transform(T[:3, :3], T[:3, 3]))
             objs.append(obj)
-        out[n] = fcl.distance(objs[0], objs[1], fcl.DistanceRequest(),
-                              fcl.DistanceResult()) > 0.0
+        out[n] = fcl.distance(objs[0], objs[1], fcl.DistanceRequest(), fcl.DistanceResult())
     return out
+
+
+def _fcl_apart(checker, p: int, q: np.ndarray) -> np.ndarray:
+    """FCL's verdict per configuration: are solid pair p's two solids apart."""
+    return fcl_distances(checker, p, q) > 0.0
 
 
 def _border_samples(table: cl.CellTable, lo, hi, rng, n: int) -> np.ndarray:
     """n configurations in proven cells next to unproven ones (where an unsound proof would
-    show first), the table's wrapped variables shifted by whole turns."""
+    show first; any proven cells of a table proven everywhere), the table's wrapped variables
+    shifted by whole turns."""
     shape = (table.n,) * len(table.var)
     proven = table.bits.reshape(shape).astype(bool)
     border = proven.copy()
@@ -103,7 +109,7 @@ def _border_samples(table: cl.CellTable, lo, hi, rng, n: int) -> np.ndarray:
         for shift in (1, -1):
             edge |= ~np.roll(proven, shift, axis=axis)
     border &= edge
-    cells = np.flatnonzero(border)
+    cells = np.flatnonzero(border if border.any() else proven)  # (or proven everywhere)
     assert len(cells)
     pick = rng.choice(cells, n)
     q = lo + rng.random((n, len(lo))) * (hi - lo)
@@ -124,7 +130,8 @@ def test_proven_cells_are_apart_by_fcl(ur5) -> None:
     names = {frozenset(ur5.frame_names[ur5.owner[k]] for k in (ur5._pi[t.pair], ur5._pj[t.pair]))
              : t for t in tables}
     # UR5's base and upper arm, 6-17 mm apart at most angles: most of their cells are proven
-    assert names[frozenset({"world_joint", "shoulder_lift_joint"})].bits.mean() > 0.7
+    # (80 % by sphere trees alone; 96 % with their triangles, apart in 96.5 % of samples)
+    assert names[frozenset({"world_joint", "shoulder_lift_joint"})].bits.mean() > 0.93
     for t in tables:
         assert t.bits.any()
         q = _border_samples(t, lo, hi, rng, 300)

@@ -27,6 +27,7 @@ import numpy as np
 from robrayc.analysis.collision import c_build
 from robrayc.analysis.collision.c_build import CompilerMissing, cache_dir, checker_text, load
 from robrayc.analysis.collision.solids import BOX, SPHERE
+from robrayc.analysis.collision.tolerance import CONTACT_TOL
 from robrayc.kinematics import (
     RangeError,
     lever_arms,
@@ -65,6 +66,19 @@ FINER = 0.25
 PAD = 1e-9
 # Speeds are rounded up by this factor (they reach the C code as float32).
 SPEED_ROUNDING = 1.0 + 1e-6
+# Cells of two meshes that the sphere trees leave unproven are proven on the meshes' triangle
+# trees (triangles.c): apart by more than TRIANGLE_GAP x DECIDE_GAP (the band about contact
+# where the kernel leaves answers to the exact checker; twice it, for the rounding of the
+# kinematics and of the triangle tests), in boxes split at most TRIANGLE_DEPTH times within
+# a cell, visiting at most TRIANGLE_CELL node pairs a cell, TRIANGLE_VISITS a table and
+# TRIANGLE_TOTAL in all (a bound on the time that does not depend on the machine).
+TRIANGLE_GAP = 2.0
+TRIANGLE_DEPTH = 24
+TRIANGLE_CELL = 20_000
+TRIANGLE_VISITS = 300_000_000
+TRIANGLE_TOTAL = 600_000_000
+# Leaf pairs (two ints each) a triangle proof keeps open across the boxes being split.
+TRIANGLE_WORK = 1 << 20
 
 
 def path_variables(checker, a: int, b: int) -> list[int] | None:
@@ -121,13 +135,20 @@ class _Prover:
     the solids; the trees are bound at run time (a C text of a fine tree costs more to write
     and compile than to prove with)."""
 
-    def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray) -> None:
+    def __init__(self, checker, model: dict, lo: np.ndarray, hi: np.ndarray,
+                 triangles: bool = False) -> None:
         from robrayc.templating import render
 
         model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
                  "certify": True}
-        source = checker_text(model, None, render("c_checker.h.j2", model))
+        # with triangles, also the triangle-tree proofs (triangles.c: tcells)
+        source = checker_text(model, None, render("c_checker.h.j2", model), triangles)
         self.lib = load(source)  # CompilerMissing without a compiler
+        self.checker, self.lo, self.hi = checker, lo, hi
+        self._triangles: tuple | None = None
+        # the band about contact where the kernel leaves answers to the exact checker
+        self.gap = CONTACT_TOL + 1e-6 * (float(model["group_reach"])
+                                         + float(model["solid_reach"]))
         self._fill = self.lib.rcells_cells
         self._fill.restype = ctypes.c_long
         t = model["trees"]
@@ -155,6 +176,48 @@ class _Prover:
                           table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(visits))
         self.left -= visits - max(left, 0)
         return table
+
+    def triangle_cells(self, p: int, var: list[int], grid: list[tuple[float, float, int]],
+                       cells: int, q: np.ndarray, table: np.ndarray) -> np.ndarray:
+        """table (packed bits of solid pair p's cells, as cells gives) with the cells it
+        leaves unproven proven on the pair's triangle trees (exact triangle distances, each
+        node grown by how far it moves within the cell: no sphere's bulge), more than
+        TRIANGLE_GAP times DECIDE_GAP apart, within TRIANGLE_VISITS node pairs a table, and
+        TRIANGLE_CELL a cell; unchanged for a pair that is not two meshes."""
+        a, b = int(self.checker._pi[p]), int(self.checker._pj[p])
+        trees = self._bind_triangles()
+        if trees.roots[a] < 0 or trees.roots[b] < 0 or self.tleft <= 0:
+            return table
+        table = table.copy()
+        q = np.array(q, dtype=np.float64)
+        fill = self.lib.rcells_tcells
+        fill.restype = ctypes.c_long
+        budget = min(TRIANGLE_VISITS, self.tleft)
+        left = fill(ctypes.c_int(a), ctypes.c_int(b), ctypes.c_int(len(var)),
+                    (ctypes.c_int * 3)(*var), (ctypes.c_double * 3)(*(x[0] for x in grid)),
+                    (ctypes.c_double * 3)(*(x[1] for x in grid)),
+                    (ctypes.c_int * 3)(*[cells] * len(var)), ctypes.c_double(PAD),
+                    ctypes.c_double(TRIANGLE_GAP * self.gap), ctypes.c_int(TRIANGLE_DEPTH),
+                    q.ctypes.data_as(ctypes.c_void_p), table.ctypes.data_as(ctypes.c_void_p),
+                    ctypes.c_long(budget), ctypes.c_long(TRIANGLE_CELL),
+                    self._work.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(self._work)))
+        self.tleft -= budget - max(left, 0)
+        return table
+
+    def _bind_triangles(self):
+        """The checker's triangle trees and their nodes' speeds, bound to the library once."""
+        from robrayc.analysis.collision.triangles import triangle_trees
+
+        if self._triangles is None:
+            t = triangle_trees(self.checker)
+            speeds = node_speeds(self.checker, t.node_solid, t.nodes, self.lo, self.hi)
+            self._triangles = (t, *(np.ascontiguousarray(x, kind) for x, kind in (
+                (t.nodes, np.float64), (t.kids, np.int32), (t.triangles, np.float64),
+                (t.roots, np.int32), (speeds, np.float32), (t.boxes, np.float64))))
+            self._work = np.empty(TRIANGLE_WORK, dtype=np.int32)
+            self.tleft = TRIANGLE_TOTAL
+        self.lib.rcells_tbind(*(x.ctypes.data_as(ctypes.c_void_p) for x in self._triangles[1:]))
+        return self._triangles[0]
 
     def apart_share(self, p: int, var: list[int], q: np.ndarray) -> float:
         """The share of configurations q at which solid pair p's trees are apart."""
@@ -216,47 +279,64 @@ def prove_cells(checker, models: Models, model: dict | None = None) -> list[Cell
     apart = _apart_shares(checker, [p for p, _, _ in pairs], samples[:APART_SAMPLES])
     value = [share * x if x >= MIN_APART else 0.0
              for (_, _, share), x in zip(pairs, apart, strict=True)]
-    chosen, used = [], 0
+    chosen, used, apart_of = [], 0, {pairs[k][0]: x for k, x in enumerate(apart)}
     for k in np.argsort(-np.array(value), kind="stable").tolist():
         p, var, _ = pairs[k]
         n = CELLS[len(var)]
         if value[k] <= 0.0 or used + n ** len(var) > MAX_CELLS:
             break
-        chosen.append((p, var, n))
+        chosen.append((p, var, n, apart_of[p]))
         used += n ** len(var)
-    apart_of = {pairs[k][0]: x for k, x in enumerate(apart)}
     if not chosen:
         return []
     periodic = periodic_variables(checker.scene)
     grids = [[_grid(float(lo[v]), float(hi[v]), periodic[v], n) for v in var]
-             for _, var, n in chosen]
+             for _, var, n, _ in chosen]
     try:
-        # first with the checker's own trees, then (for the pairs they leave well short of
-        # how often the pair is apart) with trees FINER times the default's: both sets of
-        # trees contain the solids, so a cell either proves is proven
-        coarse = _Prover(checker, model if model is not None else models(checker), lo, hi)
+        coarse = _Prover(checker, model if model is not None else models(checker), lo, hi,
+                         triangles=True)
         bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
-                for (p, var, n), grid in zip(chosen, grids, strict=True)]
-        weak = [k for k, (p, _, n) in enumerate(chosen)
-                if np.unpackbits(bits[k]).sum() < (apart_of[p] - SLACK) * n ** len(chosen[k][1])]
-        if weak:
-            solids = {int(x[chosen[k][0]]) for k in weak for x in (checker._pi, checker._pj)}
-            fine = _Prover(checker, models(checker, FINER, solids), lo, hi)
-            fine.left = coarse.left
-            for k in weak:
-                p, var, n = chosen[k]
-                # pairs too close for even the finer trees at fixed samples are left
-                if fine.apart_share(p, var, samples[:APART_SAMPLES]) >= MIN_APART:
-                    bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2)
+                for (p, var, n, _), grid in zip(chosen, grids, strict=True)]
+        _refine(checker, models, coarse, chosen, grids, bits, samples)
     except CompilerMissing:
         return []
     out = []
-    for (p, var, n), grid, packed in zip(chosen, grids, bits, strict=True):
+    for (p, var, n, _), grid, packed in zip(chosen, grids, bits, strict=True):
         if packed.any():
             out.append(CellTable(p, tuple(var), n, tuple(g[2] for g in grid),
                                  tuple(g[0] for g in grid), tuple(g[1] for g in grid),
                                  np.unpackbits(packed, bitorder="little")[:n ** len(var)]))
     return out
+
+
+def _refine(checker, models: Models, coarse: _Prover, chosen: list, grids: list,
+            bits: list[np.ndarray], samples: np.ndarray) -> None:
+    """bits (the checker's own trees' proven cells of each chosen (pair, variables, cells a
+    variable, apart share)) with more cells proven, for the tables they leave well short of
+    how often the pair is apart: on the triangles of two meshes of one or two variables (a
+    cell of three moves too far for them to gain much), then on sphere trees FINER times the
+    default's. Every proof holds for the solids themselves (the trees contain them; the
+    triangles are them), so a cell any proves is proven."""
+    lo, hi = coarse.lo, coarse.hi
+
+    def weak(k: int) -> bool:
+        p, var, n, apart = chosen[k]
+        return np.unpackbits(bits[k]).sum() < (apart - SLACK) * n ** len(var)
+
+    for k, (p, var, n, _) in enumerate(chosen):
+        if len(var) <= 2 and weak(k):
+            bits[k] = coarse.triangle_cells(p, var, grids[k], n, (lo + hi) / 2, bits[k])
+    left = [k for k in range(len(chosen)) if weak(k)]
+    if not left:
+        return
+    solids = {int(x[chosen[k][0]]) for k in left for x in (checker._pi, checker._pj)}
+    fine = _Prover(checker, models(checker, FINER, solids), lo, hi)
+    fine.left = coarse.left
+    for k in left:
+        p, var, n, _ = chosen[k]
+        # pairs too close for even the finer trees at fixed samples are left
+        if fine.apart_share(p, var, samples[:APART_SAMPLES]) >= MIN_APART:
+            bits[k] |= fine.cells(p, var, grids[k], n, (lo + hi) / 2)
 
 
 def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
@@ -309,18 +389,20 @@ def cell_tables(checker, model: dict | None, models: Models) -> dict:
 def _cache_key(checker, model: dict, models: Models) -> str:
     """What the cells depend on: robrayc's version and the code that proves them (this
     module, the kinematics, the compiled checker (the module of models and c_build), its
-    templates and its kernel: a change while the version stays is not served stale cells),
+    templates, its kernel and the triangle proofs (triangles.py's trees, triangles.c and the
+    triangle tests of convex.c): a change while the version stays is not served stale cells),
     the checker's solids (meshes included), pairs, kinematics and ranges, and its trees."""
     import hashlib
     from pathlib import Path
 
     from robrayc import __version__, _templates, kinematics
+    from robrayc.analysis.collision import triangles
 
     digest = hashlib.sha256(__version__.encode())
     for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
-                   _templates.__name__):
+                   _templates.__name__, triangles.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
-    for part in ("checker_kernel.c", "cells.c"):  # the tests and the prover
+    for part in ("checker_kernel.c", "cells.c", "triangles.c", "convex.c"):  # tests, provers
         digest.update(c_build.kernel_source(part).encode())
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
