@@ -344,9 +344,9 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '": its sizes and tables, then robrayc\'s kernel\n'
       ' * (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells'
       '.c, obstacles.c,\n'
-      ' * points.c, cylinders.c, convex.c, lanes.c and motions.c, verbatim: how'
-      ' a configuration is checked is told\n'
-      ' * there), then its kinematics.\n'
+      ' * points.c, cylinders.c, convex.c, meshes.c, lanes.c and motions.c, ver'
+      'batim: how a\n'
+      ' * configuration is checked is told there), then its kinematics.\n'
       f" * The kernel's functions checker_* are this scene's {_v4!s}"
       '_* (the macros below). Radii\n'
       f' * carry a margin of {_v5!s} (scene units) over float32 rounding.\n'
@@ -621,8 +621,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     if (ctx['triangle_mode'] == 1):
         # c_checker.c.j2:144
         _v105 = ctx['n_tnodes_decl']
-        w("/* each mesh solid's triangles under a tree of spheres (group frame; con"
-          'vex.c) */\n'
+        w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
+          'hes.c) */\n'
           f'static const double TNODE[{_v105!s}][4] = {{\n')
         # c_checker.c.j2:146
         for l_s_108 in ctx['tnodes']:
@@ -1488,7 +1488,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x9d403bf9, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x1239fe65, render_c_checker_c_j2),
     'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

@@ -5,7 +5,7 @@
  *
  * The robot: a box fixed in the world; an arm turning about the axis (0.6, 0, 0.8) through
  * (1, 0, 0) with a sphere and a solid tested through its sphere tree (a root holding two
- * leaves, each with its box) whose triangles (two, under a root and two leaves) convex.c
+ * leaves, each with its box) whose triangles (two, under a root and two leaves) meshes.c
  * tests, from static tables (-DCHECKER_TRIANGLES=1) or bound at run time (2, the default: with
  * triangles.c's proofs).
  */
@@ -152,6 +152,7 @@ static const double TBOX[3][15] = {
 #include "points.c"
 #include "cylinders.c"
 #include "convex.c"
+#include "meshes.c"
 #include "lanes.c"
 #include "motions.c"
 

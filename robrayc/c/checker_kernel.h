@@ -4,7 +4,7 @@
  * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
  * robot's tables, checker_kernel.c (the tests), configuration.c (one configuration a call),
  * cells.c (the certified cells' prover), obstacles.c, points.c, cylinders.c, convex.c,
- * lanes.c, motions.c, the robot's kinematics `fk` and `fk8`
+ * meshes.c, lanes.c, motions.c, the robot's kinematics `fk` and `fk8`
  * (straight-line C from robrayc.analysis.collision.c_kinematics) and, for robrayc's own
  * builds, triangles.c. The
  * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so
@@ -35,7 +35,7 @@
  *   CHECKER_CERTIFY    the sphere trees are bound at run time (checker_bind) and the cells'
  *                      prover checker_cells is built: robrayc's build-time library
  *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
- *   CHECKER_TRIANGLES  where the meshes' triangle trees are (convex.c): 0 none, 1 static
+ *   CHECKER_TRIANGLES  where the meshes' triangle trees are (meshes.c): 0 none, 1 static
  *                      tables TNODE, TKID, TRI, TROOT, 2 bound at run time (checker_tbind)
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
@@ -90,7 +90,7 @@ struct celltable { int var[3], n[3], wrap[3]; double lo[3], inv[3]; long first; 
  * robot's kinematics, defined after the kernel */
 static void fk(const double *q, double g[][12]);
 
-/* solid pairs the sphere trees leave open (convex.c): whether decide_pair can settle solids
+/* solid pairs the sphere trees leave open (convex.c, meshes.c): whether decide_pair can settle solids
  * a and b, and its answer at group poses g (FREE, COLLIDES or MAYBE; a: a tree solid) */
 static int decides(int a, int b);
 static int decide_pair(double g[][12], int a, int b);

@@ -1,8 +1,8 @@
 /* --- build time: exact proofs on triangle trees (robrayc.analysis.collision.triangles) ----- */
 
 /* the trees (TNODE, TKID, TRI, TROOT, TLEV, bound by checker_tbind) and the triangle tests
- * (tri_near, relative_d, apply_d) are convex.c's, which a build with this file holds with
- * CHECKER_TRIANGLES 2 */
+ * (tri_near; relative_d, apply_d) are meshes.c's and convex.c's, which a build with this
+ * file holds with CHECKER_TRIANGLES 2 */
 
 /* a proof over a box of the variables var[0..dims): half widths h, the transform b -> a at
  * its centre, node pairs it may still visit, whether triangles met at the centre (no proof:

@@ -35,12 +35,12 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
     kernel (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells.c,
-    obstacles.c, points.c, cylinders.c, convex.c, lanes.c, motions.c and, with triangles,
-    triangles.c, pasted in: the triangle trees then bound at run time); it includes
+    obstacles.c, points.c, cylinders.c, convex.c, meshes.c, lanes.c, motions.c and, with
+    triangles, triangles.c, pasted in: the triangle trees then bound at run time); it includes
     ``include``, or holds the header inline when None."""
     from robrayc.templating import render
 
-    # where the meshes' triangles are (convex.c): bound at run time with triangles, static
+    # where the meshes' triangles are (meshes.c): bound at run time with triangles, static
     # tables when the model has them, else none (a certifying build proves cells only)
     mode = 2 if triangles else 1 if "tris" in model and not model.get("certify") else 0
     return render("c_checker.c.j2", {
@@ -53,7 +53,8 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         "motion_code": kernel_source("motions.c"),
         "obstacle_code": "".join(kernel_source(f) for f in ("obstacles.c", "points.c",
                                                              "cylinders.c")),
-        "convex_code": kernel_source("convex.c"), "triangle_mode": mode,
+        "convex_code": kernel_source("convex.c") + kernel_source("meshes.c"),
+        "triangle_mode": mode,
         "triangle_code": kernel_source("triangles.c") if triangles else ""})
 
 

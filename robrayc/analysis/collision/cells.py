@@ -390,7 +390,8 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     """What the cells depend on: robrayc's version and the code that proves them (this
     module, the kinematics, the compiled checker (the module of models and c_build), its
     templates, its kernel and the triangle proofs (triangles.py's trees, triangles.c and the
-    triangle tests of convex.c): a change while the version stays is not served stale cells),
+    triangle tests of meshes.c and convex.c): a change while the version stays is not served
+    stale cells),
     the checker's solids (meshes included), pairs, kinematics and ranges, and its trees."""
     import hashlib
     from pathlib import Path
@@ -402,8 +403,8 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
                    _templates.__name__, triangles.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
-    for part in ("checker_kernel.c", "cells.c", "triangles.c", "convex.c"):  # tests, provers
-        digest.update(c_build.kernel_source(part).encode())
+    for part in ("checker_kernel.c", "cells.c", "triangles.c", "convex.c", "meshes.c"):
+        digest.update(c_build.kernel_source(part).encode())  # the tests and the provers
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
     try:

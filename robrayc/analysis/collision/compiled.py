@@ -315,7 +315,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     variables get tables of certified cells (robrayc.analysis.collision.cells). With
     triangles, it also holds the exact proofs on triangle trees bound at run time
     (``NAME_tbind``, ``NAME_tprove``: robrayc.analysis.collision.triangles); else, with
-    mesh_tests, the meshes' triangles as static tables (robrayc/c/convex.c decides the pairs
+    mesh_tests, the meshes' triangles as static tables (robrayc/c/meshes.c decides the pairs
     with meshes that the sphere trees leave open; without, they stay MAYBE)."""
     from robrayc.ctext import c_identifier
     from robrayc.templating import render
@@ -332,7 +332,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
 
 
 def _triangle_texts(checker: CollisionChecker) -> dict:
-    """The static triangle tables of a generated checker (CHECKER_TRIANGLES 1: convex.c
+    """The static triangle tables of a generated checker (CHECKER_TRIANGLES 1: meshes.c
     decides the pairs with meshes), or none when it has no mesh."""
     from robrayc.analysis.collision.triangles import triangle_trees
 
@@ -521,7 +521,7 @@ class Kernel:
         return out
 
     def _bind_trees(self, checker: CollisionChecker) -> None:
-        """Binds the meshes' triangle trees, for the exact tests of convex.c (their speeds
+        """Binds the meshes' triangle trees, for the exact tests of meshes.c (their speeds
         zero until bind_triangles gives them)."""
         from robrayc.analysis.collision.triangles import triangle_trees
 

@@ -59,7 +59,7 @@ def node_boxes(tri: np.ndarray, nodes: np.ndarray, kids: np.ndarray) -> np.ndarr
     """(N, 15): each node's oriented box holding its triangles (tri (T, 3, 3) in the tree's
     order): rotation row-major with the box axes as columns (its points' principal axes),
     centre, half extents. A thin or long triangle has a thin box where its sphere is wide:
-    what lets convex.c's exact tests skip most of two meshes that come close."""
+    what lets meshes.c's exact tests skip most of two meshes that come close."""
     first = np.empty(len(nodes), np.int64)
     last = np.empty(len(nodes), np.int64)
     leaf = kids[:, 1] < 0
