@@ -143,6 +143,7 @@ class _Prover:
                  "certify": True}
         # with triangles, also the triangle-tree proofs (triangles.c: tcells)
         source = checker_text(model, None, render("c_checker.h.j2", model), triangles)
+        self.triangles = triangles
         self.lib = load(source)  # CompilerMissing without a compiler
         self.checker, self.lo, self.hi = checker, lo, hi
         self._triangles: tuple | None = None
@@ -183,8 +184,11 @@ class _Prover:
         leaves unproven proven on the pair's triangle trees (exact triangle distances, each
         node grown by how far it moves within the cell: no sphere's bulge), more than
         TRIANGLE_GAP times DECIDE_GAP apart, within TRIANGLE_VISITS node pairs a table, and
-        TRIANGLE_CELL a cell; unchanged for a pair that is not two meshes."""
+        TRIANGLE_CELL a cell; unchanged for a pair that is not two meshes, or by a prover
+        built without triangles."""
         a, b = int(self.checker._pi[p]), int(self.checker._pj[p])
+        if not self.triangles:
+            return table
         trees = self._bind_triangles()
         if trees.roots[a] < 0 or trees.roots[b] < 0 or self.tleft <= 0:
             return table
@@ -293,8 +297,12 @@ def prove_cells(checker, models: Models, model: dict | None = None) -> list[Cell
     grids = [[_grid(float(lo[v]), float(hi[v]), periodic[v], n) for v in var]
              for _, var, n, _ in chosen]
     try:
+        # with the triangle proofs when a table may need them (they cost its build time)
+        meshes = [item.faces is not None and len(item.faces) > 0 for item in checker.solids.items]
+        triangles = any(len(var) <= 2 and meshes[int(checker._pi[p])]
+                        and meshes[int(checker._pj[p])] for p, var, _, _ in chosen)
         coarse = _Prover(checker, model if model is not None else models(checker), lo, hi,
-                         triangles=True)
+                         triangles)
         bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
                 for (p, var, n, _), grid in zip(chosen, grids, strict=True)]
         _refine(checker, models, coarse, chosen, grids, bits, samples)
