@@ -320,10 +320,16 @@ static unsigned lane_tree_solid(const struct block *k, int a, int b, unsigned ma
 }
 
 /* the lanes of mask in which solid pair p (solids a, b), its bounding spheres near, is not
- * proven apart: each tree against the other's shape, as check1's pair1 (a mesh against a
- * mesh: either tree missing the other's bounding box), then the pair's certified cells */
+ * proven apart: the pair's certified cells, then each tree against the other's shape, as
+ * check1's pair1 (a mesh against a mesh: either tree missing the other's bounding box) */
 static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned mask)
 {
+    if (CELLTAB[p] >= 0) {  /* first, as pair_state: a look-up spares the trees' tests */
+        int l;
+        for (l = 0; l < 8; l++)
+            if ((mask >> l & 1u) && certified(k->row[l], CELLTAB[p])) mask &= ~(1u << l);
+        if (!mask) return 0u;
+    }
     if (SOLID[b].exact >= 0) {
         mask = lane_tree_solid(k, a, b, mask);
     } else if (SOLID[a].exact >= 0) {
@@ -331,11 +337,6 @@ static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned m
     } else {
         mask = lane_tree_solid(k, a, b, mask);
         if (mask) mask = lane_tree_solid(k, b, a, mask);
-    }
-    if (CELLTAB[p] >= 0) {
-        int l;
-        for (l = 0; l < 8; l++)
-            if ((mask >> l & 1u) && certified(k->row[l], CELLTAB[p])) mask &= ~(1u << l);
     }
     return mask;
 }
@@ -414,13 +415,15 @@ static void lane_floats(double (*restrict g)[12][8], float (*restrict gf)[12][8]
                 for (l = 0; l < 8; l++) gf[s][i][l] = (float)g[s][i][l];
 }
 
-/* every solid's bounding-sphere centre in the world */
+/* every moving solid's bounding-sphere centre in the world (the lanes test the fixed ones'
+ * through FIXB's copies) */
 static void lane_centres(float (*restrict gf)[12][8], float (*restrict centre)[3][8])
 {
     int s, i, j, l;
     for (s = 0; s < NS; s++) {
         float (*w)[8] = gf[SOLID[s].group];
         const float *b = SOLID[s].bound;
+        if (!SOLID[s].group) continue;
         for (i = 0; i < 3; i++)
             for (l = 0; l < 8; l++) {
                 float c = w[9 + i][l];
