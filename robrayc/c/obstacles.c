@@ -16,7 +16,7 @@
  * leaf's box against the obstacle's box, or its bounding box for a cylinder or capsule), MAYBE
  * when a leaf still reaches it, COLLIDES when one of the solid's witness points (a mesh's
  * vertices, bound at run time) lies inside it; a mesh against a sphere or box (or a point)
- * then by its triangles (convex.c's decide_solid: COLLIDES, FREE, or MAYBE within its gap).
+ * then by its triangles (meshes.c's decide_solid: COLLIDES, FREE, or MAYBE within its gap).
  * Points: points.c (compiled after this file), each point a sphere obstacle.
  *
  * Precision (checker_kernel.c, "precision"): the robot's margins cover coordinates up to its
@@ -357,7 +357,7 @@ static int env_pair(double g[][12], int a, const struct envshape *e, int skip)
         relative_d(wa, we, me);
         return cylinder_other(sa, &e->s, me);
     }
-    return decide_solid(g[sa->group], a, we, &e->s);  /* a mesh's triangles (convex.c) */
+    return decide_solid(g[sa->group], a, we, &e->s);  /* a mesh's triangles (meshes.c) */
 }
 
 /* attached shape t against obstacle e (group poses g): a sphere or box pair exactly, a

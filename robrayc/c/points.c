@@ -7,7 +7,7 @@
  * cloud's box); a moving solid (or an attached shape) visits the cells its bounding sphere
  * reaches, skips those its bounding box misses, then tests each point within reach as a
  * sphere: a sphere or box solid exactly, else its sphere tree and a mesh's triangles
- * (convex.c's decide_solid), as obstacles.c tests a sphere obstacle.
+ * (meshes.c's decide_solid), as obstacles.c tests a sphere obstacle.
  */
 
 /* --- the grid ------------------------------------------------------------------------------ */
@@ -164,7 +164,7 @@ static int point_pair(double g[][12], int a, const double *x, int skip)
         struct solid s = point_solid(x);
         double ws[12];
         mul(g[0], s.pose, ws);
-        return decide_solid(ga, a, ws, &s);  /* a mesh's triangles (convex.c) */
+        return decide_solid(ga, a, ws, &s);  /* a mesh's triangles (meshes.c) */
     }
 }
 
