@@ -86,6 +86,23 @@ static int edge_axes_apart(const double *u, const double *v, double g2)
     return 0;
 }
 
+/* are triangles u and v (9 coordinates each) farther than g apart along an axis of their frame */
+static int tri_boxes_apart(const double *u, const double *v, double g)
+{
+    int i, k;
+    for (k = 0; k < 3; k++) {
+        double ulo = u[k], uhi = u[k], vlo = v[k], vhi = v[k];
+        for (i = 3; i < 9; i += 3) {
+            if (u[i + k] < ulo) ulo = u[i + k];
+            if (u[i + k] > uhi) uhi = u[i + k];
+            if (v[i + k] < vlo) vlo = v[i + k];
+            if (v[i + k] > vhi) vhi = v[i + k];
+        }
+        if (vlo - uhi > g || ulo - vhi > g) return 1;
+    }
+    return 0;
+}
+
 /* are triangles u and v (9 coordinates each, one frame) within distance g of each other.
  * Apart triangles are closest at an edge pair or at a vertex over the other's face; crossing
  * ones have an edge through the other's face. Most pairs are settled first by their boxes or
@@ -95,16 +112,7 @@ static int tri_near(const double *u, const double *v, double g)
     const double *t[2] = { u, v };
     double n[2][3], nn[2], side[2][3], g2 = g * g;
     int i, j, k;
-    for (k = 0; k < 3; k++) {  /* their boxes farther apart than g along an axis */
-        double ulo = u[k], uhi = u[k], vlo = v[k], vhi = v[k];
-        for (i = 3; i < 9; i += 3) {
-            if (u[i + k] < ulo) ulo = u[i + k];
-            if (u[i + k] > uhi) uhi = u[i + k];
-            if (v[i + k] < vlo) vlo = v[i + k];
-            if (v[i + k] > vhi) vhi = v[i + k];
-        }
-        if (vlo - uhi > g || ulo - vhi > g) return 0;
-    }
+    if (tri_boxes_apart(u, v, g)) return 0;
     for (i = 0; i < 9; i += 3)  /* two corners within g: near, without the edges' work */
         for (j = 0; j < 9; j += 3) {
             double dx = u[i] - v[j], dy = u[i + 1] - v[j + 1], dz = u[i + 2] - v[j + 2];
@@ -186,18 +194,7 @@ static int crosses(const double *u, const double *v)
 /* triangles u and v: crossing (certain) first, which is quicker than tri_near's proof */
 static int tri_tri(const double *u, const double *v)
 {
-    int k;
-    for (k = 0; k < 3; k++) {  /* their boxes farther apart than DECIDE_GAP along an axis */
-        double ulo = u[k], uhi = u[k], vlo = v[k], vhi = v[k];
-        int i;
-        for (i = 3; i < 9; i += 3) {
-            if (u[i + k] < ulo) ulo = u[i + k];
-            if (u[i + k] > uhi) uhi = u[i + k];
-            if (v[i + k] < vlo) vlo = v[i + k];
-            if (v[i + k] > vhi) vhi = v[i + k];
-        }
-        if (vlo - uhi > DECIDE_GAP || ulo - vhi > DECIDE_GAP) return 0;
-    }
+    if (tri_boxes_apart(u, v, DECIDE_GAP)) return 0;
     if (crosses(u, v) || crosses(v, u)) return 1;
     return tri_near(u, v, DECIDE_GAP) ? 2 : 0;
 }
