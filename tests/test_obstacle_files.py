@@ -213,6 +213,7 @@ def test_bad_files_are_located_errors(tmp_path: Path) -> None:
     bad.write_text("1 2 3\n4 x 6\n")
     run = robrayc("plan", ARM, "--points", bad, "--goal", "turn=1")
     assert run.status == 2 and f"{bad}:2:3: error: 'x' is not a number" in run.err, run.err
+    assert "\n 4 x 6\n   ^" in run.err, run.err  # the line and a caret under 'x'
     assert "Traceback" not in run.err
     head = ("VERSION .7\nFIELDS x y z\nSIZE 4 4 4\nTYPE F F F\nCOUNT 1 1 1\nWIDTH 1\n"
             "HEIGHT 1\nPOINTS 1\n")

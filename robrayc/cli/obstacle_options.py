@@ -50,13 +50,13 @@ def set_obstacles(checker, args: argparse.Namespace, sink: DiagnosticSink) -> di
     from robrayc.analysis.collision import PointCloud
     from robrayc.analysis.collision.environment import obstacle_name
     from robrayc.analysis.obstacle_scene import scene_obstacles
-    from robrayc.cli.main import load_from_args
+    from robrayc.cli import main
     from robrayc.frontend.point_cloud import read_points
     from robrayc.links import frame_links
 
     shapes, labels = [], []
     for path in args.obstacles:
-        scene = load_from_args(argparse.Namespace(**{**vars(args), "files": [path]}), sink)
+        scene = main.load_from_args(argparse.Namespace(**{**vars(args), "files": [path]}), sink)
         found = scene_obstacles(scene, sink, args.obstacle_sphere_size)
         covered = [o for o in found if isinstance(o.shape, PointCloud)]
         if covered:
@@ -69,7 +69,8 @@ def set_obstacles(checker, args: argparse.Namespace, sink: DiagnosticSink) -> di
         links = frame_links(scene) or {}  # a URDF's obstacles by their links
         labels += [f"{path}:{links.get(o.frame, o.frame)}" for o in found]
     for path in args.points:
-        shapes.append(PointCloud(points=read_points(path, sink), radius=args.point_radius))
+        points = read_points(path, sink, main._SOURCES)  # (_SOURCES: the lines errors show)
+        shapes.append(PointCloud(points=points, radius=args.point_radius))
         labels.append(path)
     sink.check()
     checker.set_obstacles(shapes)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos
 
 SUFFIXES = (".pcd", ".ply", ".npy", ".xyz")
 _NUMBER = re.compile(r"[^\s,]+")
@@ -29,10 +29,12 @@ class _Bad(Exception):
         self.line, self.col, self.hint = line, col, hint
 
 
-def read_points(path: str, sink: DiagnosticSink) -> np.ndarray:
+def read_points(path: str, sink: DiagnosticSink,
+                sources: SourceCache | None = None) -> np.ndarray:
     """The points of a point-cloud file ((n, 3) floats, finite); errors go to sink and raise
-    CompileError."""
+    CompileError (with the text in sources, so that an error in a text file shows its line)."""
     suffix = Path(path).suffix.lower()
+    data = b""
     readers = {".pcd": _pcd, ".ply": _ply, ".npy": _npy, ".xyz": _xyz}
     try:
         if suffix not in readers:
@@ -44,6 +46,8 @@ def read_points(path: str, sink: DiagnosticSink) -> np.ndarray:
         raise sink.fatal(f"cannot read point cloud: {exc.strerror or exc}",
                          SourcePos(path)) from None
     except _Bad as exc:
+        if exc.line > 0 and sources is not None:
+            sources.add(path, data.decode("utf-8", "replace"))
         raise sink.fatal(str(exc), SourcePos(path, exc.line, exc.col), exc.hint) from None
     faces = _ply_faces(data) if suffix == ".ply" else 0
     if faces:
