@@ -214,7 +214,7 @@ def _validator_class(base):
             n = 0
 
             def aim(self, checker, resolution: float) -> None:
-                caller = _kernel_caller(checker) if checker is not None else None
+                caller = _kernel_caller(checker)
                 self.decide = caller.decide if caller is not None else _undecided
                 self.decide_motion = (caller.decide_motion if caller is not None
                                       else _undecided)
@@ -238,13 +238,13 @@ def _validator_class(base):
 
 
 def _kernel_caller(checker):
-    """The compiled kernel's Python entry points (decide, decide_motion: True collides, False
-    free, None left open) when the kernel answers for the checker as it is, else None."""
+    """motions.kernel_caller of a CollisionChecker; None for no checker, or any other object
+    that checks (a wrapped checker plans through its own check and check_motion)."""
     from robrayc.analysis.collision import motions
 
-    if getattr(checker, "_kernel", None) is None or not motions._fast(checker):
+    if getattr(checker, "_kernel", None) is None:
         return None
-    return checker._kernel.caller
+    return motions.kernel_caller(checker)
 
 
 def _undecided(*_) -> None:

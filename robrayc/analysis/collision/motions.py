@@ -71,12 +71,12 @@ def in_collision(checker: CollisionChecker, q: np.ndarray) -> np.ndarray:
 def check(checker: CollisionChecker, config) -> bool:
     """Whether anything collides at one configuration: one foreign call when the C decides
     it; else (MAYBE, INVALID, or a config the C call does not take) in_collision's way."""
-    if _fast(checker):
-        kernel = checker._kernel
-        hit = kernel.caller.decide(config)
+    caller = kernel_caller(checker)
+    if caller is not None:
+        hit = caller.decide(config)
         if hit is not None:
             return hit
-        state = kernel.check_one(config)  # (sequences the caller does not read)
+        state = checker._kernel.check_one(config)  # (sequences the caller does not read)
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     return bool(checker.in_collision(checker.config_vector(config)[None])[0])
@@ -86,12 +86,12 @@ def check_motion(checker: CollisionChecker, a, b,
                  resolution: float = DEFAULT_RESOLUTION) -> bool:
     """Whether the straight-line motion a -> b collides at one of its samples
     (motion_samples): one foreign call when the C decides it."""
-    if _fast(checker):
-        kernel = checker._kernel
-        hit = kernel.caller.decide_motion(a, b, resolution)
+    caller = kernel_caller(checker)
+    if caller is not None:
+        hit = caller.decide_motion(a, b, resolution)
         if hit is not None:
             return hit
-        state = kernel.check_motion_one(a, b, resolution)
+        state = checker._kernel.check_motion_one(a, b, resolution)
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     qa, qb = checker.config_vector(a)[None], checker.config_vector(b)[None]
@@ -129,6 +129,13 @@ def check_motions(checker: CollisionChecker, a, b,
 def _fast(checker: CollisionChecker) -> bool:
     """Whether the kernel answers for the checker as it is (not restricted to some pairs)."""
     return checker._kernel is not None and checker._active is None and len(checker._pi) > 0
+
+
+def kernel_caller(checker: CollisionChecker):
+    """The compiled kernel's Python entry points (c_build.Caller: decide, decide_motion; True
+    collides, False free, None left open) when the kernel answers for the checker as it is,
+    else None: check and check_motion ask it first, and so do the planner's callbacks."""
+    return checker._kernel.caller if _fast(checker) else None
 
 
 def any_collides(checker: CollisionChecker, q: np.ndarray, owner: np.ndarray, n: int
