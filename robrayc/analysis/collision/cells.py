@@ -148,7 +148,8 @@ class _Prover:
         self.lib = load(source)  # CompilerMissing without a compiler
         self.checker, self.lo, self.hi = checker, lo, hi
         self._triangles: tuple | None = None
-        # the band about contact where the kernel leaves answers to the exact checker
+        # the band about contact where the kernel leaves answers to the exact checker: the C's
+        # DECIDE_GAP (checker_kernel.h), the same formula on the same model
         self.gap = CONTACT_TOL + 1e-6 * (float(model["group_reach"])
                                          + float(model["solid_reach"]))
         self._fill = self.lib.rcells_cells
