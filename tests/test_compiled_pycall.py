@@ -215,3 +215,17 @@ def test_extension_compiles_under_strict_gcc(tmp_path: Path, std: str) -> None:
                           "-fPIC", "-shared", f"-I{include}", "-o", str(tmp_path / "p.so"),
                           str(resource_path("c", "pycall.c"))], capture_output=True, text=True)
     assert run.returncode == 0, run.stderr
+
+
+@pytest.mark.parametrize(("platform", "flags"), [
+    ("darwin", ("-undefined", "dynamic_lookup")), ("linux", ())])
+def test_extension_links_python_at_load_time_on_macos(
+        monkeypatch: pytest.MonkeyPatch, platform: str, flags: tuple[str, ...]) -> None:
+    """macOS's linker refuses a module's undefined Python symbols unless told to leave them
+    to the interpreter (its own LDSHARED says -undefined dynamic_lookup); Linux needs no flag."""
+    asked: list[tuple[str, ...]] = []
+    monkeypatch.setattr(c_build.sysconfig, "get_config_var", lambda name: ".so")
+    monkeypatch.setattr(c_build.sys, "platform", platform)
+    monkeypatch.setattr(c_build, "build", lambda source, extra, *rest: asked.append(extra))
+    c_build.build_extension("/include")
+    assert asked == [("-I/include", *flags)]

@@ -13,6 +13,7 @@ import importlib.util
 import os
 import shutil
 import subprocess
+import sys
 import sysconfig
 import tempfile
 from importlib.machinery import ExtensionFileLoader
@@ -158,7 +159,10 @@ def extension() -> ModuleType | None:
 def build_extension(include: str, extra: tuple[str, ...] = ()) -> Path:
     """pycall.c built against the headers in `include` (with the extra flags), cached as the
     checkers are, its name ending in the interpreter's extension suffix (its ABI)."""
-    return build(kernel_source("pycall.c"), (f"-I{include}", *extra), "pycall",
+    # macOS links a module's Python symbols when the interpreter loads it, as its own
+    # LDSHARED does (-undefined dynamic_lookup); Linux leaves them undefined by default
+    link = ("-undefined", "dynamic_lookup") if sys.platform == "darwin" else ()
+    return build(kernel_source("pycall.c"), (f"-I{include}", *link, *extra), "pycall",
                  sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
