@@ -432,7 +432,6 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v57 = ctx['name']
     _v58 = ctx['name']
     _v59 = ctx['kernel_header']
-    _v60 = ctx['name']
     w(f'#define NCELLTABLES_DECL {_v24!s}\n'
       f'#define NCELLBYTES_DECL {_v25!s}\n'
       f'#define ANY_CONST_HIT {_v26!s}\n'
@@ -470,249 +469,279 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_bind_witnesses {_v57!s}_bind_witnesses\n'
       f'#define checker_frame_names {_v58!s}_frame_names\n'
       '\n'
-      f'{_v59!s}\n'
-      f'/* --- the tables of "{_v60!s}'
-      '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
-      '\n'
-      'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-    # c_checker.c.j2:70
-    for (l_a_63, l_b_64,) in ctx['pair_names']:
-        w(f'    {{ {l_a_63!s}, {l_b_64!s} }},\n')
-    # c_checker.c.j2:71
-    if (not ctx['pair_names']):
-        w('    { 0, 0 }\n')
-    # c_checker.c.j2:72
-    _v65 = ctx['frame_names']
-    _v66 = ctx['frame_group']
-    w('};\n'
-      '\n'
-      f'const char *const checker_frame_names[NF_DECL] = {{ {_v65!s} }};\n'
-      '\n'
-      "/* each frame's rigid group and pose in it (rotation row-major, translat"
-      "ion); each solid's\n"
-      ' * frame */\n'
-      f'static const int FRAME_GROUP[NF_DECL] = {{ {_v66!s} }};\n'
-      'static const double FRAME_POSE[NF_DECL][12] = {\n')
-    # c_checker.c.j2:80
-    for l_p_69 in ctx['frame_pose']:
-        w(f'    {{ {l_p_69!s} }},\n')
-    # c_checker.c.j2:81
-    if (not ctx['frame_pose']):
-        w('    { 0.0 }\n')
-    # c_checker.c.j2:82
-    _v70 = ctx['solid_frame']
-    _v71 = ctx['const_hit']
-    w('};\n'
-      f'static const int SOLID_FRAME[NS_DECL] = {{ {_v70!s} }};\n'
-      '\n'
-      '/* frame pairs colliding at every configuration (solids fixed to one ano'
-      'ther) */\n'
-      f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v71!s} }};\n'
-      '\n'
-      'static const struct solid SOLID[NS_DECL] = {\n')
-    # c_checker.c.j2:89
-    for l_s_74 in ctx['solids']:
-        w(f'    {{ {l_s_74!s} }},\n')
-    # c_checker.c.j2:90
-    if (not ctx['solids']):
-        w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-    # c_checker.c.j2:91
-    _v75 = ctx['group_solids']
-    w('};\n'
-      '\n'
-      '/* 1: the group holds solids */\n'
-      f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v75!s} }};\n')
-    # c_checker.c.j2:95
-    if (not ctx['certify']):
-        # c_checker.c.j2:96
-        w('\n'
-          'static const float BOX[NS_DECL][15] = {\n')
-        # c_checker.c.j2:98
-        for l_s_78 in ctx['boxes']:
-            w(f'    {{ {l_s_78!s} }},\n')
-        # c_checker.c.j2:99
-        if (not ctx['boxes']):
-            w('    { 0.0f }\n')
-        # c_checker.c.j2:100
-        w('};\n'
+      f'{_v59!s}\n')
+    # c_checker.c.j2:67
+    if ctx['cells_part']:
+        # c_checker.c.j2:68
+        w("/* robrayc's own build: the certified cells are a file of their own, com"
+          'piled once they are\n'
+          ' * proven (the "code" part compiles meanwhile) and linked with it; hidde'
+          'n, not exported */\n'
+          '#if defined(__GNUC__)\n'
+          '#define CHECKER_TABLE __attribute__((visibility("hidden")))\n'
+          '#else\n'
+          '#define CHECKER_TABLE\n'
+          '#endif\n')
+    # c_checker.c.j2:76
+    if (ctx['cells_part'] != 'tables'):
+        # c_checker.c.j2:77
+        _v60 = ctx['name']
+        w(f'/* --- the tables of "{_v60!s}'
+          '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
           '\n'
-          'static const float NODE[NODES_DECL][4] = {\n')
-        # c_checker.c.j2:103
-        for l_s_81 in ctx['nodes']:
-            w(f'    {{ {l_s_81!s} }},\n')
-        # c_checker.c.j2:104
-        if (not ctx['nodes']):
-            w('    { 0.0f }\n')
-        # c_checker.c.j2:105
-        w('};\n'
-          '\n'
-          'static const int KID[NODES_DECL][2] = {\n')
-        # c_checker.c.j2:108
-        for l_k_84 in ctx['kids']:
-            w(f'    {{ {l_k_84!s} }},\n')
-        # c_checker.c.j2:109
-        if (not ctx['kids']):
+          'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
+        # c_checker.c.j2:80
+        for (l_a_63, l_b_64,) in ctx['pair_names']:
+            w(f'    {{ {l_a_63!s}, {l_b_64!s} }},\n')
+        # c_checker.c.j2:81
+        if (not ctx['pair_names']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:110
+        # c_checker.c.j2:82
+        _v65 = ctx['frame_names']
+        _v66 = ctx['frame_group']
         w('};\n'
           '\n'
-          'static const float LEAF[LEAVES_DECL][15] = {\n')
-        # c_checker.c.j2:113
-        for l_s_87 in ctx['leaves']:
-            w(f'    {{ {l_s_87!s} }},\n')
-        # c_checker.c.j2:114
-        if (not ctx['leaves']):
-            w('    { 0.0f }\n')
-        # c_checker.c.j2:115
-        w('};\n')
-    # c_checker.c.j2:117
-    w('\n'
-      'static const int PAIR[NP_DECL][3] = {\n')
-    # c_checker.c.j2:119
-    for l_p_90 in ctx['pairs']:
-        w(f'    {{ {l_p_90!s} }},\n')
-    # c_checker.c.j2:120
-    if (not ctx['pairs']):
-        w('    { 0, 0, 0 }\n')
-    # c_checker.c.j2:121
-    w('};\n'
-      '\n'
-      'static const struct fixblock FIXB[NFB_DECL] = {\n')
-    # c_checker.c.j2:124
-    for l_f_93 in ctx['fixblocks']:
-        w(f'    {{ {l_f_93!s} }},\n')
-    # c_checker.c.j2:125
-    if (not ctx['fixblocks']):
-        w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-    # c_checker.c.j2:126
-    _v94 = ctx['movp']
-    _v95 = ctx['mova']
-    _v96 = ctx['movb']
-    _v97 = ctx['movr2']
-    _v98 = ctx['celltab']
-    w('};\n'
-      '\n'
-      f'static const int MOVP[NMP_DECL] = {{ {_v94!s} }};\n'
-      f'static const int MOVA[NMP_DECL] = {{ {_v95!s} }};\n'
-      f'static const int MOVB[NMP_DECL] = {{ {_v96!s} }};\n'
-      f'static const float MOVR2[NMP_DECL] = {{ {_v97!s} }};\n'
-      '\n'
-      f'static const int CELLTAB[NP_DECL] = {{ {_v98!s} }};\n'
-      'static const struct celltable CELLS[NCELLTABLES_DECL] = {\n')
-    # c_checker.c.j2:135
-    for l_c_101 in ctx['celltables']:
-        w(f'    {{ {l_c_101!s} }},\n')
-    # c_checker.c.j2:136
-    if (not ctx['celltables']):
-        w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-    # c_checker.c.j2:137
-    w('};\n'
-      'static const unsigned char CELLBITS[NCELLBYTES_DECL] = {\n')
-    # c_checker.c.j2:139
-    for l_row_104 in ctx['cellbytes']:
-        w(f'    {l_row_104!s},\n')
-    # c_checker.c.j2:140
-    if (not ctx['cellbytes']):
-        w('    0\n')
-    # c_checker.c.j2:141
-    w('};\n'
-      '\n')
-    # c_checker.c.j2:143
-    if (ctx['triangle_mode'] == 1):
-        # c_checker.c.j2:144
-        _v105 = ctx['n_tnodes_decl']
-        w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
-          'hes.c) */\n'
-          f'static const double TNODE[{_v105!s}][4] = {{\n')
-        # c_checker.c.j2:146
-        for l_s_108 in ctx['tnodes']:
-            w(f'    {{ {l_s_108!s} }},\n')
-        # c_checker.c.j2:147
-        _v109 = ctx['n_tnodes_decl']
+          f'const char *const checker_frame_names[NF_DECL] = {{ {_v65!s} }};\n'
+          '\n'
+          "/* each frame's rigid group and pose in it (rotation row-major, translat"
+          "ion); each solid's\n"
+          ' * frame */\n'
+          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v66!s} }};\n'
+          'static const double FRAME_POSE[NF_DECL][12] = {\n')
+        # c_checker.c.j2:90
+        for l_p_69 in ctx['frame_pose']:
+            w(f'    {{ {l_p_69!s} }},\n')
+        # c_checker.c.j2:91
+        if (not ctx['frame_pose']):
+            w('    { 0.0 }\n')
+        # c_checker.c.j2:92
+        _v70 = ctx['solid_frame']
+        _v71 = ctx['const_hit']
         w('};\n'
-          f'static const int TKID[{_v109!s}][2] = {{\n')
+          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v70!s} }};\n'
+          '\n'
+          '/* frame pairs colliding at every configuration (solids fixed to one ano'
+          'ther) */\n'
+          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v71!s} }};\n'
+          '\n'
+          'static const struct solid SOLID[NS_DECL] = {\n')
+        # c_checker.c.j2:99
+        for l_s_74 in ctx['solids']:
+            w(f'    {{ {l_s_74!s} }},\n')
+        # c_checker.c.j2:100
+        if (not ctx['solids']):
+            w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
+        # c_checker.c.j2:101
+        _v75 = ctx['group_solids']
+        w('};\n'
+          '\n'
+          '/* 1: the group holds solids */\n'
+          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v75!s} }};\n')
+        # c_checker.c.j2:105
+        if (not ctx['certify']):
+            # c_checker.c.j2:106
+            w('\n'
+              'static const float BOX[NS_DECL][15] = {\n')
+            # c_checker.c.j2:108
+            for l_s_78 in ctx['boxes']:
+                w(f'    {{ {l_s_78!s} }},\n')
+            # c_checker.c.j2:109
+            if (not ctx['boxes']):
+                w('    { 0.0f }\n')
+            # c_checker.c.j2:110
+            w('};\n'
+              '\n'
+              'static const float NODE[NODES_DECL][4] = {\n')
+            # c_checker.c.j2:113
+            for l_s_81 in ctx['nodes']:
+                w(f'    {{ {l_s_81!s} }},\n')
+            # c_checker.c.j2:114
+            if (not ctx['nodes']):
+                w('    { 0.0f }\n')
+            # c_checker.c.j2:115
+            w('};\n'
+              '\n'
+              'static const int KID[NODES_DECL][2] = {\n')
+            # c_checker.c.j2:118
+            for l_k_84 in ctx['kids']:
+                w(f'    {{ {l_k_84!s} }},\n')
+            # c_checker.c.j2:119
+            if (not ctx['kids']):
+                w('    { 0, 0 }\n')
+            # c_checker.c.j2:120
+            w('};\n'
+              '\n'
+              'static const float LEAF[LEAVES_DECL][15] = {\n')
+            # c_checker.c.j2:123
+            for l_s_87 in ctx['leaves']:
+                w(f'    {{ {l_s_87!s} }},\n')
+            # c_checker.c.j2:124
+            if (not ctx['leaves']):
+                w('    { 0.0f }\n')
+            # c_checker.c.j2:125
+            w('};\n')
+        # c_checker.c.j2:127
+        w('\n'
+          'static const int PAIR[NP_DECL][3] = {\n')
+        # c_checker.c.j2:129
+        for l_p_90 in ctx['pairs']:
+            w(f'    {{ {l_p_90!s} }},\n')
+        # c_checker.c.j2:130
+        if (not ctx['pairs']):
+            w('    { 0, 0, 0 }\n')
+        # c_checker.c.j2:131
+        w('};\n'
+          '\n'
+          'static const struct fixblock FIXB[NFB_DECL] = {\n')
+        # c_checker.c.j2:134
+        for l_f_93 in ctx['fixblocks']:
+            w(f'    {{ {l_f_93!s} }},\n')
+        # c_checker.c.j2:135
+        if (not ctx['fixblocks']):
+            w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
+        # c_checker.c.j2:136
+        _v94 = ctx['movp']
+        _v95 = ctx['mova']
+        _v96 = ctx['movb']
+        _v97 = ctx['movr2']
+        w('};\n'
+          '\n'
+          f'static const int MOVP[NMP_DECL] = {{ {_v94!s} }};\n'
+          f'static const int MOVA[NMP_DECL] = {{ {_v95!s} }};\n'
+          f'static const int MOVB[NMP_DECL] = {{ {_v96!s} }};\n'
+          f'static const float MOVR2[NMP_DECL] = {{ {_v97!s} }};\n'
+          '\n')
+    # c_checker.c.j2:144
+    if (ctx['cells_part'] == 'code'):
+        # c_checker.c.j2:145
+        w('extern CHECKER_TABLE const int CELLTAB[NP_DECL];\n'
+          'extern CHECKER_TABLE const struct celltable CELLS[];\n'
+          'extern CHECKER_TABLE const unsigned char CELLBITS[];\n')
+    else:
         # c_checker.c.j2:149
-        for l_k_112 in ctx['tkids']:
-            w(f'    {{ {l_k_112!s} }},\n')
-        # c_checker.c.j2:150
-        _v113 = ctx['n_tris_decl']
-        w('};\n'
-          f'static const double TRI[{_v113!s}][9] = {{\n')
+        _v98 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        _v99 = ctx['celltab']
+        _v100 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        w(f'{_v98!s} const int CELLTAB[NP_DECL] = {{ {_v99!s} }};\n'
+          f'{_v100!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
+        # c_checker.c.j2:151
+        for l_c_103 in ctx['celltables']:
+            w(f'    {{ {l_c_103!s} }},\n')
         # c_checker.c.j2:152
-        for l_t_116 in ctx['tris']:
-            w(f'    {{ {l_t_116!s} }},\n')
+        if (not ctx['celltables']):
+            w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
         # c_checker.c.j2:153
-        _v117 = ctx['troots']
-        _v118 = ctx['n_tnodes_decl']
+        _v104 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
         w('};\n'
-          f'static const int TROOT[NS_DECL] = {{ {_v117!s} }};\n'
-          f'static const double TBOX[{_v118!s}][15] = {{\n')
+          f'{_v104!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
+        # c_checker.c.j2:155
+        for l_row_107 in ctx['cellbytes']:
+            w(f'    {l_row_107!s},\n')
         # c_checker.c.j2:156
-        for l_b_121 in ctx['tboxes']:
-            w(f'    {{ {l_b_121!s} }},\n')
+        if (not ctx['cellbytes']):
+            w('    0\n')
         # c_checker.c.j2:157
         w('};\n')
     # c_checker.c.j2:159
-    _v122 = ctx['kernel']
-    _v123 = ctx['configuration_code']
-    _v124 = ctx['cells_code']
-    _v125 = ctx['obstacle_code']
-    _v126 = ctx['convex_code']
-    _v127 = ctx['lane_code']
-    _v128 = ctx['motion_code']
-    _v129 = ctx['name']
-    _v130 = ctx['fk_code']
-    _v131 = ctx['fk8_code']
-    _v132 = ctx['name']
-    _v133 = ctx['travel']
-    _v134 = ctx['triangle_code']
-    w(f'{_v122!s}\n'
-      f'{_v123!s}\n'
-      f'{_v124!s}\n'
-      f'{_v125!s}\n'
-      f'{_v126!s}\n'
-      f'{_v127!s}\n'
-      f'{_v128!s}\n'
-      f'/* --- the kinematics of "{_v129!s}'
-      '" ------------------------------------------------------- */\n'
-      '\n'
-      "/* every group's pose, parents first: the parent's pose times the consta"
-      'nt written out\n'
-      " * (robrayc.analysis.collision.c_kinematics), then the joint's motion */"
-      '\n'
-      'static void fk(const double *q, double g[][12])\n'
-      '{\n'
-      '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
-      ', 0 };\n'
-      '    int i;\n'
-      '    (void)q;\n'
-      '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-      f'{_v130!s}\n'
-      '}\n'
-      '\n'
-      '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
-      "ach value a lane's */\n"
-      'static void fk8(double q[restrict][8], double g[restrict][12][8])\n'
-      '{\n'
-      '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
-      ', 0 };\n'
-      '    int i, l;\n'
-      '    (void)q;\n'
-      '    for (i = 0; i < 12; i++)\n'
-      '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
-      '    for (l = 0; l < 8; l++) {\n'
-      f'{_v131!s}\n'
-      '    }\n'
-      '}\n'
-      '\n'
-      f'/* how far the prismatic joints of "{_v132!s}'
-      '" have slid (checker_kernel.c, world_frame) */\n'
-      'static double travel(const double *q)\n'
-      '{\n'
-      '    (void)q;\n'
-      f'    return {_v133!s};\n'
-      '}\n'
-      f'{_v134!s}\n')
+    if (ctx['cells_part'] != 'tables'):
+        # c_checker.c.j2:160
+        w('\n')
+        # c_checker.c.j2:161
+        if (ctx['triangle_mode'] == 1):
+            # c_checker.c.j2:162
+            _v108 = ctx['n_tnodes_decl']
+            w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
+              'hes.c) */\n'
+              f'static const double TNODE[{_v108!s}][4] = {{\n')
+            # c_checker.c.j2:164
+            for l_s_111 in ctx['tnodes']:
+                w(f'    {{ {l_s_111!s} }},\n')
+            # c_checker.c.j2:165
+            _v112 = ctx['n_tnodes_decl']
+            w('};\n'
+              f'static const int TKID[{_v112!s}][2] = {{\n')
+            # c_checker.c.j2:167
+            for l_k_115 in ctx['tkids']:
+                w(f'    {{ {l_k_115!s} }},\n')
+            # c_checker.c.j2:168
+            _v116 = ctx['n_tris_decl']
+            w('};\n'
+              f'static const double TRI[{_v116!s}][9] = {{\n')
+            # c_checker.c.j2:170
+            for l_t_119 in ctx['tris']:
+                w(f'    {{ {l_t_119!s} }},\n')
+            # c_checker.c.j2:171
+            _v120 = ctx['troots']
+            _v121 = ctx['n_tnodes_decl']
+            w('};\n'
+              f'static const int TROOT[NS_DECL] = {{ {_v120!s} }};\n'
+              f'static const double TBOX[{_v121!s}][15] = {{\n')
+            # c_checker.c.j2:174
+            for l_b_124 in ctx['tboxes']:
+                w(f'    {{ {l_b_124!s} }},\n')
+            # c_checker.c.j2:175
+            w('};\n')
+        # c_checker.c.j2:177
+        _v125 = ctx['kernel']
+        _v126 = ctx['configuration_code']
+        _v127 = ctx['cells_code']
+        _v128 = ctx['obstacle_code']
+        _v129 = ctx['convex_code']
+        _v130 = ctx['lane_code']
+        _v131 = ctx['motion_code']
+        _v132 = ctx['name']
+        _v133 = ctx['fk_code']
+        _v134 = ctx['fk8_code']
+        _v135 = ctx['name']
+        _v136 = ctx['travel']
+        _v137 = ctx['triangle_code']
+        w(f'{_v125!s}\n'
+          f'{_v126!s}\n'
+          f'{_v127!s}\n'
+          f'{_v128!s}\n'
+          f'{_v129!s}\n'
+          f'{_v130!s}\n'
+          f'{_v131!s}\n'
+          f'/* --- the kinematics of "{_v132!s}'
+          '" ------------------------------------------------------- */\n'
+          '\n'
+          "/* every group's pose, parents first: the parent's pose times the consta"
+          'nt written out\n'
+          " * (robrayc.analysis.collision.c_kinematics), then the joint's motion */"
+          '\n'
+          'static void fk(const double *q, double g[][12])\n'
+          '{\n'
+          '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
+          ', 0 };\n'
+          '    int i;\n'
+          '    (void)q;\n'
+          '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
+          f'{_v133!s}\n'
+          '}\n'
+          '\n'
+          '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
+          "ach value a lane's */\n"
+          'static void fk8(double q[restrict][8], double g[restrict][12][8])\n'
+          '{\n'
+          '    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0'
+          ', 0 };\n'
+          '    int i, l;\n'
+          '    (void)q;\n'
+          '    for (i = 0; i < 12; i++)\n'
+          '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
+          '    for (l = 0; l < 8; l++) {\n'
+          f'{_v134!s}\n'
+          '    }\n'
+          '}\n'
+          '\n'
+          f'/* how far the prismatic joints of "{_v135!s}'
+          '" have slid (checker_kernel.c, world_frame) */\n'
+          'static double travel(const double *q)\n'
+          '{\n'
+          '    (void)q;\n'
+          f'    return {_v136!s};\n'
+          '}\n'
+          f'{_v137!s}\n')
     return "".join(out)
 
 
@@ -730,53 +759,6 @@ def render_c_checker_h_j2(ctx: dict) -> str:
     _v8 = ctx['upper']
     _v9 = ctx['guard']
     _v10 = ctx['guard']
-    _v11 = ctx['upper']
-    _v12 = ctx['upper']
-    _v13 = ctx['upper']
-    _v14 = ctx['upper']
-    _v15 = ctx['upper']
-    _v16 = ctx['n_config']
-    _v17 = ctx['upper']
-    _v18 = ctx['n_pairs']
-    _v19 = ctx['upper']
-    _v20 = ctx['n_solid_pairs']
-    _v21 = ctx['upper']
-    _v22 = ctx['n_solids']
-    _v23 = ctx['name']
-    _v24 = ctx['name']
-    _v25 = ctx['n_pairs_decl']
-    _v26 = ctx['name']
-    _v27 = ctx['name']
-    _v28 = ctx['name']
-    _v29 = ctx['name']
-    _v30 = ctx['name']
-    _v31 = ctx['name']
-    _v32 = ctx['name']
-    _v33 = ctx['name']
-    _v34 = ctx['name']
-    _v35 = ctx['name']
-    _v36 = ctx['name']
-    _v37 = ctx['name']
-    _v38 = ctx['upper']
-    _v39 = ctx['upper']
-    _v40 = ctx['upper']
-    _v41 = ctx['upper']
-    _v42 = ctx['upper']
-    _v43 = ctx['name']
-    _v44 = ctx['name']
-    _v45 = ctx['name']
-    _v46 = ctx['name']
-    _v47 = ctx['upper']
-    _v48 = ctx['upper']
-    _v49 = ctx['n_frames']
-    _v50 = ctx['name']
-    _v51 = ctx['n_frames_decl']
-    _v52 = ctx['name']
-    _v53 = ctx['name']
-    _v54 = ctx['name']
-    _v55 = ctx['name']
-    _v56 = ctx['name']
-    _v57 = ctx['name']
     w(f'/* Generated by robrayc {_v1!s}. Do not edit.\n'
       ' *\n'
       f' * Collision checker for scene "{_v2!s}'
@@ -813,8 +795,87 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       '#ifdef __cplusplus\n'
       'extern "C" {\n'
       '#endif\n'
-      '\n'
-      f'#define {_v11!s}_FREE 0\n'
+      '\n')
+    # c_checker.h.j2:27
+    if ctx['certify']:
+        # c_checker.h.j2:28
+        w("/* robrayc's prover build (CHECKER_CERTIFY): only the cells' entry point"
+          's are exported; the\n'
+          ' * functions below stay internal and unused, so the compiler drops them '
+          'and all they alone\n'
+          ' * need (the lanes, motions and run-time obstacles: most of its time) */'
+          '\n'
+          '#if defined(__GNUC__)\n'
+          '#define CHECKER_LOCAL static __attribute__((unused))\n'
+          '#else\n'
+          '#define CHECKER_LOCAL static\n'
+          '#endif\n'
+          '\n')
+    # c_checker.h.j2:38
+    _v11 = ctx['upper']
+    _v12 = ctx['upper']
+    _v13 = ctx['upper']
+    _v14 = ctx['upper']
+    _v15 = ctx['upper']
+    _v16 = ctx['n_config']
+    _v17 = ctx['upper']
+    _v18 = ctx['n_pairs']
+    _v19 = ctx['upper']
+    _v20 = ctx['n_solid_pairs']
+    _v21 = ctx['upper']
+    _v22 = ctx['n_solids']
+    _v23 = ctx['name']
+    _v24 = ctx['name']
+    _v25 = ctx['n_pairs_decl']
+    _v26 = ctx['linkage']
+    _v27 = ctx['name']
+    _v28 = ctx['linkage']
+    _v29 = ctx['name']
+    _v30 = ctx['name']
+    _v31 = ctx['linkage']
+    _v32 = ctx['name']
+    _v33 = ctx['linkage']
+    _v34 = ctx['name']
+    _v35 = ctx['name']
+    _v36 = ctx['linkage']
+    _v37 = ctx['name']
+    _v38 = ctx['name']
+    _v39 = ctx['linkage']
+    _v40 = ctx['name']
+    _v41 = ctx['linkage']
+    _v42 = ctx['name']
+    _v43 = ctx['linkage']
+    _v44 = ctx['name']
+    _v45 = ctx['linkage']
+    _v46 = ctx['name']
+    _v47 = ctx['upper']
+    _v48 = ctx['upper']
+    _v49 = ctx['upper']
+    _v50 = ctx['upper']
+    _v51 = ctx['upper']
+    _v52 = ctx['name']
+    _v53 = ctx['linkage']
+    _v54 = ctx['name']
+    _v55 = ctx['name']
+    _v56 = ctx['linkage']
+    _v57 = ctx['name']
+    _v58 = ctx['upper']
+    _v59 = ctx['upper']
+    _v60 = ctx['n_frames']
+    _v61 = ctx['name']
+    _v62 = ctx['n_frames_decl']
+    _v63 = ctx['linkage']
+    _v64 = ctx['name']
+    _v65 = ctx['name']
+    _v66 = ctx['linkage']
+    _v67 = ctx['name']
+    _v68 = ctx['linkage']
+    _v69 = ctx['name']
+    _v70 = ctx['linkage']
+    _v71 = ctx['name']
+    _v72 = ctx['linkage']
+    _v73 = ctx['name']
+    w(f'#define {_v11!s}_FREE 0\n'
       f'#define {_v12!s}_COLLIDES 1\n'
       f'#define {_v13!s}_MAYBE 2\n'
       f'#define {_v14!s}_INVALID 3\n'
@@ -833,17 +894,17 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       '/* One configuration: FREE, COLLIDES, MAYBE (stops at the first certain '
       'collision) or\n'
       ' * INVALID. */\n'
-      f'int {_v26!s}_check(const double *q);\n'
+      f'{_v26!s}int {_v27!s}_check(const double *q);\n'
       '\n'
       '/* Eight configurations (q: 8 x N_CONFIG doubles, row after row): out[k]'
       ' as for _check. */\n'
-      f'void {_v27!s}_check8(const double *q, int *out);\n'
+      f'{_v28!s}void {_v29!s}_check8(const double *q, int *out);\n'
       '\n'
       '/* n configurations (q: n x N_CONFIG doubles, row after row): out[k] as '
-      f'{_v28!s}_check\n'
+      f'{_v30!s}_check\n'
       ' * answers row k (each stops at its first certain collision); returns ho'
       'w many are not FREE. */\n'
-      f'long {_v29!s}_check_batch(const double *q, long n, int *out);\n'
+      f'{_v31!s}long {_v32!s}_check_batch(const double *q, long n, int *out);\n'
       '\n'
       '/* The straight-line motion from a to b (N_CONFIG doubles each) at `reso'
       'lution` samples per\n'
@@ -860,23 +921,23 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * INVALID also for a resolution that is not positive, and for more than'
       ' 2^30 samples (or a\n'
       ' * length that overflows). */\n'
-      f'int {_v30!s}'
+      f'{_v33!s}int {_v34!s}'
       '_check_motion(const double *a, const double *b, double resolution);\n'
       '\n'
       '/* n motions a[k] -> b[k] (n x N_CONFIG doubles each): out[k] as '
-      f'{_v31!s}_check_motion\n'
+      f'{_v35!s}_check_motion\n'
       ' * answers; returns how many are not FREE. */\n'
-      f'long {_v32!s}'
+      f'{_v36!s}long {_v37!s}'
       '_check_motions(const double *a, const double *b, long n, double resoluti'
       'on,\n'
       '                           int *out);\n'
       '\n'
-      f'/* How many samples {_v33!s}'
+      f'/* How many samples {_v38!s}'
       '_check_motion takes (8 n + 1; 0: it answers INVALID unchecked), and\n'
       ' * those samples in its order (out: that many x N_CONFIG doubles). */\n'
-      f'long {_v34!s}'
+      f'{_v39!s}long {_v40!s}'
       '_motion_samples(const double *a, const double *b, double resolution);\n'
-      f'long {_v35!s}'
+      f'{_v41!s}long {_v42!s}'
       '_motion_configs(const double *a, const double *b, double resolution,\n'
       '                           double *out);\n'
       '\n'
@@ -885,7 +946,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * are not FREE (an INVALID configuration: every pair MAYBE, or COLLIDES'
       ' when it collides at\n'
       ' * every configuration). */\n'
-      f'int {_v36!s}_colliding_pairs(const double *q, int *out);\n'
+      f'{_v43!s}int {_v44!s}_colliding_pairs(const double *q, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), the state of each solid pair '
       'tested per\n'
@@ -894,7 +955,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * for an INVALID configuration); pairs with active[p] == 0 are skipped '
       '(FREE); active may be\n'
       ' * NULL (every pair). */\n'
-      f'void {_v37!s}'
+      f'{_v45!s}void {_v46!s}'
       '_solid_states(const double *q, long n, const unsigned char *active,\n'
       '                          unsigned char *states);\n'
       '\n'
@@ -905,17 +966,17 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * against them, as soundly (a sphere or box against a sphere or box exa'
       'ctly; else through\n'
       ' * the certified sphere trees, MAYBE when they still reach it). kind: '
-      f'{_v38!s}_SPHERE (size:\n'
+      f'{_v47!s}_SPHERE (size:\n'
       ' * radius), _BOX (half extents), _CYLINDER or _CAPSULE (radius, half len'
       'gth; along the local z,\n'
       " * a capsule's segment from -half length to +half length); pose: rotatio"
       'n row-major (its\n'
       " * columns the shape's axes in the world), then the centre. */\n"
-      f'#define {_v39!s}_SPHERE 0\n'
-      f'#define {_v40!s}_BOX 1\n'
-      f'#define {_v41!s}_CYLINDER 2\n'
-      f'#define {_v42!s}_CAPSULE 3\n'
-      f'struct {_v43!s}'
+      f'#define {_v48!s}_SPHERE 0\n'
+      f'#define {_v49!s}_BOX 1\n'
+      f'#define {_v50!s}_CYLINDER 2\n'
+      f'#define {_v51!s}_CAPSULE 3\n'
+      f'struct {_v52!s}'
       '_obstacle { int kind; double pose[12]; double size[3]; };\n'
       '\n'
       '/* Replaces the obstacles by a copy of obstacles[0 .. n) (n 0: none). Re'
@@ -925,18 +986,18 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * orthonormal within 1e-6) or -2 without memory, the obstacles before k'
       'ept. Not while a check\n'
       ' * runs in another thread. */\n'
-      f'int {_v44!s}_set_obstacles(const struct {_v45!s}'
+      f'{_v53!s}int {_v54!s}_set_obstacles(const struct {_v55!s}'
       '_obstacle *obstacles, int n);\n'
       '\n'
       '/* Replaces the point obstacles by a copy of xyzr[0 .. 4 n): x, y, z and'
       ' radius of each (a\n'
       ' * sphere), sorted into cells for the checks. Returns 0; -1 or -2 as abo'
       've. */\n'
-      f'int {_v46!s}_set_points(const double *xyzr, long n);\n'
+      f'{_v56!s}int {_v57!s}_set_points(const double *xyzr, long n);\n'
       '\n'
-      f"/* The scene's frames, for _attach: {_v47!s}_N_FRAMES names. */\n"
-      f'#define {_v48!s}_N_FRAMES {_v49!s}\n'
-      f'extern const char *const {_v50!s}_frame_names[{_v51!s}];\n'
+      f"/* The scene's frames, for _attach: {_v58!s}_N_FRAMES names. */\n"
+      f'#define {_v59!s}_N_FRAMES {_v60!s}\n'
+      f'extern const char *const {_v61!s}_frame_names[{_v62!s}];\n'
       '\n'
       "/* Fixes shapes to frame k (of _frame_names; poses in the frame's coordi"
       'nates): a grasped part,\n'
@@ -952,7 +1013,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       'ee reaches. Returns 0;\n'
       ' * -1 for an invalid shape or frame (nothing changed), -2 without memory'
       '. */\n'
-      f'int {_v52!s}_attach(int frame, const struct {_v53!s}'
+      f'{_v63!s}int {_v64!s}_attach(int frame, const struct {_v65!s}'
       '_obstacle *shapes, int n,\n'
       '                   const int *touch, int n_touch);\n'
       '\n'
@@ -964,12 +1025,14 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       's + 1] (N_SOLIDS + 1\n'
       ' * ints), read in place (keep them). robrayc binds them; without, such p'
       'airs answer MAYBE. */\n'
-      f'void {_v54!s}_bind_witnesses(const double *points, const int *first);\n'
+      f'{_v66!s}void {_v67!s}'
+      '_bind_witnesses(const double *points, const int *first);\n'
       '\n'
       "/* For n configurations (q: n x N_CONFIG), the obstacles' answer alone: "
       'out[k] FREE, COLLIDES\n'
       ' * (a moving solid meets one), MAYBE or INVALID. */\n'
-      f'void {_v55!s}_obstacle_states(const double *q, long n, int *out);\n'
+      f'{_v68!s}void {_v69!s}'
+      '_obstacle_states(const double *q, long n, int *out);\n'
       '\n'
       '/* For n configurations (q: n x N_CONFIG), every moving solid and obstac'
       'le pair not FREE (not\n'
@@ -981,7 +1044,7 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' * at most max written. Returns how many there are (more than max: call '
       'again with room), or\n'
       ' * -1 for an INVALID configuration. */\n'
-      f'long {_v56!s}'
+      f'{_v70!s}long {_v71!s}'
       '_obstacle_pairs(const double *q, long n, long *row, int *solid, long *it'
       'em,\n'
       '                            unsigned char *state, long max);\n'
@@ -990,7 +1053,8 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' group (poses: n x\n'
       ' * groups x 12 doubles, the rotation row-major then the translation; gro'
       'up 0 is the world) */\n'
-      f'void {_v57!s}_group_poses(const double *q, long n, double *poses);\n'
+      f'{_v72!s}void {_v73!s}'
+      '_group_poses(const double *q, long n, double *poses);\n'
       '\n'
       '#ifdef __cplusplus\n'
       '}\n'
@@ -1488,8 +1552,8 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x1239fe65, render_c_checker_c_j2),
-    'c_checker.h.j2': (0x726caa70, render_c_checker_h_j2),
+    'c_checker.c.j2': (0xc1382554, render_c_checker_c_j2),
+    'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

@@ -207,7 +207,7 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
     everything = set(range(len(ur5.solids)))
     model = certifying_model(ur5, cl.FINER, everything)
     prover = cl._Prover(ur5, model, lo, hi)
-    model.update(upper="RCELLS", guard="RCELLS_H_", certify=True)
+    model = cl.prover_model(model)
     source = checker_text(model, None, render("c_checker.h.j2", model))
     t = prover.trees
     arrays = "".join(

@@ -90,42 +90,145 @@ def build(source: str, extra: tuple[str, ...] = (), stem: str = "checker",
     AVX2 path on where the CPU has it) and stored atomically, with its size and SHA-256
     beside it (``.sum``). A cached library whose size or hash differs from its record
     (truncated or overwritten: loading it could kill the process with SIGBUS), or without a
-    record, is compiled again."""
+    record, is compiled again. A build of the same started before (start) is waited for."""
+    cc, flags = _toolchain(extra)
+    lib = cache_dir() / f"{stem}-{_key(cc, flags, source)}{suffix}"
+    run = _started.pop(lib, None)
+    if run is None:
+        if _intact(lib):
+            return lib
+        run = _library_run(cc, flags, source)
+    run.store(lib)
+    return lib
+
+
+def start(source: str, extra: tuple[str, ...] = (), stem: str = "checker",
+          suffix: str = ".so") -> None:
+    """Starts build(source, extra, stem, suffix) in a process of its own (unless its library
+    is cached, or started already): the caller works meanwhile, and its build() of the same
+    waits for it. A compiler that is missing or fails is left for that build() to report."""
+    try:
+        cc, flags = _toolchain(extra)
+        lib = cache_dir() / f"{stem}-{_key(cc, flags, source)}{suffix}"
+        if lib not in _started and not _intact(lib):
+            _started[lib] = _library_run(cc, flags, source)
+    except CompilerMissing:
+        pass
+
+
+# builds started ahead (start), by the library they make
+_started: dict[Path, Compilation] = {}
+
+
+def _toolchain(extra: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
+    """The C compiler and the flags of a build with the extra flags."""
     cc = compiler()
     if cc is None:
         raise CompilerMissing("no C compiler found (set CC)")
-    flags = (*CFLAGS, "-march=native", *extra)
-    key = hashlib.sha256("\0".join([cc, *flags, source]).encode()).hexdigest()[:32]
-    folder = cache_dir()
-    lib = folder / f"{stem}-{key}{suffix}"
-    if _intact(lib):
-        return lib
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=folder) as tmp:
-            src = Path(tmp) / "checker.c"
-            src.write_text(source)
-            out = Path(tmp) / "checker.so"
-            run = subprocess.run([cc, *flags, "-o", str(out), str(src), "-lm"],
-                                 capture_output=True, text=True)
-            if run.returncode != 0:
-                raise CompilerMissing(f"{cc} failed: {run.stderr.strip()[:2000]}")
-            record = Path(tmp) / "checker.sum"
-            record.write_text(_fingerprint(out.read_bytes()))
+    return cc, (*CFLAGS, "-march=native", *extra)
+
+
+def _key(cc: str, flags: tuple[str, ...], *sources: str) -> str:
+    return hashlib.sha256("\0".join([cc, *flags, *sources]).encode()).hexdigest()[:32]
+
+
+def _library_run(cc: str, flags: tuple[str, ...], source: str) -> Compilation:
+    return Compilation(cc, [*flags, "-o", "checker.so", "checker.c", "-lm"],
+                       {"checker.c": source})
+
+
+class Compilation:
+    """One run of the C compiler on sources (name: text) written to a temporary folder in the
+    cache folder, started at once in a process of its own: the caller works meanwhile (on
+    two cores, proving cells while the checker's code compiles)."""
+
+    def __init__(self, cc: str, args: list[str], sources: dict[str, str]) -> None:
+        self.cc, self.folder = cc, cache_dir()
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            self._tmp = tempfile.TemporaryDirectory(dir=self.folder)
+            self.dir = Path(self._tmp.name)
+            for name, text in sources.items():
+                (self.dir / name).write_text(text)
+            self._errors = (self.dir / "errors.txt").open("w+")
+            self.process = subprocess.Popen([cc, *args], cwd=self.dir,
+                                            stdout=subprocess.DEVNULL, stderr=self._errors)
+        except OSError as exc:  # nowhere to build: as good as no compiler
+            raise CompilerMissing(f"cannot build in the cache folder {self.folder}: "
+                                  f"{exc.strerror or exc}") from exc
+
+    def wait(self) -> None:
+        """Waits for the compiler; CompilerMissing with its messages when it failed."""
+        if self.process.wait() != 0:
+            self._errors.seek(0)
+            errors = self._errors.read().strip()[:2000]
+            self.close()
+            raise CompilerMissing(f"{self.cc} failed: {errors}")
+
+    def store(self, lib: Path, out: str = "checker.so") -> None:
+        """Waits, then stores its output `out` as lib in the cache, atomically, with its
+        record (size and SHA-256) beside it."""
+        try:
+            self.wait()
+            built = self.dir / out
+            record = self.dir / "checker.sum"
+            record.write_text(_fingerprint(built.read_bytes()))
             # the record first: a library in place always has its record (a reader racing a
             # second writer at worst finds another build's record, and compiles again)
             os.replace(record, _record(lib))
-            os.replace(out, lib)
-    except OSError as exc:  # the library has nowhere to go: as good as no compiler
-        raise CompilerMissing(f"cannot build in the cache folder {folder}: "
-                              f"{exc.strerror or exc}") from exc
+            os.replace(built, lib)
+        except OSError as exc:  # the library has nowhere to go: as good as no compiler
+            raise CompilerMissing(f"cannot build in the cache folder {self.folder}: "
+                                  f"{exc.strerror or exc}") from exc
+        finally:
+            self.close()
+
+    def close(self) -> None:
+        """Stops the compiler if it still runs, and removes its folder."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self._errors.close()
+        self._tmp.cleanup()
+
+
+def start_object(code: str) -> Compilation:
+    """The compiler started on a checker's "code" part (checker_text), for build_parts: it
+    compiles while the caller proves the cells its "tables" part holds."""
+    cc, flags = _toolchain(())
+    return Compilation(cc, [*flags, "-c", "-o", "code.o", "code.c"], {"code.c": code})
+
+
+def build_parts(code: str, tables: str, started: Compilation | None = None) -> Path:
+    """The shared library of a checker's two parts (checker_text's "code" and "tables"):
+    from the cache when whole (as build), else code's object (started's: start_object(code),
+    when given) linked with tables, compiled. The object alone is not cached: it is built
+    only while the cells are proven, and they are cached (cells.cell_tables)."""
+    cc, flags = _toolchain(())
+    lib = cache_dir() / f"checker-{_key(cc, flags, code, '', tables)}.so"
+    if _intact(lib):
+        if started is not None:
+            started.close()
+        return lib
+    code_run = started if started is not None else start_object(code)
+    try:
+        code_run.wait()
+        link = Compilation(cc, [*flags, "-o", "checker.so", str(code_run.dir / "code.o"),
+                                "tables.c", "-lm"], {"tables.c": tables})
+        link.store(lib)
+    finally:
+        code_run.close()
     return lib
 
 
 def load(source: str) -> ctypes.CDLL:
     """The loaded library of a C source (built or taken from the cache, as build); a library
     the loader refuses is CompilerMissing, as a failed build is."""
-    lib = build(source)
+    return open_library(build(source))
+
+
+def open_library(lib: Path) -> ctypes.CDLL:
+    """The library at lib, loaded (CompilerMissing when the loader refuses it)."""
     try:
         return ctypes.CDLL(str(lib))
     except OSError as exc:
@@ -159,11 +262,24 @@ def extension() -> ModuleType | None:
 def build_extension(include: str, extra: tuple[str, ...] = ()) -> Path:
     """pycall.c built against the headers in `include` (with the extra flags), cached as the
     checkers are, its name ending in the interpreter's extension suffix (its ABI)."""
+    return build(*_extension_build(include, extra))
+
+
+def start_extension() -> None:
+    """Starts building the extension (c_build.start), unless it is loaded already or cannot
+    be built here: it then compiles while the caller works (extension() waits for it)."""
+    include = python_include()
+    if include is not None and not extension.cache_info().currsize:
+        start(*_extension_build(include))
+
+
+def _extension_build(include: str, extra: tuple[str, ...] = ()) -> tuple:
+    """build's arguments for the extension."""
     # macOS links a module's Python symbols when the interpreter loads it, as its own
     # LDSHARED does (-undefined dynamic_lookup); Linux leaves them undefined by default
     link = ("-undefined", "dynamic_lookup") if sys.platform == "darwin" else ()
-    return build(kernel_source("pycall.c"), (f"-I{include}", *link, *extra), "pycall",
-                 sysconfig.get_config_var("EXT_SUFFIX") or ".so")
+    return (kernel_source("pycall.c"), (f"-I{include}", *link, *extra), "pycall",
+            sysconfig.get_config_var("EXT_SUFFIX") or ".so")
 
 
 def load_extension(path: Path) -> ModuleType:

@@ -22,6 +22,7 @@ import math
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import numpy as np
 
@@ -131,6 +132,14 @@ def empty_tables(n_pairs: int) -> dict:
             "celltables": [], "n_cellbytes_decl": 1, "cellbytes": [], "certify": False}
 
 
+def prover_model(model: dict) -> dict:
+    """A checker model (c_model's) as the certifying build's: named rcells, its trees bound at
+    run time, and its public functions other than the provers' internal (CHECKER_LOCAL), so
+    that gcc drops them and what only they call (a third of the time to build)."""
+    return {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
+            "certify": True, "linkage": "CHECKER_LOCAL "}
+
+
 class _Prover:
     """The certifying build of a checker model (c_model's): its C holds the kinematics and
     the solids; the trees are bound at run time (a C text of a fine tree costs more to write
@@ -140,8 +149,7 @@ class _Prover:
                  triangles: bool = False) -> None:
         from robrayc.templating import render
 
-        model = {**model, "name": "rcells", "upper": "RCELLS", "guard": "RCELLS_H_",
-                 "certify": True}
+        model = prover_model(model)
         # with triangles, also the triangle-tree proofs (triangles.c: tcells)
         source = checker_text(model, None, render("c_checker.h.j2", model), triangles)
         self.triangles = triangles
@@ -396,19 +404,37 @@ def _apart_shares(checker, pairs: list[int], q: np.ndarray) -> list[float]:
 def cell_tables(checker, model: dict | None, models: Models) -> dict:
     """The templates' cell variables for a checker (model: its c_model, when made), from the
     user cache when the same checker was proven before (as its compiled library is)."""
+    path, cached = cached_cell_tables(checker, model, models)
+    return cached if cached is not None else proven_cell_tables(checker, model, models, path)
+
+
+def cached_cell_tables(checker, model: dict | None, models: Models
+                       ) -> tuple[Path | None, dict | None]:
+    """Where a checker's cell variables are cached (None without a model), and them when
+    they are there."""
+    import json
+
+    if model is None:
+        return None, None
+    path = cache_dir() / f"cells-{_cache_key(checker, model, models)}.json"
+    if path.is_file():
+        try:
+            return path, json.loads(path.read_text())
+        except (OSError, ValueError):
+            pass  # unreadable: proven again, and stored anew
+    return path, None
+
+
+def proven_cell_tables(checker, model: dict | None, models: Models, path: Path | None
+                       ) -> dict:
+    """The cell variables proven now, and stored at path (when there is a compiler: none
+    proves no cells, which may prove some once there is one)."""
     import json
     import os
     import tempfile
 
-    path = (cache_dir() / f"cells-{_cache_key(checker, model, models)}.json"
-            if model is not None else None)
-    if path is not None and path.is_file():
-        try:
-            return json.loads(path.read_text())
-        except (OSError, ValueError):
-            pass  # unreadable: proven again, and stored anew
     out = _cell_texts(checker, model, models)
-    if path is not None and out["celltables"]:
+    if path is not None and (out["celltables"] or c_build.compiler() is not None):
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
             with tempfile.NamedTemporaryFile("w", dir=path.parent, delete=False) as f:
@@ -427,7 +453,6 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     stale cells),
     the checker's solids (meshes included), pairs, kinematics and ranges, and its trees."""
     import hashlib
-    from pathlib import Path
 
     from robrayc import __version__, _templates, kinematics
     from robrayc.analysis.collision import triangles

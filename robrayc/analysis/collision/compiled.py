@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import ctypes
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, Protocol
 
 import numpy as np
 
 from robrayc import ir
-from robrayc.analysis.collision.c_build import CompilerMissing, checker_text, load, python_caller
+from robrayc.analysis.collision.c_build import (
+    CompilerMissing,
+    build_parts,
+    checker_text,
+    open_library,
+    python_caller,
+    start_extension,
+    start_object,
+)
 from robrayc.analysis.collision.c_environment import KernelEnvironment
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
@@ -123,7 +132,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
     const = checker._const_hit.astype(int).tolist()
     kinematics, turns = fk_code(motions)
     return {
-        "version": __version__, "name": name,
+        "version": __version__, "name": name, "linkage": "", "cells_part": "",
         "sources": c_comment(", ".join(p.rsplit("/", 1)[-1] for p in checker.scene.sources[:3])
                              or "(no files)"),
         "variables": c_comment(" ".join(checker.variables) or "(none)"),
@@ -331,6 +340,36 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     return checker_text(model, include, header, triangles), header
 
 
+def kernel_library(checker: CollisionChecker, size: float | None, cells: bool) -> Path:
+    """The shared library of a Kernel (named rc, its triangles bound at run time), built in
+    two parts (c_build.build_parts): its code, then its cell tables (none without cells).
+    When the cells are to be proven, the code compiles meanwhile, and pycall.c's extension
+    too (on two cores, UR5's checker is ready ~4 s sooner)."""
+    from robrayc.analysis.collision import cells as cell_proofs
+    from robrayc.templating import render
+
+    model = c_model(checker, "rc", size)
+    model.update(upper="RC", guard="RC_H_")
+    header = render("c_checker.h.j2", model)
+
+    def part(name: str, tables: dict) -> str:
+        return checker_text({**model, **tables, "cells_part": name}, None, header, True)
+
+    code = part("code", empty_tables(len(checker._pi)))
+    path, tables = (cell_proofs.cached_cell_tables(checker, model, certifying_model) if cells
+                    else (None, empty_tables(len(checker._pi))))
+    if tables is not None:
+        return build_parts(code, part("tables", tables))
+    started = start_object(code)
+    try:
+        start_extension()
+        tables = cell_proofs.proven_cell_tables(checker, model, certifying_model, path)
+    except BaseException:
+        started.close()
+        raise
+    return build_parts(code, part("tables", tables), started)
+
+
 def _triangle_texts(checker: CollisionChecker) -> dict:
     """The static triangle tables of a generated checker (CHECKER_TRIANGLES 1: meshes.c
     decides the pairs with meshes), or none when it has no mesh."""
@@ -352,8 +391,7 @@ class Kernel:
 
     def __init__(self, checker: CollisionChecker, size: float | None = None,
                  cells: bool = True) -> None:
-        source, _ = c_source(checker, "rc", size, cells=cells, triangles=True)
-        self.lib = load(source)
+        self.lib = open_library(kernel_library(checker, size, cells))
         self._triangles = None  # the bound arrays, kept alive while the library reads them
         self._work: np.ndarray | None = None  # the triangle proofs' work space
         self.n_config = len(checker.variables)
