@@ -89,6 +89,43 @@ def test_trimmed_prover_proves_what_the_whole_source_did(ur5, monkeypatch) -> No
     assert proven >= 1  # the triangles proved cells the trees did not
 
 
+@pytest.mark.parametrize("total", [100_000_000, 20_000_000])
+def test_triangle_tables_on_two_threads_are_those_of_one(ur5, total: int, monkeypatch) -> None:
+    """The triangle proofs of UR5's mesh tables on two threads at once give the tables, and
+    leave the budget, of the same proofs one after another: with a budget to spare, and
+    with one that runs short (tables run again with what the ones before them left, and
+    the last ones get none)."""
+    monkeypatch.setattr(cl, "TRIANGLE_VISITS", 8_000_000)
+    monkeypatch.setattr(cl, "TRIANGLE_TOTAL", total)
+    lo, hi = sample_ranges(ur5.scene)
+    periodic = periodic_variables(ur5.scene)
+    samples = sample_configs(ur5.scene, cl.SHARE_SAMPLES, seed=0)
+    meshes = cl._meshes(ur5)
+    jobs = []
+    for p, var, _ in cl._near_pairs(ur5, lo, hi, samples):
+        if len(var) <= 2 and meshes[int(ur5._pi[p])] and meshes[int(ur5._pj[p])]:
+            n = cl.CELLS[len(var)]
+            grid = [cl._grid(float(lo[v]), float(hi[v]), periodic[v], n) for v in var]
+            jobs.append((p, var, grid, n, np.zeros(-(-n ** len(var) // 8), np.uint8)))
+    assert len(jobs) >= 4
+    model = cm.certifying_model(ur5)
+    one, two = (cl._Prover(ur5, model, lo, hi, triangles=True) for _ in range(2))
+    runs = []
+    run = cl._Prover._triangle_run
+    monkeypatch.setattr(cl._Prover, "_triangle_run",
+                        lambda self, *a: runs.append(self) or run(self, *a))
+    q = (lo + hi) / 2
+    alone = [one.triangle_cells(*job[:4], q, job[4]) if k % 2 else one.triangle_tables([job], q)[0]
+             for k, job in enumerate(jobs)]
+    both = two.triangle_tables(jobs, q, threads=2)
+    assert all(np.array_equal(a, b) for a, b in zip(alone, both, strict=True))
+    assert one.tleft == two.tleft and any(np.unpackbits(t).any() for t in both)
+    again = runs.count(two) - len(jobs)  # the runs done again with a budget run short
+    assert (again == 0) == (total == 100_000_000) and runs.count(one) == len(jobs)
+    if total == 20_000_000:
+        assert one.tleft <= 0 and not both[-1].any()
+
+
 def test_two_part_kernel_answers_as_the_one_file_library(ur5, ur5_cache: Path,
                                                          monkeypatch) -> None:
     """From an empty cache, the kernel's code compiles while its cells are proven (the

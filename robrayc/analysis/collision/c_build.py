@@ -213,7 +213,9 @@ def build_parts(code: str, tables: str, started: Compilation | None = None) -> P
     code_run = started if started is not None else start_object(code)
     try:
         code_run.wait()
-        link = Compilation(cc, [*flags, "-o", "checker.so", str(code_run.dir / "code.o"),
+        # the tables are data: compiled without -march=native (the kernel's header then
+        # reads no immintrin.h, half of this step)
+        link = Compilation(cc, [*CFLAGS, "-o", "checker.so", str(code_run.dir / "code.o"),
                                 "tables.c", "-lm"], {"tables.c": tables})
         link.store(lib)
     finally:

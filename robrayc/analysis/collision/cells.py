@@ -196,27 +196,56 @@ class _Prover:
         TRIANGLE_GAP times DECIDE_GAP apart, within TRIANGLE_VISITS node pairs a table, and
         TRIANGLE_CELL a cell; unchanged for a pair that is not two meshes, or by a prover
         built without triangles."""
+        return self.triangle_tables([(p, var, grid, cells, table)], q)[0]
+
+    def triangle_tables(self, tables: list[tuple], q: np.ndarray, threads: int = 1
+                        ) -> list[np.ndarray]:
+        """triangle_cells of each table (p, var, grid, cells, table) in turn, each within
+        what the ones before it left of the prover's budget; on `threads` threads at once
+        (the C holds no GIL), each run first with the budget it gets when the ones before it
+        use none. The proofs depend on the budget only through running short of it (below
+        TRIANGLE_CELL), so a run that left that much of its real budget is the real run; any
+        other is run again with it: the tables are those of one thread."""
+        if not self.triangles or not tables:
+            return [job[-1] for job in tables]
+        self._bind_triangles()
+        first_budget = min(TRIANGLE_VISITS, self.tleft)
+        runs: list[tuple[np.ndarray, int] | None] = [None] * len(tables)
+        if threads > 1 and len(tables) > 1:
+            with ThreadPoolExecutor(min(threads, len(tables))) as pool:
+                runs = list(pool.map(lambda job: self._triangle_run(job, q, first_budget),
+                                     tables))
+        out = []
+        for job, run in zip(tables, runs, strict=True):
+            budget = min(TRIANGLE_VISITS, self.tleft)
+            if run is None or (budget != first_budget and budget - run[1] < TRIANGLE_CELL):
+                run = self._triangle_run(job, q, budget)
+            self.tleft -= run[1]
+            out.append(run[0])
+        return out
+
+    def _triangle_run(self, job: tuple, q: np.ndarray, budget: int) -> tuple[np.ndarray, int]:
+        """One table's triangle proofs (job: p, var, grid, cells, table; the trees bound)
+        within budget node pairs: the table, and the node pairs used."""
+        p, var, grid, cells, table = job
         a, b = int(self.checker._pi[p]), int(self.checker._pj[p])
-        if not self.triangles:
-            return table
-        trees = self._bind_triangles()
-        if trees.roots[a] < 0 or trees.roots[b] < 0 or self.tleft <= 0:
-            return table
+        trees = self._triangles[0]
+        if trees.roots[a] < 0 or trees.roots[b] < 0 or budget <= 0:
+            return table, 0
         table = table.copy()
         q = np.array(q, dtype=np.float64)
-        fill = self.lib.rcells_tcells
-        fill.restype = ctypes.c_long
-        budget = min(TRIANGLE_VISITS, self.tleft)
-        left = fill(ctypes.c_int(a), ctypes.c_int(b), ctypes.c_int(len(var)),
-                    (ctypes.c_int * 3)(*var), (ctypes.c_double * 3)(*(x[0] for x in grid)),
-                    (ctypes.c_double * 3)(*(x[1] for x in grid)),
-                    (ctypes.c_int * 3)(*[cells] * len(var)), ctypes.c_double(PAD),
-                    ctypes.c_double(TRIANGLE_GAP * self.gap), ctypes.c_int(TRIANGLE_DEPTH),
-                    q.ctypes.data_as(ctypes.c_void_p), table.ctypes.data_as(ctypes.c_void_p),
-                    ctypes.c_long(budget), ctypes.c_long(TRIANGLE_CELL),
-                    self._work.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(len(self._work)))
-        self.tleft -= budget - max(left, 0)
-        return table
+        work = np.empty(TRIANGLE_WORK, dtype=np.int32)
+        left = self._tcells(ctypes.c_int(a), ctypes.c_int(b), ctypes.c_int(len(var)),
+                            (ctypes.c_int * 3)(*var),
+                            (ctypes.c_double * 3)(*(x[0] for x in grid)),
+                            (ctypes.c_double * 3)(*(x[1] for x in grid)),
+                            (ctypes.c_int * 3)(*[cells] * len(var)), ctypes.c_double(PAD),
+                            ctypes.c_double(TRIANGLE_GAP * self.gap),
+                            ctypes.c_int(TRIANGLE_DEPTH), q.ctypes.data_as(ctypes.c_void_p),
+                            table.ctypes.data_as(ctypes.c_void_p), ctypes.c_long(budget),
+                            ctypes.c_long(TRIANGLE_CELL), work.ctypes.data_as(ctypes.c_void_p),
+                            ctypes.c_long(len(work)))
+        return table, budget - max(left, 0)
 
     def _bind_triangles(self):
         """The checker's triangle trees and their nodes' speeds, bound to the library once."""
@@ -228,8 +257,9 @@ class _Prover:
             self._triangles = (t, *(np.ascontiguousarray(x, kind) for x, kind in (
                 (t.nodes, np.float64), (t.kids, np.int32), (t.triangles, np.float64),
                 (t.roots, np.int32), (speeds, np.float32), (t.boxes, np.float64))))
-            self._work = np.empty(TRIANGLE_WORK, dtype=np.int32)
             self.tleft = TRIANGLE_TOTAL
+            self._tcells = self.lib.rcells_tcells
+            self._tcells.restype = ctypes.c_long
         self.lib.rcells_tbind(*(x.ctypes.data_as(ctypes.c_void_p) for x in self._triangles[1:]))
         return self._triangles[0]
 
@@ -364,10 +394,13 @@ def _refine(checker, models: Models, coarse: _Prover, chosen: list, grids: list,
         # cores: ~2 s sooner.
         early = (pool.submit(fine_prover, weak_now)
                  if any(not by_triangles(k) for k in weak_now) else None)
-        for k in weak_now:
-            if by_triangles(k):
-                bits[k] = coarse.triangle_cells(*chosen[k][:2], grids[k], chosen[k][2],
-                                                (lo + hi) / 2, bits[k])
+        # the triangle tables two at a time (on two cores: beside the checker's code compiling
+        # and the finer trees' build, then beside each other)
+        tri = [k for k in weak_now if by_triangles(k)]
+        proven = coarse.triangle_tables([(*chosen[k][:2], grids[k], chosen[k][2], bits[k])
+                                         for k in tri], (lo + hi) / 2, threads=2)
+        for k, table in zip(tri, proven, strict=True):
+            bits[k] = table
         left = [k for k in weak_now if weak(k)]
         if not left:
             return
