@@ -1643,7 +1643,7 @@ def _make52(
         _setattr, _FACTORY,
 ):
     def __init__(
-            self, nodes, kids, triangles, roots, node_solid, boxes,
+            self, nodes, kids, triangles, roots, node_solid, boxes, hull, hull_spans,
     ):
         _setattr(self, 'nodes', nodes)
         _setattr(self, 'kids', kids)
@@ -1651,23 +1651,28 @@ def _make52(
         _setattr(self, 'roots', roots)
         _setattr(self, 'node_solid', node_solid)
         _setattr(self, 'boxes', boxes)
+        _setattr(self, 'hull', hull)
+        _setattr(self, 'hull_spans', hull_spans)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'nodes={self.nodes!r}, kids={self.kids!r}, triangles={self.triangles!r}, '
-                f'roots={self.roots!r}, node_solid={self.node_solid!r}, boxes={self.boxes!r}'
+                f'roots={self.roots!r}, node_solid={self.node_solid!r}, boxes={self.boxes!r}, '
+                f'hull={self.hull!r}, hull_spans={self.hull_spans!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
             self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
+            self.hull, self.hull_spans,
         ) == (
             other.nodes, other.kids, other.triangles, other.roots, other.node_solid,
-            other.boxes,
+            other.boxes, other.hull, other.hull_spans,
         )
     def __hash__(self):
         return hash((
             self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
+            self.hull, self.hull_spans,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3123,6 +3128,8 @@ FACTORIES = {
         ('roots', '', True, True),
         ('node_solid', '', True, True),
         ('boxes', '', True, True),
+        ('hull', '', True, True),
+        ('hull_spans', '', True, True),
     ), True, True, False, False): _make52,
     ((
         ('options', '', True, True),

@@ -344,8 +344,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '": its sizes and tables, then robrayc\'s kernel\n'
       ' * (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells'
       '.c, obstacles.c,\n'
-      ' * points.c, cylinders.c, convex.c, meshes.c, lanes.c and motions.c, ver'
-      'batim: how a\n'
+      ' * points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c and motio'
+      'ns.c, verbatim: how a\n'
       ' * configuration is checked is told there), then its kinematics.\n'
       f" * The kernel's functions checker_* are this scene's {_v4!s}"
       '_* (the macros below). Radii\n'
@@ -431,7 +431,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v56 = ctx['name']
     _v57 = ctx['name']
     _v58 = ctx['name']
-    _v59 = ctx['kernel_header']
+    _v59 = ctx['name']
+    _v60 = ctx['kernel_header']
     w(f'#define NCELLTABLES_DECL {_v24!s}\n'
       f'#define NCELLBYTES_DECL {_v25!s}\n'
       f'#define ANY_CONST_HIT {_v26!s}\n'
@@ -458,21 +459,22 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_bind {_v46!s}_bind\n'
       f'#define checker_cells {_v47!s}_cells\n'
       f'#define checker_tbind {_v48!s}_tbind\n'
-      f'#define checker_tprove {_v49!s}_tprove\n'
-      f'#define checker_tcells {_v50!s}_tcells\n'
-      f'#define checker_obstacle {_v51!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v52!s}_set_obstacles\n'
-      f'#define checker_set_points {_v53!s}_set_points\n'
-      f'#define checker_obstacle_states {_v54!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v55!s}_obstacle_pairs\n'
-      f'#define checker_attach {_v56!s}_attach\n'
-      f'#define checker_bind_witnesses {_v57!s}_bind_witnesses\n'
-      f'#define checker_frame_names {_v58!s}_frame_names\n'
+      f'#define checker_hbind {_v49!s}_hbind\n'
+      f'#define checker_tprove {_v50!s}_tprove\n'
+      f'#define checker_tcells {_v51!s}_tcells\n'
+      f'#define checker_obstacle {_v52!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v53!s}_set_obstacles\n'
+      f'#define checker_set_points {_v54!s}_set_points\n'
+      f'#define checker_obstacle_states {_v55!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v56!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v57!s}_attach\n'
+      f'#define checker_bind_witnesses {_v58!s}_bind_witnesses\n'
+      f'#define checker_frame_names {_v59!s}_frame_names\n'
       '\n'
-      f'{_v59!s}\n')
-    # c_checker.c.j2:67
+      f'{_v60!s}\n')
+    # c_checker.c.j2:68
     if ctx['cells_part']:
-        # c_checker.c.j2:68
+        # c_checker.c.j2:69
         w("/* robrayc's own build: the certified cells are a file of their own, com"
           'piled once they are\n'
           ' * proven (the "code" part compiles meanwhile) and linked with it; hidde'
@@ -482,227 +484,243 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '#else\n'
           '#define CHECKER_TABLE\n'
           '#endif\n')
-    # c_checker.c.j2:76
+    # c_checker.c.j2:77
     if (ctx['cells_part'] != 'tables'):
-        # c_checker.c.j2:77
-        _v60 = ctx['name']
-        w(f'/* --- the tables of "{_v60!s}'
+        # c_checker.c.j2:78
+        _v61 = ctx['name']
+        w(f'/* --- the tables of "{_v61!s}'
           '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
           '\n'
           'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-        # c_checker.c.j2:80
-        for (l_a_63, l_b_64,) in ctx['pair_names']:
-            w(f'    {{ {l_a_63!s}, {l_b_64!s} }},\n')
         # c_checker.c.j2:81
+        for (l_a_64, l_b_65,) in ctx['pair_names']:
+            w(f'    {{ {l_a_64!s}, {l_b_65!s} }},\n')
+        # c_checker.c.j2:82
         if (not ctx['pair_names']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:82
-        _v65 = ctx['frame_names']
-        _v66 = ctx['frame_group']
+        # c_checker.c.j2:83
+        _v66 = ctx['frame_names']
+        _v67 = ctx['frame_group']
         w('};\n'
           '\n'
-          f'const char *const checker_frame_names[NF_DECL] = {{ {_v65!s} }};\n'
+          f'const char *const checker_frame_names[NF_DECL] = {{ {_v66!s} }};\n'
           '\n'
           "/* each frame's rigid group and pose in it (rotation row-major, translat"
           "ion); each solid's\n"
           ' * frame */\n'
-          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v66!s} }};\n'
+          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v67!s} }};\n'
           'static const double FRAME_POSE[NF_DECL][12] = {\n')
-        # c_checker.c.j2:90
-        for l_p_69 in ctx['frame_pose']:
-            w(f'    {{ {l_p_69!s} }},\n')
         # c_checker.c.j2:91
+        for l_p_70 in ctx['frame_pose']:
+            w(f'    {{ {l_p_70!s} }},\n')
+        # c_checker.c.j2:92
         if (not ctx['frame_pose']):
             w('    { 0.0 }\n')
-        # c_checker.c.j2:92
-        _v70 = ctx['solid_frame']
-        _v71 = ctx['const_hit']
+        # c_checker.c.j2:93
+        _v71 = ctx['solid_frame']
+        _v72 = ctx['const_hit']
         w('};\n'
-          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v70!s} }};\n'
+          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v71!s} }};\n'
           '\n'
           '/* frame pairs colliding at every configuration (solids fixed to one ano'
           'ther) */\n'
-          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v71!s} }};\n'
+          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v72!s} }};\n'
           '\n'
           'static const struct solid SOLID[NS_DECL] = {\n')
-        # c_checker.c.j2:99
-        for l_s_74 in ctx['solids']:
-            w(f'    {{ {l_s_74!s} }},\n')
         # c_checker.c.j2:100
+        for l_s_75 in ctx['solids']:
+            w(f'    {{ {l_s_75!s} }},\n')
+        # c_checker.c.j2:101
         if (not ctx['solids']):
             w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-        # c_checker.c.j2:101
-        _v75 = ctx['group_solids']
+        # c_checker.c.j2:102
+        _v76 = ctx['group_solids']
         w('};\n'
           '\n'
           '/* 1: the group holds solids */\n'
-          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v75!s} }};\n')
-        # c_checker.c.j2:105
+          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v76!s} }};\n')
+        # c_checker.c.j2:106
         if (not ctx['certify']):
-            # c_checker.c.j2:106
+            # c_checker.c.j2:107
             w('\n'
               'static const float BOX[NS_DECL][15] = {\n')
-            # c_checker.c.j2:108
-            for l_s_78 in ctx['boxes']:
-                w(f'    {{ {l_s_78!s} }},\n')
             # c_checker.c.j2:109
+            for l_s_79 in ctx['boxes']:
+                w(f'    {{ {l_s_79!s} }},\n')
+            # c_checker.c.j2:110
             if (not ctx['boxes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:110
+            # c_checker.c.j2:111
             w('};\n'
               '\n'
               'static const float NODE[NODES_DECL][4] = {\n')
-            # c_checker.c.j2:113
-            for l_s_81 in ctx['nodes']:
-                w(f'    {{ {l_s_81!s} }},\n')
             # c_checker.c.j2:114
+            for l_s_82 in ctx['nodes']:
+                w(f'    {{ {l_s_82!s} }},\n')
+            # c_checker.c.j2:115
             if (not ctx['nodes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:115
+            # c_checker.c.j2:116
             w('};\n'
               '\n'
               'static const int KID[NODES_DECL][2] = {\n')
-            # c_checker.c.j2:118
-            for l_k_84 in ctx['kids']:
-                w(f'    {{ {l_k_84!s} }},\n')
             # c_checker.c.j2:119
+            for l_k_85 in ctx['kids']:
+                w(f'    {{ {l_k_85!s} }},\n')
+            # c_checker.c.j2:120
             if (not ctx['kids']):
                 w('    { 0, 0 }\n')
-            # c_checker.c.j2:120
+            # c_checker.c.j2:121
             w('};\n'
               '\n'
               'static const float LEAF[LEAVES_DECL][15] = {\n')
-            # c_checker.c.j2:123
-            for l_s_87 in ctx['leaves']:
-                w(f'    {{ {l_s_87!s} }},\n')
             # c_checker.c.j2:124
+            for l_s_88 in ctx['leaves']:
+                w(f'    {{ {l_s_88!s} }},\n')
+            # c_checker.c.j2:125
             if (not ctx['leaves']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:125
+            # c_checker.c.j2:126
             w('};\n')
-        # c_checker.c.j2:127
+        # c_checker.c.j2:128
         w('\n'
           'static const int PAIR[NP_DECL][3] = {\n')
-        # c_checker.c.j2:129
-        for l_p_90 in ctx['pairs']:
-            w(f'    {{ {l_p_90!s} }},\n')
         # c_checker.c.j2:130
+        for l_p_91 in ctx['pairs']:
+            w(f'    {{ {l_p_91!s} }},\n')
+        # c_checker.c.j2:131
         if (not ctx['pairs']):
             w('    { 0, 0, 0 }\n')
-        # c_checker.c.j2:131
+        # c_checker.c.j2:132
         w('};\n'
           '\n'
           'static const struct fixblock FIXB[NFB_DECL] = {\n')
-        # c_checker.c.j2:134
-        for l_f_93 in ctx['fixblocks']:
-            w(f'    {{ {l_f_93!s} }},\n')
         # c_checker.c.j2:135
+        for l_f_94 in ctx['fixblocks']:
+            w(f'    {{ {l_f_94!s} }},\n')
+        # c_checker.c.j2:136
         if (not ctx['fixblocks']):
             w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-        # c_checker.c.j2:136
-        _v94 = ctx['movp']
-        _v95 = ctx['mova']
-        _v96 = ctx['movb']
-        _v97 = ctx['movr2']
+        # c_checker.c.j2:137
+        _v95 = ctx['movp']
+        _v96 = ctx['mova']
+        _v97 = ctx['movb']
+        _v98 = ctx['movr2']
         w('};\n'
           '\n'
-          f'static const int MOVP[NMP_DECL] = {{ {_v94!s} }};\n'
-          f'static const int MOVA[NMP_DECL] = {{ {_v95!s} }};\n'
-          f'static const int MOVB[NMP_DECL] = {{ {_v96!s} }};\n'
-          f'static const float MOVR2[NMP_DECL] = {{ {_v97!s} }};\n'
+          f'static const int MOVP[NMP_DECL] = {{ {_v95!s} }};\n'
+          f'static const int MOVA[NMP_DECL] = {{ {_v96!s} }};\n'
+          f'static const int MOVB[NMP_DECL] = {{ {_v97!s} }};\n'
+          f'static const float MOVR2[NMP_DECL] = {{ {_v98!s} }};\n'
           '\n')
-    # c_checker.c.j2:144
+    # c_checker.c.j2:145
     if (ctx['cells_part'] == 'code'):
-        # c_checker.c.j2:145
+        # c_checker.c.j2:146
         w('extern CHECKER_TABLE const int CELLTAB[NP_DECL];\n'
           'extern CHECKER_TABLE const struct celltable CELLS[];\n'
           'extern CHECKER_TABLE const unsigned char CELLBITS[];\n')
     else:
-        # c_checker.c.j2:149
-        _v98 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        _v99 = ctx['celltab']
-        _v100 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        w(f'{_v98!s} const int CELLTAB[NP_DECL] = {{ {_v99!s} }};\n'
-          f'{_v100!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
-        # c_checker.c.j2:151
-        for l_c_103 in ctx['celltables']:
-            w(f'    {{ {l_c_103!s} }},\n')
+        # c_checker.c.j2:150
+        _v99 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        _v100 = ctx['celltab']
+        _v101 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        w(f'{_v99!s} const int CELLTAB[NP_DECL] = {{ {_v100!s} }};\n'
+          f'{_v101!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
         # c_checker.c.j2:152
+        for l_c_104 in ctx['celltables']:
+            w(f'    {{ {l_c_104!s} }},\n')
+        # c_checker.c.j2:153
         if (not ctx['celltables']):
             w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-        # c_checker.c.j2:153
-        _v104 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        # c_checker.c.j2:154
+        _v105 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
         w('};\n'
-          f'{_v104!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
-        # c_checker.c.j2:155
-        for l_row_107 in ctx['cellbytes']:
-            w(f'    {l_row_107!s},\n')
+          f'{_v105!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
         # c_checker.c.j2:156
+        for l_row_108 in ctx['cellbytes']:
+            w(f'    {l_row_108!s},\n')
+        # c_checker.c.j2:157
         if (not ctx['cellbytes']):
             w('    0\n')
-        # c_checker.c.j2:157
+        # c_checker.c.j2:158
         w('};\n')
-    # c_checker.c.j2:159
+    # c_checker.c.j2:160
     if (ctx['cells_part'] != 'tables'):
-        # c_checker.c.j2:160
-        w('\n')
         # c_checker.c.j2:161
+        w('\n')
+        # c_checker.c.j2:162
         if (ctx['triangle_mode'] == 1):
-            # c_checker.c.j2:162
-            _v108 = ctx['n_tnodes_decl']
+            # c_checker.c.j2:163
+            _v109 = ctx['n_tnodes_decl']
             w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
               'hes.c) */\n'
-              f'static const double TNODE[{_v108!s}][4] = {{\n')
-            # c_checker.c.j2:164
-            for l_s_111 in ctx['tnodes']:
-                w(f'    {{ {l_s_111!s} }},\n')
+              f'static const double TNODE[{_v109!s}][4] = {{\n')
             # c_checker.c.j2:165
-            _v112 = ctx['n_tnodes_decl']
+            for l_s_112 in ctx['tnodes']:
+                w(f'    {{ {l_s_112!s} }},\n')
+            # c_checker.c.j2:166
+            _v113 = ctx['n_tnodes_decl']
             w('};\n'
-              f'static const int TKID[{_v112!s}][2] = {{\n')
-            # c_checker.c.j2:167
-            for l_k_115 in ctx['tkids']:
-                w(f'    {{ {l_k_115!s} }},\n')
+              f'static const int TKID[{_v113!s}][2] = {{\n')
             # c_checker.c.j2:168
-            _v116 = ctx['n_tris_decl']
+            for l_k_116 in ctx['tkids']:
+                w(f'    {{ {l_k_116!s} }},\n')
+            # c_checker.c.j2:169
+            _v117 = ctx['n_tris_decl']
             w('};\n'
-              f'static const double TRI[{_v116!s}][9] = {{\n')
-            # c_checker.c.j2:170
-            for l_t_119 in ctx['tris']:
-                w(f'    {{ {l_t_119!s} }},\n')
+              f'static const double TRI[{_v117!s}][9] = {{\n')
             # c_checker.c.j2:171
-            _v120 = ctx['troots']
-            _v121 = ctx['n_tnodes_decl']
+            for l_t_120 in ctx['tris']:
+                w(f'    {{ {l_t_120!s} }},\n')
+            # c_checker.c.j2:172
+            _v121 = ctx['troots']
+            _v122 = ctx['n_tnodes_decl']
             w('};\n'
-              f'static const int TROOT[NS_DECL] = {{ {_v120!s} }};\n'
-              f'static const double TBOX[{_v121!s}][15] = {{\n')
-            # c_checker.c.j2:174
-            for l_b_124 in ctx['tboxes']:
-                w(f'    {{ {l_b_124!s} }},\n')
+              f'static const int TROOT[NS_DECL] = {{ {_v121!s} }};\n'
+              f'static const double TBOX[{_v122!s}][15] = {{\n')
             # c_checker.c.j2:175
+            for l_b_125 in ctx['tboxes']:
+                w(f'    {{ {l_b_125!s} }},\n')
+            # c_checker.c.j2:176
+            _v126 = ctx['n_hull_decl']
+            w('};\n'
+              "/* each mesh solid's hull points (group frame; hulls.c): THULLS[s] = { f"
+              'irst double, count },\n'
+              " * the points' x, then their y, then their z */\n"
+              f'static const double THULL[{_v126!s}] = {{\n')
+            # c_checker.c.j2:180
+            for l_p_129 in ctx['thull']:
+                w(f'    {l_p_129!s},\n')
+            # c_checker.c.j2:181
+            w('};\n'
+              'static const int THULLS[NS_DECL][2] = {\n')
+            # c_checker.c.j2:183
+            for l_p_132 in ctx['thull_spans']:
+                w(f'    {{ {l_p_132!s} }},\n')
+            # c_checker.c.j2:184
             w('};\n')
-        # c_checker.c.j2:177
-        _v125 = ctx['kernel']
-        _v126 = ctx['configuration_code']
-        _v127 = ctx['cells_code']
-        _v128 = ctx['obstacle_code']
-        _v129 = ctx['convex_code']
-        _v130 = ctx['lane_code']
-        _v131 = ctx['motion_code']
-        _v132 = ctx['name']
-        _v133 = ctx['fk_code']
-        _v134 = ctx['fk8_code']
-        _v135 = ctx['name']
-        _v136 = ctx['travel']
-        _v137 = ctx['triangle_code']
-        w(f'{_v125!s}\n'
-          f'{_v126!s}\n'
-          f'{_v127!s}\n'
-          f'{_v128!s}\n'
-          f'{_v129!s}\n'
-          f'{_v130!s}\n'
-          f'{_v131!s}\n'
-          f'/* --- the kinematics of "{_v132!s}'
+        # c_checker.c.j2:186
+        _v133 = ctx['kernel']
+        _v134 = ctx['configuration_code']
+        _v135 = ctx['cells_code']
+        _v136 = ctx['obstacle_code']
+        _v137 = ctx['convex_code']
+        _v138 = ctx['lane_code']
+        _v139 = ctx['motion_code']
+        _v140 = ctx['name']
+        _v141 = ctx['fk_code']
+        _v142 = ctx['fk8_code']
+        _v143 = ctx['name']
+        _v144 = ctx['travel']
+        _v145 = ctx['triangle_code']
+        w(f'{_v133!s}\n'
+          f'{_v134!s}\n'
+          f'{_v135!s}\n'
+          f'{_v136!s}\n'
+          f'{_v137!s}\n'
+          f'{_v138!s}\n'
+          f'{_v139!s}\n'
+          f'/* --- the kinematics of "{_v140!s}'
           '" ------------------------------------------------------- */\n'
           '\n'
           "/* every group's pose, parents first: the parent's pose times the consta"
@@ -716,7 +734,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    int i;\n'
           '    (void)q;\n'
           '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-          f'{_v133!s}\n'
+          f'{_v141!s}\n'
           '}\n'
           '\n'
           '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -730,18 +748,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    for (i = 0; i < 12; i++)\n'
           '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
           '    for (l = 0; l < 8; l++) {\n'
-          f'{_v134!s}\n'
+          f'{_v142!s}\n'
           '    }\n'
           '}\n'
           '\n'
-          f'/* how far the prismatic joints of "{_v135!s}'
+          f'/* how far the prismatic joints of "{_v143!s}'
           '" have slid (checker_kernel.c, world_frame) */\n'
           'static double travel(const double *q)\n'
           '{\n'
           '    (void)q;\n'
-          f'    return {_v136!s};\n'
+          f'    return {_v144!s};\n'
           '}\n'
-          f'{_v137!s}\n')
+          f'{_v145!s}\n')
     return "".join(out)
 
 
@@ -1552,7 +1570,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xc1382554, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x76edb987, render_c_checker_c_j2),
     'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

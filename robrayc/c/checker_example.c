@@ -143,6 +143,10 @@ static const double TBOX[3][15] = {
     { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.05, 0.0, 0.5 },
     { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.0, 0.05, 0.5 },
 };
+static const double THULL[15] = {  /* 5 points: their x, y, z */
+    -0.05, 0.05, 0.0, 0.0, 0.0,  0.0, 0.0, -0.05, 0.05, 0.0,  0.0, 0.0, 0.0, 0.0, 1.0,
+};
+static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
 #endif
 
 #include "checker_kernel.c"
@@ -153,6 +157,7 @@ static const double TBOX[3][15] = {
 #include "cylinders.c"
 #include "convex.c"
 #include "meshes.c"
+#include "hulls.c"
 #include "lanes.c"
 #include "motions.c"
 

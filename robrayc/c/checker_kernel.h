@@ -4,7 +4,7 @@
  * laid out as checker_example.c is: the robot's sizes (the macros below), this header, the
  * robot's tables, checker_kernel.c (the tests), configuration.c (one configuration a call),
  * cells.c (the certified cells' prover), obstacles.c, points.c, cylinders.c, convex.c,
- * meshes.c, lanes.c, motions.c, the robot's kinematics `fk` and `fk8`
+ * meshes.c, hulls.c, lanes.c, motions.c, the robot's kinematics `fk` and `fk8`
  * (straight-line C from robrayc.analysis.collision.c_kinematics) and, for robrayc's own
  * builds, triangles.c. The
  * kernel and this header are pasted in verbatim; checker_example.c includes them instead, so
@@ -36,7 +36,9 @@
  *                      prover checker_cells is built: robrayc's build-time library
  *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
  *   CHECKER_TRIANGLES  where the meshes' triangle trees are (meshes.c): 0 none, 1 static
- *                      tables TNODE, TKID, TRI, TROOT, 2 bound at run time (checker_tbind)
+ *                      tables TNODE, TKID, TRI, TROOT, TBOX and the hull points THULL,
+ *                      THULLS, 2 bound at run time (checker_tbind, checker_hbind)
+ *   CHECKER_HULLS      (default 1) 0: the lanes prove nothing by the meshes' hulls (hulls.c)
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
  * GROUP_SOLIDS[NG] (1: the group holds solids),

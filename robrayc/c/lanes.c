@@ -8,8 +8,9 @@
  * against its partners' (fixed and moving) eight lanes to a vector; for a pair whose spheres
  * meet in some lanes, one solid's sphere tree descended in those lanes against the other's
  * shape (its box or sphere, or a mesh's bounding box), as check1's tree_solid does; then the
- * pair's certified cells (CELLTAB) lane by lane. A lane all of whose near pairs are proven
- * apart so is FREE; every other lane (a pair still near, a value that is not finite, far
+ * pair's certified cells (CELLTAB) lane by lane; a pair with a mesh still near in a lane, by
+ * the two solids' convex hulls in double (hulls.c, whose header says why its proof is check1's
+ * FREE). A lane all of whose near pairs are proven apart so is FREE; every other lane (a pair still near, a value that is not finite, far
  * poses, a joint angle past LANE_ANGLE_MAX) is checked by check1, whose answer it gets. So
  * every lane's answer is checker_check's, on the AVX2 path and the portable one alike.
  *
@@ -338,7 +339,7 @@ static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned m
         mask = lane_tree_solid(k, a, b, mask);
         if (mask) mask = lane_tree_solid(k, b, a, mask);
     }
-    return mask;
+    return mask ? hull_lanes(k->g[0][0], a, b, mask) : 0u;  /* a mesh's hull (hulls.c) */
 }
 
 /* the lanes in which solids a and b's bounding spheres meet (reach grown by LANE_SLACK) */

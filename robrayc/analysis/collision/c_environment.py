@@ -104,15 +104,21 @@ class KernelEnvironment:
         self.holder[0] = None  # (bound at the next upload: another checker's may be there)
 
     def bind_triangles(self, arrays: tuple) -> None:
-        """The triangle trees' arrays (Kernel.bind_triangles; NAME_tbind's order), bound
-        now and again whenever this checker takes the library back."""
+        """The triangle trees' arrays (Kernel.bind_triangles; NAME_tbind's order, then
+        NAME_hbind's: the meshes' hull points), bound now and again whenever this checker
+        takes the library back."""
         self._triangles = arrays
-        self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in arrays))
+        self._bind_trees()
         self.holder[0] = None
+
+    def _bind_trees(self) -> None:
+        pointers = [a.ctypes.data_as(ctypes.c_void_p) for a in self._triangles]
+        self.lib.rc_tbind(*pointers[:6])
+        self.lib.rc_hbind(*pointers[6:])
 
     def upload(self) -> None:
         if self._triangles is not None:
-            self.lib.rc_tbind(*(a.ctypes.data_as(ctypes.c_void_p) for a in self._triangles))
+            self._bind_trees()
         if self._witnesses is not None:
             points, first = self._witnesses
             self.lib.rc_bind_witnesses(points.ctypes.data, first.ctypes.data)

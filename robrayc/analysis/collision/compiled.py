@@ -383,7 +383,11 @@ def _triangle_texts(checker: CollisionChecker) -> dict:
             "tkids": [f"{a}, {b}" for a, b in t.kids.tolist()],
             "tris": [_doubles(row) for row in t.triangles.tolist()],
             "troots": ", ".join(map(str, t.roots.tolist())),
-            "tboxes": [_doubles(row) for row in t.boxes.tolist()]}
+            "tboxes": [_doubles(row) for row in t.boxes.tolist()],
+            "n_hull_decl": max(1, len(t.hull)),
+            "thull": [_doubles(t.hull[k:k + 4].tolist()) for k in range(0, len(t.hull), 4)]
+            or ["0"],
+            "thull_spans": [f"{a}, {b}" for a, b in t.hull_spans.tolist()]}
 
 
 class Kernel:
@@ -581,7 +585,9 @@ class Kernel:
                   np.ascontiguousarray(trees.triangles, np.float64),
                   np.ascontiguousarray(trees.roots, np.int32),
                   np.ascontiguousarray(speeds, np.float32),
-                  np.ascontiguousarray(trees.boxes, np.float64))
+                  np.ascontiguousarray(trees.boxes, np.float64),
+                  np.ascontiguousarray(trees.hull, np.float64),
+                  np.ascontiguousarray(trees.hull_spans, np.int32))
         self._triangles = arrays
         self._speeds = True
         self.env.bind_triangles(arrays)

@@ -29,6 +29,10 @@ class TriangleTrees:
     roots: np.ndarray  # (solids,) int32
     node_solid: np.ndarray  # (N,) int64
     boxes: np.ndarray  # (N, 15) float64: each node's box, see node_boxes
+    hull: np.ndarray  # (3 H,) float64: each mesh's hull points (hull_points), group frame:
+    # their x, then their y, then their z
+    hull_spans: np.ndarray  # (solids, 2) int32: each mesh's first double in hull, its points'
+    # count
 
 
 def _segments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -84,6 +88,27 @@ def node_boxes(tri: np.ndarray, nodes: np.ndarray, kids: np.ndarray) -> np.ndarr
     return np.column_stack([axes.reshape(-1, 9), centre, half])
 
 
+def hull_points(tri: np.ndarray) -> np.ndarray:
+    """(H, 3): corners of triangles tri (T, 3, 3) whose convex hull is theirs (hulls.c's
+    supports run over them): those on or near a facet of their hull as qhull finds it, every
+    other one inside each facet's plane by far more than its rounding; all the distinct
+    corners without scipy, or when qhull finds no solid hull (a flat mesh)."""
+    points = np.unique(tri.reshape(-1, 3), axis=0)
+    try:
+        from scipy.spatial import ConvexHull, QhullError
+    except ImportError:  # scipy is an extra: the corners' hull is theirs too, only slower
+        return points
+    try:
+        planes = ConvexHull(points).equations  # (F, 4): unit normal n, offset: n . x + offset
+    except (QhullError, ValueError):
+        return points
+    size = float(np.abs(points).max()) + float(np.ptp(points, axis=0).max())
+    # kept: within 1e-9 of the points' size of a facet's plane or past it (qhull leaves out
+    # only points its rounding, ~1e-15 of that, puts on a facet)
+    near = (points @ planes[:, :3].T + planes[:, 3]).max(axis=1) >= -1e-9 * size
+    return points[near]
+
+
 def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(nodes (N, 4), kids (N, 2) as in TriangleTrees with triangles numbered in the returned
     order, order (T,)) for triangles tri (T, 3, 3); breadth first, node 0 the root."""
@@ -117,8 +142,9 @@ def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def triangle_trees(checker) -> TriangleTrees:
     """The triangle trees of the checker's mesh solids."""
     s = checker.solids
-    nodes, kids, tris, owner, boxes = [], [], [], [], []
+    nodes, kids, tris, owner, boxes, hulls = [], [], [], [], [], []
     roots = np.full(len(s), -1, dtype=np.int32)
+    spans = np.zeros((len(s), 2), dtype=np.int32)
     n_nodes = n_tris = 0
     for k, item in enumerate(s.items):
         if item.faces is None or not len(item.faces):
@@ -135,6 +161,9 @@ def triangle_trees(checker) -> TriangleTrees:
         nodes.append(node)
         kids.append(kid)
         tris.append(tri[order].reshape(-1, 9))
+        spans[k] = sum(map(len, hulls)), 0
+        hulls.append(hull_points(tri).T.ravel())
+        spans[k, 1] = len(hulls[-1]) // 3
         owner.append(np.full(len(node), k))
         n_nodes += len(node)
         n_tris += len(tri)
@@ -142,4 +171,5 @@ def triangle_trees(checker) -> TriangleTrees:
                          np.concatenate(kids or [np.zeros((0, 2))]).astype(np.int32),
                          np.concatenate(tris or [np.zeros((0, 9))]), roots,
                          np.concatenate(owner or [np.zeros(0)]).astype(np.int64),
-                         np.concatenate(boxes or [np.zeros((0, 15))]))
+                         np.concatenate(boxes or [np.zeros((0, 15))]),
+                         np.concatenate(hulls or [np.zeros(0)]), spans)

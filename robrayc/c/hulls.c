@@ -1,0 +1,289 @@
+/* robrayc's compiled collision checker: a quick proof that a mesh lies apart from another
+ * mesh, a sphere or a box, for the lanes (lanes.c's lane_pair) to use before they leave a
+ * lane to check1: a plane between the two solids' convex hulls. Pasted right after meshes.c;
+ * a generated checker holds this file verbatim too.
+ *
+ * Near contact the lanes' sphere trees leave a pair with a mesh open at distances of up to a
+ * few centimetres, and check1 then runs again for that lane: its trees, and the triangles,
+ * which test every two leaves that lie within each other's boxes (tens of thousands of
+ * cycles for Fetch's head against its upper arm). Most such pairs have convex hulls that lie
+ * apart, and a plane between them shows it at once: GJK (Gilbert, Johnson and Keerthi) looks
+ * for the direction v of the hulls' nearest points, each support (the largest u . x over a
+ * mesh) taken over its hull points (THULL: the corners of its triangles on their convex hull,
+ * robrayc.analysis.collision.triangles.hull_points). The answer is a proof only through its
+ * last step: along v, the two supports say that every point of one lies farther than
+ * HULL_GAP from every point of the other, whatever the search did before.
+ *
+ * Why that proof is check1's FREE for the pair: HULL_GAP is 2 DECIDE_GAP. The supports are
+ * dot products of a few roundings each, about 1e-15 |v| times the coordinates' size (X =
+ * GROUP_REACH + SOLID_REACH for a pair that could be near: both solids within SOLID_REACH of
+ * group origins within GROUP_REACH; the relative pose ga^-1 gb, a product of double
+ * rotations, adds as little); hull_points keeps every corner that is not inside each facet's
+ * plane by 1e-9 of the mesh's size, far more than qhull's rounding; the lanes' double
+ * kinematics (fk8) differ from fk's by ~1e-14 a joint (lanes.c). So two solids shown apart
+ * here lie farther apart than 2 DECIDE_GAP - 1e-12 X. check1 finds them apart by its float
+ * trees, or decides them on their triangles (meshes.c): each two of those (or a triangle and
+ * the sphere) farther apart than DECIDE_GAP by far more than the tests' double rounding,
+ * which then find no crossing and no point within DECIDE_GAP: FREE, the exact checker's
+ * answer too (outside the band DECIDE_GAP about contact they agree). One answer could
+ * differ, for the better: a triangle and a box more than 2 DECIDE_GAP apart that no axis of
+ * tri_box_apart shows more than DECIDE_GAP apart (their nearest points at corners) leave
+ * check1 MAYBE, and the lane FREE. Cylinders are left to check1.
+ */
+
+/* how far apart the proof shows two solids */
+#define HULL_GAP (2.0 * DECIDE_GAP)
+/* GJK's steps at most before it gives up (no proof) */
+#define HULL_STEPS 24
+/* 0: no proof here (the lanes leave those pairs to check1, as before: for comparisons) */
+#ifndef CHECKER_HULLS
+#define CHECKER_HULLS 1
+#endif
+
+#if CHECKER_TRIANGLES == 2
+/* each mesh's hull points (THULLS[s] = { first double in THULL, count }, the points' x, then
+ * y, then z), bound at run time (as the triangle trees, meshes.c): until they are, nothing
+ * is proven here */
+static const double *THULL;
+static const int (*THULLS)[2];
+
+void checker_hbind(const double *hull, const int *spans)
+{
+    THULL = hull;
+    THULLS = (const int (*)[2])spans;
+}
+#define HULLS_BOUND (THULL != 0)
+#else
+#define HULLS_BOUND 1
+#endif
+
+#if CHECKER_TRIANGLES && CHECKER_HULLS
+
+/* a solid as GJK sees it, in the frame of the mesh's group: a mesh's hull points (its
+ * first double in THULL, their count) or a sphere (kind 0: radius half[0]) or a box (kind 1: half extents), at
+ * pose m in that frame */
+struct hullshape { int kind, first, count; double m[12], half[3]; };
+
+/* the largest w . p over the n > 0 points p (their x, then their y, then their z: n each),
+ * and the first point reaching it (in at); four points at a time with AVX2 */
+static double hull_max(const double *p, int n, const double *w, int *at)
+{
+    double best = -HUGE_VAL;
+    int k = 0;
+    *at = 0;
+#if defined(__AVX2__)
+    if (n >= 4) {
+        const __m256d wx = _mm256_set1_pd(w[0]), wy = _mm256_set1_pd(w[1]);
+        const __m256d wz = _mm256_set1_pd(w[2]);
+        __m256d top = _mm256_set1_pd(-HUGE_VAL), where = _mm256_setzero_pd();
+        __m256d index = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
+        double tops[4], wheres[4];
+        int j;
+        for (; k + 4 <= n; k += 4) {
+            __m256d d = _mm256_add_pd(_mm256_add_pd(
+                _mm256_mul_pd(wx, _mm256_loadu_pd(p + k)),
+                _mm256_mul_pd(wy, _mm256_loadu_pd(p + n + k))),
+                _mm256_mul_pd(wz, _mm256_loadu_pd(p + 2 * n + k)));
+            __m256d more = _mm256_cmp_pd(d, top, _CMP_GT_OQ);
+            top = _mm256_blendv_pd(top, d, more);
+            where = _mm256_blendv_pd(where, index, more);
+            index = _mm256_add_pd(index, _mm256_set1_pd(4.0));
+        }
+        _mm256_storeu_pd(tops, top);
+        _mm256_storeu_pd(wheres, where);
+        for (j = 0; j < 4; j++)
+            if (tops[j] > best) {
+                best = tops[j];
+                *at = (int)wheres[j];
+            }
+    }
+#endif
+    for (; k < n; k++) {
+        const double d = w[0] * p[k] + w[1] * p[n + k] + w[2] * p[2 * n + k];
+        if (d > best) {
+            best = d;
+            *at = k;
+        }
+    }
+    return best;
+}
+
+/* the largest u . x over shape s (the mesh's frame), and a point of s reaching it in p */
+static double shape_support(const struct hullshape *s, const double *u, double *p)
+{
+    double w[3];
+    int k;
+    for (k = 0; k < 3; k++) w[k] = s->m[k] * u[0] + s->m[3 + k] * u[1] + s->m[6 + k] * u[2];
+    if (s->kind < 0) {  /* hull points: w is u in their frame */
+        const double *h = THULL + s->first;
+        double x[3], top;
+        int at;
+        top = hull_max(h, s->count, w, &at);
+        x[0] = h[at]; x[1] = h[s->count + at]; x[2] = h[2 * s->count + at];
+        apply_d(s->m, x, p);
+        return top + dot3(u, s->m + 9);
+    }
+    for (k = 0; k < 3; k++) p[k] = s->m[9 + k];
+    if (s->kind == 0) {
+        const double len = sqrt(dot3(u, u));
+        for (k = 0; k < 3; k++) p[k] += len > 0.0 ? s->half[0] * u[k] / len : 0.0;
+        return dot3(u, s->m + 9) + s->half[0] * len;
+    }
+    for (k = 0; k < 3; k++) {  /* a box: the corner along u (its axes are m's columns) */
+        const double h = w[k] < 0.0 ? -s->half[k] : s->half[k];
+        p[0] += s->m[k] * h; p[1] += s->m[3 + k] * h; p[2] += s->m[6 + k] * h;
+    }
+    return dot3(u, s->m + 9) + s->half[0] * fabs(w[0]) + s->half[1] * fabs(w[1])
+           + s->half[2] * fabs(w[2]);
+}
+
+/* the affine combination of the n <= 4 points w nearest the origin, if it lies in their
+ * convex hull (weights >= 0) and they span an (n - 1)-simplex: its squared length, the point
+ * in v; else -1 (the edges' Gram matrix solved by Cramer's rule) */
+static double simplex_nearest(double w[][3], int n, double *v)
+{
+    double e[3][3], g[3][3], b[3], lam[3] = { 0.0, 0.0, 0.0 }, det, sum = 0.0, scale = 0.0;
+    int i, j, k;
+    for (i = 0; i < n - 1; i++) {
+        sub3(w[i + 1], w[0], e[i]);
+        b[i] = -dot3(e[i], w[0]);
+        for (j = 0; j <= i; j++) g[i][j] = g[j][i] = dot3(e[i], e[j]);
+        scale += g[i][i];
+    }
+    if (n == 2) {
+        if (!(g[0][0] > 0.0)) return -1.0;
+        lam[0] = b[0] / g[0][0];
+    } else if (n == 3) {
+        det = g[0][0] * g[1][1] - g[0][1] * g[1][0];
+        if (!(det > 1e-12 * scale * scale)) return -1.0;
+        lam[0] = (b[0] * g[1][1] - g[0][1] * b[1]) / det;
+        lam[1] = (g[0][0] * b[1] - b[0] * g[1][0]) / det;
+    } else if (n == 4) {
+        double c[3][3];
+        for (i = 0; i < 3; i++) cross3(g[(i + 1) % 3], g[(i + 2) % 3], c[i]);
+        det = dot3(g[0], c[0]);
+        if (!(det > 1e-12 * scale * scale * scale)) return -1.0;
+        for (k = 0; k < 3; k++)  /* g's inverse: the columns c[i] / det */
+            lam[k] = (c[0][k] * b[0] + c[1][k] * b[1] + c[2][k] * b[2]) / det;
+    }
+    for (k = 0; k < 3; k++) v[k] = w[0][k];
+    for (i = 0; i < n - 1; i++) {
+        if (lam[i] < 0.0) return -1.0;
+        sum += lam[i];
+        for (k = 0; k < 3; k++) v[k] += lam[i] * e[i][k];
+    }
+    return sum > 1.0 ? -1.0 : dot3(v, v);
+}
+
+/* the point of the convex hull of the n <= 4 points w nearest the origin, in v, and the
+ * points of w spanning the face holding it kept first (their count returned); 0 when the
+ * origin lies inside their tetrahedron, or nothing was found. Every face is tried (at most
+ * 15, each a little linear algebra: a support costs more) */
+static int hull_nearest(double w[4][3], int n, double *v)
+{
+    double best = HUGE_VAL, p[3], s[4][3];
+    int mask, keep = 0, i, k, m;
+    for (mask = 1; mask < 1 << n; mask++) {
+        double d;
+        for (m = 0, i = 0; i < n; i++)
+            if (mask >> i & 1) { for (k = 0; k < 3; k++) s[m][k] = w[i][k]; m++; }
+        d = simplex_nearest(s, m, p);
+        if (d >= 0.0 && d < best) {
+            best = d;
+            keep = mask;
+            for (k = 0; k < 3; k++) v[k] = p[k];
+        }
+    }
+    if (!keep || keep == 15) return 0;
+    for (m = 0, i = 0; i < n; i++)
+        if (keep >> i & 1) { for (k = 0; k < 3; k++) s[m][k] = w[i][k]; m++; }
+    for (i = 0; i < m; i++)
+        for (k = 0; k < 3; k++) w[i][k] = s[i][k];
+    return m;
+}
+
+/* do shapes a and b lie farther apart than HULL_GAP: 1 on the proof (a direction v along
+ * which their supports say so), else 0 (their hulls nearer, or GJK gave up) */
+static int hull_gjk(const struct hullshape *a, const struct hullshape *b)
+{
+    double w[4][3], v[3], pa[3], pb[3], u[3];
+    int n = 0, step, k;
+    sub3(b->m + 9, a->m + 9, v);  /* a first direction: from b's origin to a's */
+    if (!(dot3(v, v) > 0.0)) v[0] = 1.0;
+    for (step = 0; step < HULL_STEPS; step++) {
+        double len2 = dot3(v, v), sa, sb;
+        for (k = 0; k < 3; k++) u[k] = -v[k];
+        sa = shape_support(a, u, pa);  /* a's points reach sa along -v at most */
+        sb = shape_support(b, v, pb);  /* and b's sb along v */
+        if (-(sa + sb) > HULL_GAP * sqrt(len2)) return 1;  /* v . (x_a - x_b) > that */
+        sub3(pa, pb, w[n]);  /* the point of a - b furthest along -v */
+        if (n > 0 && len2 - dot3(v, w[n]) <= 1e-9 * len2) return 0;  /* none nearer */
+        n = hull_nearest(w, n + 1, v);
+        if (!n || dot3(v, v) <= HULL_GAP * HULL_GAP) return 0;
+    }
+    return 0;
+}
+
+/* solid s as a hull shape: a mesh with hull points (mesh: its index), a sphere or a box;
+ * 0 for any other */
+static int hull_shape(const struct solid *s, int mesh, struct hullshape *out)
+{
+    int k;
+    out->kind = mesh >= 0 ? -1 : s->exact;
+    if (mesh >= 0 ? TROOT[mesh] < 0 || THULLS[mesh][1] <= 0 : s->exact != 0 && s->exact != 1)
+        return 0;
+    out->first = mesh >= 0 ? THULLS[mesh][0] : 0;
+    out->count = mesh >= 0 ? THULLS[mesh][1] : 0;
+    for (k = 0; k < 3; k++) out->half[k] = s->half[k];
+    return 1;
+}
+
+/* is mesh solid a (group pose ga) farther than HULL_GAP from solid b: another mesh at group
+ * pose `pose` (b >= 0), or sphere or box s at world pose `pose` (b < 0) */
+static int hull_apart(const double *ga, int a, const double *pose, int b,
+                      const struct solid *s)
+{
+    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+    struct hullshape sa, sb;
+    int k;
+    if (!HULLS_BOUND || !hull_shape(&SOLID[a], a, &sa)
+        || !hull_shape(b >= 0 ? &SOLID[b] : s, b, &sb)) return 0;
+    for (k = 0; k < 12; k++) sa.m[k] = identity[k];
+    relative_d(ga, pose, sb.m);
+    return hull_gjk(&sa, &sb);
+}
+
+/* the lanes of mask in which solids a and b (a mesh with another mesh, a sphere or a box; any
+ * other pair keeps its lanes) are not shown apart by hull_apart at group poses g (lanes.c's
+ * block's g[group][entry][lane], flat) */
+static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
+{
+    int l, i;
+    if (SOLID[a].exact >= 0) { int s = a; a = b; b = s; }
+    if (SOLID[a].exact != -1 || TROOT[a] < 0) return mask;
+    for (l = 0; l < 8; l++) {
+        double ga[12], gb[12], pose[12];
+        if (!(mask >> l & 1u)) continue;
+        for (i = 0; i < 12; i++) {
+            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
+            gb[i] = g[(SOLID[b].group * 12 + i) * 8 + l];
+        }
+        if (SOLID[b].exact < 0) {
+            if (hull_apart(ga, a, gb, b, &SOLID[b])) mask &= ~(1u << l);
+            continue;
+        }
+        mul(gb, SOLID[b].pose, pose);
+        if (hull_apart(ga, a, pose, -1, &SOLID[b])) mask &= ~(1u << l);
+    }
+    return mask;
+}
+
+#else
+static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    return mask;
+}
+#endif
