@@ -62,7 +62,7 @@ void checker_hbind(const double *hull, const int *spans)
 /* a solid as GJK sees it, in the frame of the mesh's group: a mesh's hull points (its
  * first double in THULL, their count) or a sphere (kind 0: radius half[0]) or a box (kind 1: half extents), at
  * pose m in that frame */
-struct hullshape { int kind, first, count; double m[12], half[3]; };
+struct hullshape { int kind, first, count; double m[12], half[3], centre[3]; };
 
 /* the largest w . p over the n > 0 points p (their x, then their y, then their z: n each),
  * and the first point reaching it (in at); four points at a time with AVX2 */
@@ -208,7 +208,7 @@ static int hull_gjk(const struct hullshape *a, const struct hullshape *b)
 {
     double w[4][3], v[3], pa[3], pb[3], u[3];
     int n = 0, step, k;
-    sub3(b->m + 9, a->m + 9, v);  /* a first direction: from b's origin to a's */
+    sub3(a->centre, b->centre, v);  /* a first guess: from b's centre to a's */
     if (!(dot3(v, v) > 0.0)) v[0] = 1.0;
     for (step = 0; step < HULL_STEPS; step++) {
         double len2 = dot3(v, v), sa, sb;
@@ -250,6 +250,14 @@ static int hull_apart(const double *ga, int a, const double *pose, int b,
         || !hull_shape(b >= 0 ? &SOLID[b] : s, b, &sb)) return 0;
     for (k = 0; k < 12; k++) sa.m[k] = identity[k];
     relative_d(ga, pose, sb.m);
+    for (k = 0; k < 3; k++) {  /* their bounding spheres' centres (a mesh's: its group frame) */
+        sa.centre[k] = SOLID[a].bound[k];
+        sb.centre[k] = sb.m[9 + k];
+    }
+    if (b >= 0) {
+        const double c[3] = { SOLID[b].bound[0], SOLID[b].bound[1], SOLID[b].bound[2] };
+        apply_d(sb.m, c, sb.centre);
+    }
     return hull_gjk(&sa, &sb);
 }
 
