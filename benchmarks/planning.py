@@ -4,6 +4,7 @@ and the time from a new robot's URDF to its first plan.
 
     python benchmarks/planning.py --vamp /tmp/vamp [--vamp-python /work/venv-vamp/bin/python]
         [--sets box,cage,...] [--problems 10] [--rounds 3] [--timeout 10]
+    python benchmarks/planning.py [--first-plan-rounds 3]   (URDF to first plan only)
 
 --vamp: a checkout of KavrakiLab/vamp (its resources/panda/problems.tar.bz2: MoveIt scenes
 and requests; its Panda URDFs and panda.srdf, whose disabled pairs robrayc allows). Per
@@ -30,7 +31,11 @@ rejects checks none). Printed: the CPU, the VAMP commit and
 version, per set the median planning times and their ratio, failures, colliding paths and
 answers that differ; first, "URDF to first plan": a fresh process with an empty cache
 directory loads examples/arm4.urdf, builds its compiled checker (the one C compile), sets
-obstacles and plans (wall time of the whole process, interpreter start included).
+obstacles and plans (wall time of the whole process, interpreter start included); and the
+whole `robrayc plan` command for the corpus UR5 with its meshes and its allowed pairs (made
+once by `robrayc allowed-collisions`), with an empty cache (its checker's compiles and
+certified cells included). Without --vamp, only these two rows (--first-plan-rounds N: the
+median of N fresh processes each, in turns).
 """
 
 from __future__ import annotations
@@ -351,22 +356,75 @@ def first_plan() -> tuple[float, float, bool]:
     """(process seconds, in-process seconds, solved) from examples/arm4.urdf to its first
     plan, in a fresh process with an empty cache (the compiled checker built: one compile)."""
     with tempfile.TemporaryDirectory() as cache:
-        env = dict(os.environ, XDG_CACHE_HOME=cache,
-                   PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
-                                                            os.environ.get("PYTHONPATH")])))
         t = time.perf_counter()
         run = subprocess.run([sys.executable, "-c", FIRST_PLAN,
-                              str(REPO / "examples" / "arm4.urdf")], env=env,
+                              str(REPO / "examples" / "arm4.urdf")], env=_env(cache),
                              capture_output=True, text=True, check=True)
         wall = time.perf_counter() - t
     inner, solved = run.stdout.split()[-2:]
     return wall, float(inner), solved == "True"
 
 
+# The corpus UR5 (meshes), the arm swung from one side to the other over its base
+UR5 = "ros-industrial+universal_robot/ur_description"
+UR5_MOTION = ["--start", "shoulder_lift_joint=-1.57", "--goal", "shoulder_pan_joint=2",
+              "--goal", "shoulder_lift_joint=-1.57", "--goal", "elbow_joint=1"]
+
+
+def _env(cache: str) -> dict:
+    return dict(os.environ, XDG_CACHE_HOME=cache,
+                PYTHONPATH=os.pathsep.join(filter(None, [str(REPO),
+                                                         os.environ.get("PYTHONPATH")])))
+
+
+def ur5_first_plan(folder: Path) -> tuple[float, int]:
+    """(seconds, exit status) of the whole `robrayc plan` command for the corpus UR5 with its
+    meshes and its allowed pairs (`robrayc allowed-collisions`, made once into folder), with
+    an empty cache: its compiled checker and certified cells built, then a plan."""
+    from tests.corpus import URDF_CORPUS
+
+    root = URDF_CORPUS / UR5
+    urdf = root / "urdf" / "ur5_robot.urdf"
+    packages = ["--package-path", f"ur_description={root}"]
+    allowed = folder / "ur5_allowed.robray"
+    if not allowed.is_file():
+        with tempfile.TemporaryDirectory() as cache:
+            subprocess.run([sys.executable, "-m", "robrayc", "allowed-collisions", str(urdf),
+                            *packages, "-o", str(allowed)], env=_env(cache), check=True,
+                           capture_output=True)
+    with tempfile.TemporaryDirectory() as cache:
+        t = time.perf_counter()
+        run = subprocess.run([sys.executable, "-m", "robrayc", "plan", str(urdf), str(allowed),
+                              *packages, *UR5_MOTION], env=_env(cache), capture_output=True)
+        return time.perf_counter() - t, run.returncode
+
+
+def print_first_plans(rounds: int) -> None:
+    """The two URDF-to-first-plan rows (arm4 and the corpus UR5), the median of `rounds`
+    fresh processes each, taking turns."""
+    arm4, ur5 = [], []
+    with tempfile.TemporaryDirectory() as folder:
+        for _ in range(rounds):
+            arm4.append(first_plan())
+            ur5.append(ur5_first_plan(Path(folder)))
+    wall = statistics.median(x[0] for x in arm4)
+    print(f"URDF to first plan (examples/arm4.urdf, empty cache, one compile): {wall:.3g} s "
+          f"process (median of {rounds}; {min(x[0] for x in arm4):.3g}-"
+          f"{max(x[0] for x in arm4):.3g}), solved: {all(x[2] for x in arm4)}", flush=True)
+    wall = statistics.median(x[0] for x in ur5)
+    print(f"URDF to first plan (corpus UR5 with meshes and its allowed pairs, `robrayc plan`, "
+          f"empty cache): {wall:.3g} s whole command (median of {rounds}; "
+          f"{min(x[0] for x in ur5):.3g}-{max(x[0] for x in ur5):.3g}), planned: "
+          f"{all(x[1] == 0 for x in ur5)}", flush=True)
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--vamp", metavar="PATH", required=True,
-                   help="a checkout of KavrakiLab/vamp (its problem sets and Panda)")
+    p.add_argument("--vamp", metavar="PATH",
+                   help="a checkout of KavrakiLab/vamp (its problem sets and Panda); without, "
+                   "only the URDF-to-first-plan rows")
+    p.add_argument("--first-plan-rounds", type=int, default=1, metavar="N",
+                   help="fresh processes for each URDF-to-first-plan row (their median)")
     p.add_argument("--vamp-python", metavar="PYTHON",
                    help="the interpreter of a venv with vamp-planner installed: time it too")
     p.add_argument("--sets", help="problem sets (comma-separated; default: all)")
@@ -387,12 +445,13 @@ def main() -> None:
     args = p.parse_args()
     from robrayc.analysis.collision import CollisionChecker
 
-    vamp = Path(args.vamp)
-    print(f"CPU: {cpu()}; VAMP checkout: {vamp_commit(args.vamp)}; vamp-planner: "
+    print(f"CPU: {cpu()}; VAMP checkout: "
+          f"{vamp_commit(args.vamp) if args.vamp else 'none'}; vamp-planner: "
           f"{'via ' + args.vamp_python if args.vamp_python else 'not timed'}", flush=True)
-    wall, inner, solved = first_plan()
-    print(f"URDF to first plan (examples/arm4.urdf, empty cache, one compile): "
-          f"{wall:.3g} s process, {inner:.3g} s in it, solved: {solved}", flush=True)
+    print_first_plans(args.first_plan_rounds)
+    if not args.vamp:
+        return
+    vamp = Path(args.vamp)
     scene = panda_scene(vamp, args.model)
     t = time.perf_counter()
     compiled = CollisionChecker(scene, backend="compiled")
