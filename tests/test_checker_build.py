@@ -194,7 +194,8 @@ def test_empty_cell_tables_are_cached(tmp_path: Path, monkeypatch) -> None:
 def test_a_build_started_ahead_is_waited_for_or_reported(tmp_path: Path,
                                                          monkeypatch) -> None:
     """build() takes over a build start() began (one compile, the same library); a compiler
-    that fails is reported by that build(), as if it had run it."""
+    that fails is reported by that build(), as if it had run it; one nobody waits for is
+    stopped when the process ends."""
     _cache(monkeypatch, tmp_path)
     source = "int robrayc_answer(void) { return 42; }\n"
     c_build.start(source, stem="test")
@@ -209,3 +210,9 @@ def test_a_build_started_ahead_is_waited_for_or_reported(tmp_path: Path,
     with pytest.raises(c_build.CompilerMissing, match="broken compiler"):
         c_build.build(source, stem="other")
     assert not c_build._started
+    monkeypatch.delenv("CC")
+    c_build.start(source, stem="unwaited")  # stopped when the process ends (atexit)
+    (run,) = c_build._started.values()
+    c_build._stop_started()
+    assert not c_build._started and run.process.returncode is not None
+    assert not run.dir.exists()

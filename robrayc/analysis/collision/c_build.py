@@ -6,6 +6,7 @@ the loaded Kernel) and cells.py (the certified cells, which build a checker of t
 
 from __future__ import annotations
 
+import atexit
 import ctypes
 import functools
 import hashlib
@@ -116,8 +117,16 @@ def start(source: str, extra: tuple[str, ...] = (), stem: str = "checker",
         pass
 
 
-# builds started ahead (start), by the library they make
+def _stop_started() -> None:
+    """Stops the builds started that no build() took over (the process ends)."""
+    while _started:
+        _started.popitem()[1].close()
+
+
+# builds started ahead (start), by the library they make; one nobody waited for is stopped
+# when the process ends
 _started: dict[Path, Compilation] = {}
+atexit.register(_stop_started)
 
 
 def _toolchain(extra: tuple[str, ...]) -> tuple[str, tuple[str, ...]]:
