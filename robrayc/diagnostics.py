@@ -38,7 +38,7 @@ WARNINGS: dict[str, str] = {
     "unused-attribute": "an attribute that has no effect where it is written",
     "parentheses": "an expression whose precedence differs from what it looks like",
     "unnormalized": "an axis or quaternion that is not of unit length (normalised)",
-    "unknown-frame": "allow_collision names a frame the scene does not have",
+    "unknown-frame": "allow_collision names a frame the scene does not have (an SRDF: a link)",
     "missing-mesh": "a mesh file that cannot be found or read (dropped or replaced)",
     "mesh-path-fallback": "a mesh found somewhere other than where its path says",
     "board-syntax": "a cs2 board line cs2 itself would ignore or misread",
@@ -75,6 +75,8 @@ WARNINGS: dict[str, str] = {
                       "of that name from another input",
     "srdf-unneeded": "an SRDF pair disabled as Always colliding that collides in no sample "
                      "(allowed-collisions --check-srdf)",
+    "srdf-ignored": "an SRDF <disable_default_collisions>, not applied (its link's pairs "
+                    "stay checked): only <disable_collisions> pairs are allowed",
     "renamed": "a name robrayc generates (a ball or floating joint's variables, an output's "
                "extra joints) that an input's name already has, given a suffix",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "

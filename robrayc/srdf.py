@@ -1,5 +1,6 @@
 """SRDF (MoveIt's semantic robot description): the one writer of `<disable_collisions>` and
-the reader behind `allowed-collisions --check-srdf`.
+the reader behind `allowed-collisions --check-srdf` and the checking commands' `--srdf`
+(`allowed`: the disabled link pairs as the scene's allowed frame pairs).
 
 Every `link1` / `link2` names a robot link (robrayc.links: the URDF's own link names for a
 scene from URDF), never a robrayc frame; pairs within one link are not written. Reasons are
@@ -14,9 +15,9 @@ from collections.abc import Iterable
 from xml.sax.saxutils import quoteattr
 
 from robrayc import ir
-from robrayc.diagnostics import DiagnosticSink, SourcePos
+from robrayc.diagnostics import DiagnosticSink, SourceCache, SourcePos, suggest
 from robrayc.links import LinkPlan, plan_links
-from robrayc.records import record
+from robrayc.records import record, replace
 
 MOVEIT_REASONS = {"adjacent": "Adjacent", "default": "Default", "always": "Always",
                   "never": "Never", "user": "User"}
@@ -179,7 +180,62 @@ def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabl
             sink.error("<disable_collisions> needs link1 and link2", pos)
             continue
         out.append(Disabled(*_key(a, b), el.get("reason") or "", pos))
+    # (<enable_collisions> only undoes it, and <disable_collisions> wins over both, as MoveIt
+    # applies them: without the defaults, the pairs read are MoveIt's disabled pairs or fewer)
+    for el in root.iter("disable_default_collisions"):
+        sink.warning(f"<disable_default_collisions> is not applied: the pairs of link "
+                     f"'{el.get('link') or ''}' stay checked, but for its <disable_collisions>",
+                     source.pos(el), "list the pairs to allow as <disable_collisions>",
+                     name="srdf-ignored")
     return root.get("name") or "", out
+
+
+def read_for(scene: ir.Scene, path: str, sink: DiagnosticSink,
+             sources: SourceCache | None = None) -> list[Disabled]:
+    """The `<disable_collisions>` of an SRDF file for the robot of `scene` (read; its text into
+    `sources`, so that diagnostics show its lines); a warning when it names another robot."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as exc:
+        raise sink.fatal(f"cannot read '{path}': {exc.strerror or exc}") from None
+    if sources is not None:
+        sources.add(path, data.decode("utf-8", "replace"))
+    robot, entries = read(data, path, sink)
+    if scene.robot_name and robot and robot != scene.robot_name:
+        sink.warning(f"the SRDF is for robot '{robot}', the scene is '{scene.robot_name}'",
+                     SourcePos(path), name="unknown-frame")
+    return entries
+
+
+def _known(entries: list[Disabled], plan: LinkPlan, sink: DiagnosticSink) -> list[Disabled]:
+    """The entries naming two links of the robot; each other name is a warning."""
+    known = set(plan.names.values())
+    out = []
+    for d in entries:
+        bad = [n for n in (d.link1, d.link2) if n not in known]
+        for n in bad:
+            sink.warning(f"SRDF names '{n}', which is no link of the robot",
+                         d.pos or SourcePos("<srdf>"), suggest(n, known), name="unknown-frame")
+        if not bad:
+            out.append(d)
+    return out
+
+
+def allowed(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink) -> ir.Scene:
+    """The scene with every collision frame pair between two links an entry disables allowed
+    (MoveIt's meaning: the two links are never checked against each other), at the entry's
+    position. Names that are no link are warnings (their entries are left out)."""
+    plan = plan_links(scene)
+    frames = collision_links(scene, plan)
+    pairs = {(p.a, p.b): p for p in scene.allowed}
+    for d in _known(entries, plan, sink):
+        for x in frames.get(d.link1, ()):
+            for y in frames.get(d.link2, ()):
+                if x != y:
+                    pos = d.pos or SourcePos("<srdf>")
+                    pairs.setdefault(_key(x, y), ir.AllowedCollision(*_key(x, y), pos))
+    return replace(scene, allowed=tuple(pairs[k] for k in sorted(pairs)))
 
 
 # --- lint ---------------------------------------------------------------------------------------
@@ -226,16 +282,8 @@ def lint(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink, *,
 
     plan = plan_links(scene)
     frames = collision_links(scene, plan)
-    known = set(plan.names.values())
     adjacent = adjacent_links(scene, plan)
-    todo: dict[tuple[str, str], Disabled] = {}
-    for d in entries:
-        bad = [n for n in (d.link1, d.link2) if n not in known]
-        for n in bad:
-            sink.warning(f"SRDF names '{n}', which is no link of the robot", d.pos or
-                         SourcePos("<srdf>"), name="unknown-frame")
-        if not bad and d.link1 != d.link2:
-            todo[(d.link1, d.link2)] = d
+    todo = {(d.link1, d.link2): d for d in _known(entries, plan, sink) if d.link1 != d.link2}
     columns: dict[tuple[str, str], list[tuple[str, str]]] = {
         key: [_key(x, y) for x in frames.get(key[0], ()) for y in frames.get(key[1], ())]
         for key in todo}

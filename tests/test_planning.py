@@ -202,7 +202,9 @@ def test_plan_command_prints_a_free_path(wall_file) -> None:
 def test_plan_command_says_why_there_is_no_path(wall_file) -> None:
     run = robrayc("plan", ARM, wall_file, "--backend", "exact", "--start", "turn=-1.2",
                   "--goal", "shoulder=1.2", "--goal", "elbow=0.6")  # into the wall
-    assert (run.status, run.out, run.err) == (1, "", "robrayc plan: the goal collides\n")
+    assert (run.status, run.out, run.err) == (  # the pair by its frames, then their links
+        1, "", "robrayc plan: the goal collides: 1 colliding pair\n"
+        "  forearm-collision wall (links forearm wall)\n")
 
 
 @pytest.mark.parametrize(("args", "message"), [

@@ -1,13 +1,15 @@
 """`robrayc collide` and `robrayc allowed-collisions`.
 
     robrayc collide FILE... [--var NAME --val VALUE]... [--config FILE] [--json] [--distance]
+                    [--srdf FILE]
     robrayc allowed-collisions FILE... [-o FILE] [--format robray|srdf|json] [--samples N]
                                        [--seed N] [--jobs N] [--check-srdf SRDF]
 
 ``collide`` reports the frame pairs whose collision geometry intersects at one configuration
-(variables not given are 0). Its exit status gates a build: 0 nothing collides, 1 something
-does, 2 nothing was checked (a usage error, or errors in the inputs, shown as diagnostics),
-3 an internal error.
+(variables not given are 0; the link pairs an SRDF given with --srdf disables are not
+checked; colliding adjacent links get a hint at --srdf). Its exit status gates a build: 0
+nothing collides, 1 something does, 2 nothing was checked (a usage error, or errors in the
+inputs, shown as diagnostics), 3 an internal error.
 
 ``allowed-collisions`` classifies every pair of collision frames (adjacent, colliding at the
 default configuration, always colliding, never colliding in random samples: see
@@ -26,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import re
 import sys
 from pathlib import Path
 
@@ -48,12 +49,12 @@ from robrayc.cli.obstacle_options import (
     check_obstacle_arguments,
     set_obstacles,
 )
+from robrayc.cli.srdf_options import add_srdf_argument, adjacent_hint, adjacent_pairs, with_srdf
+from robrayc.cli.srdf_options import show_name as _show
 from robrayc.configuration import check_variables, read_config_file
 from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, SourcePos
 
 EXIT_COLLISION, EXIT_NOT_CHECKED = 1, 2
-
-_IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
 
 # --- robrayc collide ------------------------------------------------------------------------
@@ -78,6 +79,7 @@ def _collide_parser() -> argparse.ArgumentParser:
                    "certified spheres, built by the system C compiler and cached; the same "
                    "answers) or auto (compiled when a compiler works)")
     add_obstacle_arguments(p)
+    add_srdf_argument(p)
     add_load_arguments(p)
     return p
 
@@ -92,10 +94,6 @@ def _configuration(args: argparse.Namespace, variables: tuple[str, ...],
     return {name: value for name, (value, _) in given.items()}
 
 
-def _show(name: str) -> str:
-    return name if _IDENT.match(name) else json.dumps(name)
-
-
 def _collide(argv: list[str], sink: DiagnosticSink) -> int:
     args = _collide_parser().parse_args(argv)
     if args.help:
@@ -108,10 +106,13 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
     if args.distance and (args.obstacles or args.points):
         raise UsageError("--distance measures the scene's own pairs, not run-time obstacles "
                          "(--obstacles, --points): give the environment as a scene file")
+    if args.srdf is not None and args.ignore_allowed:
+        raise UsageError("--ignore-allowed checks every pair: --srdf would allow some")
     try:
         scene = load_from_args(args, sink)
         config = _configuration(args, scene.variables, sink)
         sink.check()
+        scene = with_srdf(scene, args, sink)
         checker = _checker(scene, sink, args)
         labels = set_obstacles(checker, args, sink)
         sink.check()
@@ -171,6 +172,8 @@ def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
     n, kind = len(named), "link pair" if links else "pair"
     sys.stderr.write(f"{n} colliding {kind}{'' if n == 1 else 's'} at {at}\n"
                      if n else f"no collisions at {at}\n")
+    if not args.ignore_allowed:  # (checking every pair was asked for)
+        sys.stderr.write(adjacent_hint(adjacent_pairs(scene, pairs)))
 
 
 # How a penetration depth was found, as the text output says it (exact ones say nothing).
@@ -299,18 +302,12 @@ def _acm(argv: list[str], sink: DiagnosticSink) -> int:
 def _check_srdf(scene, args, output: Path | None, sink: DiagnosticSink) -> int:
     """allowed-collisions --check-srdf: the SRDF's disabled pairs that do collide."""
     from robrayc import srdf
+    from robrayc.cli import main
     from robrayc.outputs import write_files
 
     path = Path(args.check_srdf)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise sink.fatal(f"cannot read '{path}': {exc.strerror or exc}") from None
-    robot, entries = srdf.read(data, str(path), sink)
+    entries = srdf.read_for(scene, args.check_srdf, sink, main._SOURCES)
     sink.check()
-    if scene.robot_name and robot and robot != scene.robot_name:
-        sink.warning(f"the SRDF is for robot '{robot}', the scene is '{scene.robot_name}'",
-                     SourcePos(str(path)), name="unknown-frame")
     findings = srdf.lint(scene, entries, sink, samples=args.samples, seed=args.seed)
     sink.check()
     by = {v: [f for f in findings if f.verdict == v] for v in ("wrong", "expected", "unneeded")}

@@ -3,15 +3,17 @@ OMPL over robrayc's checker (robrayc.analysis.planning; the `plan` extra).
 
     robrayc plan FILE... --start NAME=VALUE... --goal NAME=VALUE... [--planner NAME]
                  [--timeout S] [--resolution R] [--step S] [--no-simplify] [--backend ...]
-                 [--obstacles FILE]... [--points FILE]... [--point-radius R]
+                 [--obstacles FILE]... [--points FILE]... [--point-radius R] [--srdf FILE]
 
 The obstacles are the scene's fixed geometry (a robot's URDF and a robray file of boxes, say)
 and, given at run time to the robot's own (cached) checker, the collision geometry of each
 --obstacles environment and the points of each --points cloud; variables not given are 0.
 Prints the path as CSV: a header naming the variables, then one configuration a line, start
 first, goal last; each straight segment between two lines is free at the checker's samples.
-Exit 0 with a path, 1 when there is none (start or goal collides, or none found within the
-timeout), 2 when nothing was planned (usage errors, errors in the inputs, OMPL not installed).
+--srdf's disabled link pairs are not checked; a start or goal that collides is reported with
+its colliding pairs (robrayc.cli.srdf_options). Exit 0 with a path, 1 when there is none
+(start or goal collides, or none found within the timeout), 2 when nothing was planned
+(usage errors, errors in the inputs, OMPL not installed).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from robrayc.cli.obstacle_options import (
     check_obstacle_arguments,
     set_obstacles,
 )
+from robrayc.cli.srdf_options import add_srdf_argument, collision_report, with_srdf
 from robrayc.diagnostics import NOWHERE, CompileError, DiagnosticSink, suggest
 
 EXIT_NO_PATH, EXIT_NOT_PLANNED = 1, 2
@@ -64,6 +67,7 @@ def _plan_parser() -> argparse.ArgumentParser:
                    help="checker: auto (compiled when a C compiler works, default), compiled "
                    "or exact")
     add_obstacle_arguments(p)
+    add_srdf_argument(p)
     add_load_arguments(p)
     p.set_defaults(ignore_allowed=False)  # the scene's allow_collision pairs hold
     return p
@@ -106,8 +110,9 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
                 sink.error(f"unknown configuration variable '{name}' (--start, --goal)",
                            NOWHERE, suggest(name, scene.variables))
         sink.check()
+        scene = with_srdf(scene, args, sink)
         checker = _checker(scene, sink, args)
-        set_obstacles(checker, args, sink)
+        labels = set_obstacles(checker, args, sink)
         sink.check()
     except CompileError:
         return EXIT_NOT_PLANNED
@@ -118,14 +123,25 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
     except (ValueError, planning.PlanningUnavailable) as exc:  # a value outside its joint's
         raise UsageError(str(exc)) from None  # limits, a bad resolution; OMPL not installed
     if path is None:
-        why = ("the start collides" if checker.check(start) else "the goal collides"
-               if checker.check(goal) else f"no path found in {args.timeout:g} s")
-        sys.stderr.write(f"robrayc plan: {why}\n")
+        sys.stderr.write(_no_path(checker, scene, start, goal, args.timeout, labels))
         return EXIT_NO_PATH
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(scene.variables)
     out.writerows([repr(v) for v in row] for row in path.tolist())
     return EXIT_OK
+
+
+def _no_path(checker, scene, start: dict[str, float], goal: dict[str, float], timeout: float,
+             labels: dict[str, str]) -> str:
+    """Why plan found no path: the start or the goal collides (and its pairs), or time ran
+    out."""
+    for end, config in (("start", start), ("goal", goal)):
+        pairs = checker.colliding_pairs(config)
+        if pairs:
+            n = len(pairs)
+            return (f"robrayc plan: the {end} collides: {n} colliding pair{'s' * (n != 1)}\n"
+                    + collision_report(scene, pairs, labels))
+    return f"robrayc plan: no path found in {timeout:g} s\n"
 
 
 def main(argv: list[str]) -> int:
