@@ -82,3 +82,10 @@ def test_a_bad_srdf_is_a_located_error(ur5: Path, tmp_path: Path, command) -> No
     assert (run.status, run.out) == (2, "")
     assert f"{srdf}:4:5: error: SRDF names 'base_lnk', which is no link of the robot" in run.err
     assert "hint: did you mean 'base_link'?" in run.err
+    # MoveIt's default-disabled link: not applied (its pairs stay checked), and said so
+    srdf.write_text(UR5_SRDF.replace("</robot>", '<disable_default_collisions link="ee_link"/>'
+                                     "</robot>"))
+    run = robrayc(*command, ur5, "--srdf", srdf, "-Werror=srdf-ignored")
+    assert (run.status, run.out) == (2, "")
+    assert (f"{srdf}:11:1: error: <disable_default_collisions> is not applied: the pairs of "
+            "link 'ee_link' stay checked") in run.err
