@@ -55,6 +55,7 @@ def test_collide_allows_the_srdf_pairs(ur5: Path, tmp_path: Path) -> None:
     run = robrayc("collide", ur5, "--srdf", tmp_path / "ur5.srdf")
     assert run.status == 1 and run.out == "ee_link wrist_3_link\n"
     assert "hint: links ee_link and wrist_3_link are adjacent: " in run.err
+    assert f"{tmp_path / 'ur5.srdf'} does not disable them" in run.err
 
 
 def test_plan_names_the_pairs_and_succeeds_with_the_srdf(ur5: Path, tmp_path: Path) -> None:

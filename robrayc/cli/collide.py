@@ -173,7 +173,7 @@ def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
     sys.stderr.write(f"{n} colliding {kind}{'' if n == 1 else 's'} at {at}\n"
                      if n else f"no collisions at {at}\n")
     if not args.ignore_allowed:  # (checking every pair was asked for)
-        sys.stderr.write(adjacent_hint(adjacent_pairs(scene, pairs)))
+        sys.stderr.write(adjacent_hint(adjacent_pairs(scene, pairs), args.srdf))
 
 
 # How a penetration depth was found, as the text output says it (exact ones say nothing).

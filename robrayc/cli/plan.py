@@ -123,7 +123,7 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
     except (ValueError, planning.PlanningUnavailable) as exc:  # a value outside its joint's
         raise UsageError(str(exc)) from None  # limits, a bad resolution; OMPL not installed
     if path is None:
-        sys.stderr.write(_no_path(checker, scene, start, goal, args.timeout, labels))
+        sys.stderr.write(_no_path(checker, scene, start, goal, args, labels))
         return EXIT_NO_PATH
     out = csv.writer(sys.stdout, lineterminator="\n")
     out.writerow(scene.variables)
@@ -131,8 +131,8 @@ def _plan(argv: list[str], sink: DiagnosticSink) -> int:
     return EXIT_OK
 
 
-def _no_path(checker, scene, start: dict[str, float], goal: dict[str, float], timeout: float,
-             labels: dict[str, str]) -> str:
+def _no_path(checker, scene, start: dict[str, float], goal: dict[str, float],
+             args: argparse.Namespace, labels: dict[str, str]) -> str:
     """Why plan found no path: the start or the goal collides (and its pairs), or time ran
     out."""
     for end, config in (("start", start), ("goal", goal)):
@@ -140,8 +140,8 @@ def _no_path(checker, scene, start: dict[str, float], goal: dict[str, float], ti
         if pairs:
             n = len(pairs)
             return (f"robrayc plan: the {end} collides: {n} colliding pair{'s' * (n != 1)}\n"
-                    + collision_report(scene, pairs, labels))
-    return f"robrayc plan: no path found in {timeout:g} s\n"
+                    + collision_report(scene, pairs, labels, args.srdf))
+    return f"robrayc plan: no path found in {args.timeout:g} s\n"
 
 
 def main(argv: list[str]) -> int:

@@ -59,19 +59,24 @@ def adjacent_pairs(scene, pairs: list[tuple[str, str]]) -> list[tuple[str, str]]
     return list(out)
 
 
-def adjacent_hint(adjacent: list[tuple[str, str]]) -> str:
-    """What to do about colliding adjacent links (empty: none)."""
+def adjacent_hint(adjacent: list[tuple[str, str]], srdf: str | None = None) -> str:
+    """What to do about colliding adjacent links (empty: none); `srdf`: the --srdf given."""
     if not adjacent:
         return ""
     a, b = adjacent[0]
     more = f" (and {len(adjacent) - 1} more adjacent pairs)" if len(adjacent) > 1 else ""
+    if srdf is not None:
+        todo = f"{srdf} does not disable them (a <disable_collisions> would)"
+    else:
+        todo = ("MoveIt's SRDF disables such pairs; give it with --srdf ROBOT.srdf, or write "
+                "one with `robrayc allowed-collisions FILE... -o ROBOT.srdf` (or `-o "
+                "pairs.robray`, then another input)")
     return (f"hint: links {show_name(a)} and {show_name(b)} are adjacent{more}: neighbouring "
-            "links' meshes often touch at their joint, and MoveIt's SRDF disables such pairs; "
-            "give it with --srdf ROBOT.srdf, or write one with `robrayc allowed-collisions "
-            "FILE... -o ROBOT.srdf` (or `-o pairs.robray`, then another input)\n")
+            f"links' meshes often touch at their joint; {todo}\n")
 
 
-def collision_report(scene, pairs: list[tuple[str, str]], labels: dict[str, str]) -> str:
+def collision_report(scene, pairs: list[tuple[str, str]], labels: dict[str, str],
+                     srdf: str | None = None) -> str:
     """The colliding frame pairs a line each (a run-time obstacle by what it is, a robot's
     frames with their links), then adjacent_hint."""
     from robrayc.links import frame_links
@@ -83,4 +88,4 @@ def collision_report(scene, pairs: list[tuple[str, str]], labels: dict[str, str]
         if a in links and b in links:
             line += f" (links {show_name(links[a])} {show_name(links[b])})"
         lines.append(line + "\n")
-    return "".join(lines) + adjacent_hint(adjacent_pairs(scene, pairs))
+    return "".join(lines) + adjacent_hint(adjacent_pairs(scene, pairs), srdf)
