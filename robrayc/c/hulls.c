@@ -177,13 +177,15 @@ static double simplex_nearest(double w[][3], int n, double *v)
 
 /* the point of the convex hull of the n <= 4 points w nearest the origin, in v, and the
  * points of w spanning the face holding it kept first (their count returned); 0 when the
- * origin lies inside their tetrahedron, or nothing was found. Every face is tried (at most
- * 15, each a little linear algebra: a support costs more) */
+ * origin lies inside their tetrahedron, or nothing was found. Every face with the last point
+ * is tried (at most 8, each a little linear algebra: a support costs more): GJK's new point
+ * lies nearer the origin along v than the old nearest point, which the face holding the new
+ * nearest point therefore holds */
 static int hull_nearest(double w[4][3], int n, double *v)
 {
     double best = HUGE_VAL, p[3], s[4][3];
     int mask, keep = 0, i, k, m;
-    for (mask = 1; mask < 1 << n; mask++) {
+    for (mask = 1 << (n - 1); mask < 1 << n; mask++) {
         double d;
         for (m = 0, i = 0; i < n; i++)
             if (mask >> i & 1) { for (k = 0; k < 3; k++) s[m][k] = w[i][k]; m++; }
