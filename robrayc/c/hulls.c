@@ -59,9 +59,9 @@ void checker_hbind(const double *hull, const int *spans)
 
 #if CHECKER_TRIANGLES && CHECKER_HULLS
 
-/* a solid as GJK sees it, in the frame of the mesh's group: a mesh's hull points (its
- * first double in THULL, their count) or a sphere (kind 0: radius half[0]) or a box (kind 1: half extents), at
- * pose m in that frame */
+/* a solid as GJK sees it, in the frame of the mesh's group: a mesh's hull points (kind -1:
+ * its first double in THULL, their count), a sphere (kind 0: radius half[0]) or a box (kind 1:
+ * half extents), at pose m in that frame; centre, a point near its middle (GJK's first guess) */
 struct hullshape { int kind, first, count; double m[12], half[3], centre[3]; };
 
 /* the largest w . p over the n > 0 points p (their x, then their y, then their z: n each),

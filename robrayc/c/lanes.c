@@ -10,8 +10,9 @@
  * shape (its box or sphere, or a mesh's bounding box), as check1's tree_solid does; then the
  * pair's certified cells (CELLTAB) lane by lane; a pair with a mesh still near in a lane, by
  * the two solids' convex hulls in double (hulls.c, whose header says why its proof is check1's
- * FREE). A lane all of whose near pairs are proven apart so is FREE; every other lane (a pair still near, a value that is not finite, far
- * poses, a joint angle past LANE_ANGLE_MAX) is checked by check1, whose answer it gets. So
+ * FREE). A lane all of whose near pairs are proven apart so is FREE; every other lane (a
+ * pair still near, a value that is not finite, far poses, a joint angle past LANE_ANGLE_MAX)
+ * is checked by check1, whose answer it gets. So
  * every lane's answer is checker_check's, on the AVX2 path and the portable one alike.
  *
  * Why a lane proven apart is FREE for check1 too: the lane tests are check1's tests (the
