@@ -28,6 +28,9 @@ from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
 from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE, Solids
 from robrayc.analysis.collision.tolerance import CONTACT_TOL
+from robrayc.analysis.collision.triangles import c_tables as triangles_c_tables
+from robrayc.analysis.collision.triangles import triangle_trees
+from robrayc.ctext import c_doubles
 from robrayc.records import record
 
 
@@ -87,12 +90,6 @@ def _floats(values) -> str:
     from robrayc.ctext import c_float
 
     return ", ".join(c_float(v) for v in values)
-
-
-def _doubles(values) -> str:
-    from robrayc.ctext import c_double
-
-    return ", ".join(c_double(v) for v in values)
 
 
 def _pose12(m: np.ndarray) -> list[float]:
@@ -168,7 +165,7 @@ def _frame_tables(checker: CollisionChecker) -> dict:
     return {"n_frames": len(names), "n_frames_decl": max(1, len(names)),
             "frame_names": ", ".join(c_string(n) for n in names) or "0",
             "frame_group": ", ".join(str(int(g)) for g in fk.group.tolist()) or "0",
-            "frame_pose": [_doubles(_pose12(m)) for m in fk.rel],
+            "frame_pose": [c_doubles(_pose12(m)) for m in fk.rel],
             "solid_frame": ", ".join(map(str, checker.owner.tolist())) or "0"}
 
 
@@ -258,8 +255,8 @@ def _solid_tables(checker: CollisionChecker, margin: float, size: float,
         half = s.par[k] if item.kind != SPHERE else (s.par[k, 0], 0.0, 0.0)
         solids.append(f"{int(checker.group[k])}, {exact}, {int(exact == 1 and k in fixed)}, "
                       f"{root}, {{ {_floats(bound)} }}, "
-                      f"{{ {_doubles(_pose12(item.placement))} }}, {{ {_doubles(half)} }}, "
-                      f"{{ {_doubles(_box_half(item))} }}")
+                      f"{{ {c_doubles(_pose12(item.placement))} }}, {{ {c_doubles(half)} }}, "
+                      f"{{ {c_doubles(_box_half(item))} }}")
     table = Trees(np.concatenate(nodes or [np.zeros((0, 4))]).astype(np.float32),
                   np.concatenate(kids or [np.zeros((0, 2))]).astype(np.int32),
                   np.concatenate(leaves or [np.zeros((0, 15))]).astype(np.float32),
@@ -335,7 +332,7 @@ def c_source(checker: CollisionChecker, name: str, size: float | None = None,
     if cells:
         model.update(cell_tables(checker, model, certifying_model))
     if mesh_tests and not triangles:
-        model.update(_triangle_texts(checker))
+        model.update(triangles_c_tables(triangle_trees(checker)))
     header = render("c_checker.h.j2", model)
     return checker_text(model, include, header, triangles), header
 
@@ -368,26 +365,6 @@ def kernel_library(checker: CollisionChecker, size: float | None, cells: bool) -
         started.close()
         raise
     return build_parts(code, part("tables", tables), started)
-
-
-def _triangle_texts(checker: CollisionChecker) -> dict:
-    """The static triangle tables of a generated checker (CHECKER_TRIANGLES 1: meshes.c
-    decides the pairs with meshes), or none when it has no mesh."""
-    from robrayc.analysis.collision.triangles import triangle_trees
-
-    t = triangle_trees(checker)
-    if not len(t.triangles):
-        return {}
-    return {"n_tnodes_decl": len(t.nodes), "n_tris_decl": len(t.triangles),
-            "tnodes": [_doubles(row) for row in t.nodes.tolist()],
-            "tkids": [f"{a}, {b}" for a, b in t.kids.tolist()],
-            "tris": [_doubles(row) for row in t.triangles.tolist()],
-            "troots": ", ".join(map(str, t.roots.tolist())),
-            "tboxes": [_doubles(row) for row in t.boxes.tolist()],
-            "n_hull_decl": max(1, len(t.hull)),
-            "thull": [_doubles(t.hull[k:k + 4].tolist()) for k in range(0, len(t.hull), 4)]
-            or ["0"],
-            "thull_spans": [f"{a}, {b}" for a, b in t.hull_spans.tolist()]}
 
 
 class Kernel:
@@ -565,8 +542,6 @@ class Kernel:
     def _bind_trees(self, checker: CollisionChecker) -> None:
         """Binds the meshes' triangle trees, for the exact tests of meshes.c (their speeds
         zero until bind_triangles gives them)."""
-        from robrayc.analysis.collision.triangles import triangle_trees
-
         trees = triangle_trees(checker)
         self.bind_triangles(trees, np.zeros((len(trees.nodes), max(1, self.n_config)),
                                             np.float32))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from robrayc.ctext import c_doubles
 from robrayc.records import record
 
 LEAF_TRIANGLES = 2
@@ -173,3 +174,21 @@ def triangle_trees(checker) -> TriangleTrees:
                          np.concatenate(owner or [np.zeros(0)]).astype(np.int64),
                          np.concatenate(boxes or [np.zeros((0, 15))]),
                          np.concatenate(hulls or [np.zeros(0)]), spans)
+
+
+def c_tables(t: TriangleTrees) -> dict:
+    """The templates' static triangle tables of a generated checker (CHECKER_TRIANGLES 1:
+    meshes.c decides the pairs with meshes, hulls.c proves near pairs apart), or none when
+    it has no mesh."""
+    if not len(t.triangles):
+        return {}
+    return {"n_tnodes_decl": len(t.nodes), "n_tris_decl": len(t.triangles),
+            "tnodes": [c_doubles(row) for row in t.nodes.tolist()],
+            "tkids": [f"{a}, {b}" for a, b in t.kids.tolist()],
+            "tris": [c_doubles(row) for row in t.triangles.tolist()],
+            "troots": ", ".join(map(str, t.roots.tolist())),
+            "tboxes": [c_doubles(row) for row in t.boxes.tolist()],
+            "n_hull_decl": max(1, len(t.hull)),
+            "thull": [c_doubles(t.hull[k:k + 4].tolist()) for k in range(0, len(t.hull), 4)]
+            or ["0"],
+            "thull_spans": [f"{a}, {b}" for a, b in t.hull_spans.tolist()]}
