@@ -75,8 +75,10 @@ WARNINGS: dict[str, str] = {
                       "of that name from another input",
     "srdf-unneeded": "an SRDF pair disabled as Always colliding that collides in no sample "
                      "(allowed-collisions --check-srdf)",
-    "srdf-ignored": "an SRDF <disable_default_collisions>, not applied (its link's pairs "
-                    "stay checked): only <disable_collisions> pairs are allowed",
+    "srdf-ignored": "part of an SRDF not applied as MoveIt would: a collision element not a "
+                    "child of <robot> (MoveIt skips it too), run-time obstacles against a "
+                    "<disable_default_collisions> link (checked), its pairs in --check-srdf "
+                    "(not linted), an <enable_collisions> of pairs the scene allows",
     "renamed": "a name robrayc generates (a ball or floating joint's variables, an output's "
                "extra joints) that an input's name already has, given a suffix",
     "urdf-ignored": "URDF content urdfdom ignores (<material> in <geometry>, a continuous "

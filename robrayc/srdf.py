@@ -1,6 +1,7 @@
 """SRDF (MoveIt's semantic robot description): the one writer of `<disable_collisions>` and
 the reader behind `allowed-collisions --check-srdf` and the checking commands' `--srdf`
-(`allowed`: the disabled link pairs as the scene's allowed frame pairs).
+(`allowed`: the link pairs MoveIt does not check, by `<disable_collisions>`,
+`<disable_default_collisions>` and `<enable_collisions>`, as the scene's allowed frame pairs).
 
 Every `link1` / `link2` names a robot link (robrayc.links: the URDF's own link names for a
 scene from URDF), never a robrayc frame; pairs within one link are not written. Reasons are
@@ -157,42 +158,82 @@ def write(robot: str, entries: Iterable[Disabled], comments: Iterable[str] = ())
     return "\n".join(lines) + "\n"
 
 
-def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabled]]:
-    """(robot name, disable_collisions entries) of an SRDF, parsed as safely as a URDF."""
+@record(frozen=True)
+class DefaultOff:
+    """One `<disable_default_collisions link>`: the link's pairs are not checked by default."""
+
+    link: str
+    pos: SourcePos | None = None
+
+
+@record(frozen=True)
+class Collisions:
+    """An SRDF's collision elements, as srdfdom's srdf::Model keeps them: `<disable_collisions>`
+    (disabled), `<enable_collisions>` (enabled: link pairs, their reason kept) and
+    `<disable_default_collisions>` (defaults)."""
+
+    robot: str = ""
+    disabled: tuple[Disabled, ...] = ()
+    enabled: tuple[Disabled, ...] = ()
+    defaults: tuple[DefaultOff, ...] = ()
+
+
+# The elements of the collision matrix, read where srdfdom reads them: children of <robot>
+# (srdfdom, src/model.cpp, loadCollisionDefaults / loadCollisionPairs: FirstChildElement).
+_PAIR_TAGS = ("disable_collisions", "enable_collisions")
+_DEFAULT_TAG = "disable_default_collisions"
+_SPACE = " \t\n\v\f\r"  # what srdfdom's boost::trim_copy strips from a link name
+
+
+def read_collisions(data: bytes, file: str, sink: DiagnosticSink) -> Collisions:
+    """The collision elements of an SRDF, parsed as safely as a URDF; errors (a malformed
+    file, an element without its link attributes) in the sink."""
     from robrayc.frontend.xmlsafe import parse_xml
     from robrayc.frontend.xmlsource import XmlSource
 
     root = parse_xml(data, file, sink, "SRDF")
     if root is None:
-        return "", []
+        return Collisions()
     source = XmlSource()  # positions: the element's own line and column
     source.sink, source.file = sink, file
     source.lines = data.decode("utf-8", "replace").split("\n")  # as libxml2 counts lines
     if root.tag != "robot":
         sink.error(f"not an SRDF: the root element is <{root.tag}>, not <robot>",
                    source.pos(root))
-        return "", []
-    out = []
-    for el in root.iter("disable_collisions"):
-        a, b = el.get("link1"), el.get("link2")
-        pos = source.pos(el)
-        if not a or not b:
-            sink.error("<disable_collisions> needs link1 and link2", pos)
-            continue
-        out.append(Disabled(*_key(a, b), el.get("reason") or "", pos))
-    # (<enable_collisions> only undoes it, and <disable_collisions> wins over both, as MoveIt
-    # applies them: without the defaults, the pairs read are MoveIt's disabled pairs or fewer)
-    for el in root.iter("disable_default_collisions"):
-        sink.warning(f"<disable_default_collisions> is not applied: the pairs of link "
-                     f"'{el.get('link') or ''}' stay checked, but for its <disable_collisions>",
-                     source.pos(el), "list the pairs to allow as <disable_collisions>",
-                     name="srdf-ignored")
-    return root.get("name") or "", out
+        return Collisions()
+    pairs: dict[str, list[Disabled]] = {tag: [] for tag in _PAIR_TAGS}
+    defaults = []
+    for el in root:
+        if el.tag in _PAIR_TAGS:
+            a, b = ((el.get(k) or "").strip(_SPACE) for k in ("link1", "link2"))
+            if not a or not b:
+                sink.error(f"<{el.tag}> needs link1 and link2", source.pos(el))
+                continue
+            pairs[el.tag].append(Disabled(*_key(a, b), el.get("reason") or "", source.pos(el)))
+        elif el.tag == _DEFAULT_TAG:
+            link = (el.get("link") or "").strip(_SPACE)
+            if not link:
+                sink.error(f"<{_DEFAULT_TAG}> needs link", source.pos(el))
+                continue
+            defaults.append(DefaultOff(link, source.pos(el)))
+    for el in root.iter(*_PAIR_TAGS, _DEFAULT_TAG):
+        if el.getparent() is not root:
+            sink.warning(f"<{el.tag}> inside <{el.getparent().tag}> is not applied: MoveIt "
+                         "reads it only as a child of <robot>", source.pos(el),
+                         name="srdf-ignored")
+    return Collisions(root.get("name") or "", tuple(pairs["disable_collisions"]),
+                      tuple(pairs["enable_collisions"]), tuple(defaults))
+
+
+def read(data: bytes, file: str, sink: DiagnosticSink) -> tuple[str, list[Disabled]]:
+    """(robot name, `<disable_collisions>` entries) of an SRDF (read_collisions)."""
+    found = read_collisions(data, file, sink)
+    return found.robot, list(found.disabled)
 
 
 def read_for(scene: ir.Scene, path: str, sink: DiagnosticSink,
-             sources: SourceCache | None = None) -> list[Disabled]:
-    """The `<disable_collisions>` of an SRDF file for the robot of `scene` (read; its text into
+             sources: SourceCache | None = None) -> Collisions:
+    """The collision elements of an SRDF file for the robot of `scene` (read; its text into
     `sources`, so that diagnostics show its lines); a warning when it names another robot."""
     try:
         with open(path, "rb") as fh:
@@ -201,40 +242,80 @@ def read_for(scene: ir.Scene, path: str, sink: DiagnosticSink,
         raise sink.fatal(f"cannot read '{path}': {exc.strerror or exc}") from None
     if sources is not None:
         sources.add(path, data.decode("utf-8", "replace"))
-    robot, entries = read(data, path, sink)
-    if scene.robot_name and robot and robot != scene.robot_name:
-        sink.warning(f"the SRDF is for robot '{robot}', the scene is '{scene.robot_name}'",
-                     SourcePos(path), name="unknown-frame")
-    return entries
+    found = read_collisions(data, path, sink)
+    if scene.robot_name and found.robot and found.robot != scene.robot_name:
+        sink.warning(f"the SRDF is for robot '{found.robot}', the scene is "
+                     f"'{scene.robot_name}'", SourcePos(path), name="unknown-frame")
+    return found
 
 
-def _known(entries: list[Disabled], plan: LinkPlan, sink: DiagnosticSink) -> list[Disabled]:
+def _unknown(name: str, known: set[str], pos: SourcePos | None, sink: DiagnosticSink) -> bool:
+    """Whether `name` is no link of the robot (a warning with a hint if so: MoveIt leaves
+    such an element out, as srdfdom's loadCollisionPairs does)."""
+    if name in known:
+        return False
+    sink.warning(f"SRDF names '{name}', which is no link of the robot",
+                 pos or SourcePos("<srdf>"), suggest(name, known), name="unknown-frame")
+    return True
+
+
+def _known(entries, plan: LinkPlan, sink: DiagnosticSink) -> list[Disabled]:
     """The entries naming two links of the robot; each other name is a warning."""
     known = set(plan.names.values())
-    out = []
-    for d in entries:
-        bad = [n for n in (d.link1, d.link2) if n not in known]
-        for n in bad:
-            sink.warning(f"SRDF names '{n}', which is no link of the robot",
-                         d.pos or SourcePos("<srdf>"), suggest(n, known), name="unknown-frame")
-        if not bad:
-            out.append(d)
+    return [d for d in entries
+            if not [n for n in (d.link1, d.link2) if _unknown(n, known, d.pos, sink)]]
+
+
+def allowed_links(found: Collisions, plan: LinkPlan, shaped: Iterable[str],
+                  sink: DiagnosticSink) -> dict[tuple[str, str], SourcePos | None]:
+    """The link pairs MoveIt does not check (each with the element that says so), between
+    links with collision geometry (`shaped`). As MoveIt builds the matrix from an SRDF
+    (moveit2, moveit_core/collision_detection/src/collision_matrix.cpp, the constructor
+    AllowedCollisionMatrix(const srdf::Model&)): each <disable_default_collisions> link gets
+    the default entry ALWAYS (allowed), then each <enable_collisions> pair the entry NEVER,
+    then each <disable_collisions> pair the entry ALWAYS, so that <disable_collisions> wins
+    over <enable_collisions>; and a pair's own entry wins over the links' defaults
+    (getAllowedCollision: getEntry, else getDefaultEntry, where one link's ALWAYS default
+    is enough when the other has none). Unknown names are warnings, their elements left out."""
+    known = set(plan.names.values())
+    shaped = sorted(set(shaped))
+    entries: dict[tuple[str, str], tuple[bool, SourcePos | None]] = {}
+    for d in _known(found.enabled, plan, sink):
+        entries[(d.link1, d.link2)] = (False, d.pos)
+    for d in _known(found.disabled, plan, sink):
+        entries[(d.link1, d.link2)] = (True, d.pos)
+    out = {key: pos for key, (allow, pos) in entries.items() if allow}
+    for default in found.defaults:
+        if _unknown(default.link, known, default.pos, sink):
+            continue
+        for other in shaped:
+            key = _key(default.link, other)
+            if other != default.link and key not in entries:
+                out.setdefault(key, default.pos)
     return out
 
 
-def allowed(scene: ir.Scene, entries: list[Disabled], sink: DiagnosticSink) -> ir.Scene:
-    """The scene with every collision frame pair between two links an entry disables allowed
-    (MoveIt's meaning: the two links are never checked against each other), at the entry's
-    position. Names that are no link are warnings (their entries are left out)."""
+def allowed(scene: ir.Scene, found: Collisions, sink: DiagnosticSink) -> ir.Scene:
+    """The scene with every collision frame pair between two links MoveIt does not check
+    (allowed_links) allowed, at the SRDF element's position (MoveIt's meaning: the two
+    links are never checked against each other). Pairs the scene itself allows stay allowed,
+    even if an <enable_collisions> names them (a warning)."""
     plan = plan_links(scene)
     frames = collision_links(scene, plan)
-    pairs = {(p.a, p.b): p for p in scene.allowed}
-    for d in _known(entries, plan, sink):
-        for x in frames.get(d.link1, ()):
-            for y in frames.get(d.link2, ()):
+    pairs = {_key(p.a, p.b): p for p in scene.allowed}
+    for (la, lb), pos in allowed_links(found, plan, frames, sink).items():
+        for x in frames.get(la, ()):
+            for y in frames.get(lb, ()):
                 if x != y:
-                    pos = d.pos or SourcePos("<srdf>")
                     pairs.setdefault(_key(x, y), ir.AllowedCollision(*_key(x, y), pos))
+    own = set(pairs)
+    disabled = {(d.link1, d.link2) for d in found.disabled}
+    for d in found.enabled:
+        between = [_key(x, y) for x in frames.get(d.link1, ()) for y in frames.get(d.link2, ())]
+        if (d.link1, d.link2) not in disabled and own.intersection(between):
+            sink.warning(f"<enable_collisions> of {d.link1} and {d.link2} is not applied to "
+                         "the frame pairs the scene itself allows (allow_collision)",
+                         d.pos or SourcePos("<srdf>"), name="srdf-ignored")
     return replace(scene, allowed=tuple(pairs[k] for k in sorted(pairs)))
 
 

@@ -132,7 +132,7 @@ def _collide(argv: list[str], sink: DiagnosticSink) -> int:
 def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
     """collide's answer. A scene that names robot links (a URDF robot) is reported by links,
     each pair once (several frames may make one link); JSON keeps the frame pairs and adds
-    the links beside them."""
+    the links beside them, and the text's hint as `adjacent_links` and `hint`."""
     from robrayc.links import frame_links, link_pair
 
     links = frame_links(scene)
@@ -144,6 +144,11 @@ def _report(args, scene, checker, config, pairs: list, distances: list) -> None:
         if links is not None:
             doc["links"] = {f: links[f] for f in checker.collision_frames}
             doc["collision_links"] = [list(link_pair(p, links)) for p in pairs]
+        # the text's hint as data: colliding adjacent links (MoveIt's rule), what to do
+        adjacent = adjacent_pairs(scene, pairs)
+        doc["adjacent_links"] = [list(p) for p in adjacent]
+        hint = "" if args.ignore_allowed else adjacent_hint(adjacent, args.srdf)
+        doc["hint"] = hint.removeprefix("hint: ").strip() or None
         if args.distance:
             doc["distances"] = [[d.a, d.b, d.distance] for d in distances]
             doc["distance_methods"] = [d.method for d in distances]
@@ -306,7 +311,12 @@ def _check_srdf(scene, args, output: Path | None, sink: DiagnosticSink) -> int:
     from robrayc.outputs import write_files
 
     path = Path(args.check_srdf)
-    entries = srdf.read_for(scene, args.check_srdf, sink, main._SOURCES)
+    found = srdf.read_for(scene, args.check_srdf, sink, main._SOURCES)
+    entries = list(found.disabled)
+    for d in found.defaults:
+        sink.warning(f"the pairs of link '{d.link}' (<disable_default_collisions>) are not "
+                     "linted: --check-srdf judges <disable_collisions> pairs by their reason",
+                     d.pos or SourcePos(str(path)), name="srdf-ignored")
     sink.check()
     findings = srdf.lint(scene, entries, sink, samples=args.samples, seed=args.seed)
     sink.check()

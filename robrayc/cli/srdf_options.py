@@ -1,5 +1,6 @@
 """MoveIt's allowed collisions for the subcommands that check a robot (`plan`, `collide`):
-`--srdf FILE` reads an SRDF's `<disable_collisions>` link pairs (robrayc.srdf, the one SRDF
+`--srdf FILE` reads the link pairs an SRDF leaves unchecked (`<disable_collisions>`,
+`<disable_default_collisions>` less `<enable_collisions>`, as MoveIt: robrayc.srdf, the one SRDF
 reader) into allowed frame pairs of the scene the checker is built for; and a configuration
 that collides is explained: its frame pairs named (with their links, for a robot that names
 links), and a hint at `--srdf` when they are adjacent links, whose meshes often touch by design.
@@ -18,20 +19,26 @@ _IDENT = re.compile(r"[A-Za-z][A-Za-z0-9_-]*\Z")
 
 def add_srdf_argument(p: argparse.ArgumentParser) -> None:
     p.add_argument("--srdf", metavar="FILE",
-                   help="a MoveIt SRDF: the link pairs its <disable_collisions> name are not "
-                   "checked (as allow_collision pairs of the scene)")
+                   help="a MoveIt SRDF: the link pairs it disables are not checked (as "
+                   "allow_collision pairs of the scene): <disable_collisions>, and the pairs "
+                   "of <disable_default_collisions> links but for <enable_collisions>")
 
 
 def with_srdf(scene, args: argparse.Namespace, sink: DiagnosticSink):
-    """The scene with --srdf's disabled link pairs allowed (errors in sink: CompileError);
+    """The scene with the link pairs --srdf disables allowed (errors in sink: CompileError);
     the scene itself without --srdf."""
     if args.srdf is None:
         return scene
     from robrayc import srdf
     from robrayc.cli import main
 
-    entries = srdf.read_for(scene, args.srdf, sink, main._SOURCES)  # (_SOURCES: lines shown)
-    scene = srdf.allowed(scene, entries, sink)
+    found = srdf.read_for(scene, args.srdf, sink, main._SOURCES)  # (_SOURCES: lines shown)
+    scene = srdf.allowed(scene, found, sink)
+    if found.defaults and (args.obstacles or args.points):
+        sink.warning(f"<disable_default_collisions> of link '{found.defaults[0].link}' "
+                     "allows its pairs with the scene's frames, not with run-time obstacles "
+                     "(--obstacles, --points): those stay checked, though MoveIt's default "
+                     "entry would leave them out too", found.defaults[0].pos, name="srdf-ignored")
     sink.check()
     return scene
 
