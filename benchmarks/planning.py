@@ -165,22 +165,19 @@ def panda_scene(vamp: Path, model: str = "meshes"):
     """VAMP's Panda URDF with its SRDF's disabled pairs allowed: panda.urdf (its collision
     meshes) or, model "spheres", panda_spherized.urdf (the spheres VAMP's own Panda is made
     of)."""
-    from robrayc import ir
+    from robrayc import ir, srdf
     from robrayc.diagnostics import DiagnosticSink
     from robrayc.frontend import LoadOptions, load_scene
     from robrayc.links import plan_links
-    from robrayc.srdf import collision_links, read
 
     folder = vamp / "resources" / "panda"
     urdf = folder / ("panda_spherized.urdf" if model == "spheres" else "panda.urdf")
     scene = load_scene([str(urdf)],
                        LoadOptions(package_paths={"meshes": str(folder / "meshes")}))
-    _, disabled = read((folder / "panda.srdf").read_bytes(), str(folder / "panda.srdf"),
-                       DiagnosticSink())
-    frames = collision_links(scene, plan_links(scene))
-    allowed = {tuple(sorted((a, b))) for d in disabled
-               for a in frames.get(d.link1, ()) for b in frames.get(d.link2, ()) if a != b}
-    allowed |= {(p.a, p.b) for p in scene.allowed}
+    sink = DiagnosticSink(quiet=True)  # the SRDF's pairs allowed as `--srdf` allows them
+    scene = srdf.allowed(scene, srdf.read_for(scene, str(folder / "panda.srdf"), sink), sink)
+    frames = srdf.collision_links(scene, plan_links(scene))
+    allowed = {(p.a, p.b) for p in scene.allowed}
     # one link's collision elements (a frame each: the spherized Panda's spheres) as one
     allowed |= {tuple(sorted((a, b))) for fs in frames.values() for a in fs for b in fs if a != b}
     return ir.Scene(frames=scene.frames, sources=scene.sources,
