@@ -434,8 +434,9 @@ static const float *world_box(struct boxcache *c, int s)
 }
 
 /* does solid b's bounding sphere (centres as solid_centres) miss solid a's bounding box: a
- * test of a few multiplications that spares most near pairs of meshes the box against box
- * one (the sphere and the box each hold their solid, margin included) */
+ * test of a few multiplications that spares many near pairs the trees' tests (the sphere and
+ * the box each hold their solid, margin included; lanes.c's lane_sphere_box is this test of a
+ * fixed solid's box) */
 static int sphere_misses_box(struct boxcache *c, int a, int b)
 {
     float (*centre)[NS_DECL] = c->centre;
@@ -457,8 +458,8 @@ static int pair_state(const double *q, struct boxcache *c, int p, int a, int b, 
     int r;
     if (active && !active[p]) return 0;
     if (CELLTAB[p] >= 0 && certified(q, CELLTAB[p])) return 0;
-    /* two meshes (against a box or sphere, pair1's first test is as quick) */
-    if (SOLID[a].exact < 0 && SOLID[b].exact < 0
+    /* each bounding sphere against the other's box (for two spheres, pair1's own test) */
+    if ((SOLID[a].exact != 0 || SOLID[b].exact != 0)
         && (sphere_misses_box(c, a, b) || sphere_misses_box(c, b, a))) return 0;
     r = pair1(c->g, a, b, maybe && !states);
     if (states) states[p] = (unsigned char)r;

@@ -6,7 +6,8 @@
  * at once (fk8: the generated fk with every value a lane's, and a sine and cosine of its own,
  * lane_sincos, that vectorises), the poses rounded to float, every solid's bounding sphere
  * against its partners' (fixed and moving) eight lanes to a vector; for a pair whose spheres
- * meet in some lanes, one solid's sphere tree descended in those lanes against the other's
+ * meet in some lanes, each one's sphere against the other's bounding box (as check1's
+ * pair_state), then one solid's sphere tree descended in those lanes against the other's
  * shape (its box or sphere, or a mesh's bounding box), as check1's tree_solid does; then the
  * pair's certified cells (CELLTAB) lane by lane; a pair with a mesh still near in a lane, by
  * the two solids' convex hulls in double (hulls.c, whose header says why its proof is check1's
@@ -152,19 +153,28 @@ static void lane_frame(const struct block *k, int a, int b, const double *pose, 
     int i, j, l;
     const float (*ga)[8] = k->gf[a], (*gb)[8] = k->gf[b];
     for (i = 0; i < 12; i++) p[i] = (float)pose[i];
-    if (b == 0) {  /* the frame in the world: its pose */
-        for (i = 0; i < 12; i++)
-            for (l = 0; l < 8; l++) w[i][l] = p[i];
-    } else {  /* gb times the pose */
+    if (b == 0) {  /* the frame in the world, its pose p: p^T ga, and p^T (ta - tp) */
+        for (i = 0; i < 3; i++)
+            for (l = 0; l < 8; l++) d[i][l] = ga[9 + i][l] - p[9 + i];
         for (i = 0; i < 3; i++) {
             for (j = 0; j < 3; j++)
                 for (l = 0; l < 8; l++)
-                    w[3 * i + j][l] = gb[3 * i][l] * p[j] + gb[3 * i + 1][l] * p[3 + j]
-                                      + gb[3 * i + 2][l] * p[6 + j];
+                    m[3 * i + j][l] = p[i] * ga[j][l] + p[3 + i] * ga[3 + j][l]
+                                      + p[6 + i] * ga[6 + j][l];
             for (l = 0; l < 8; l++)
-                w[9 + i][l] = gb[3 * i][l] * p[9] + gb[3 * i + 1][l] * p[10]
-                              + gb[3 * i + 2][l] * p[11] + gb[9 + i][l];
+                m[9 + i][l] = p[i] * d[0][l] + p[3 + i] * d[1][l] + p[6 + i] * d[2][l];
         }
+        for (i = 0; i < 12; i++) out[i] = lanes_load(m[i]);
+        return;
+    }
+    for (i = 0; i < 3; i++) {  /* w: gb times the pose */
+        for (j = 0; j < 3; j++)
+            for (l = 0; l < 8; l++)
+                w[3 * i + j][l] = gb[3 * i][l] * p[j] + gb[3 * i + 1][l] * p[3 + j]
+                                  + gb[3 * i + 2][l] * p[6 + j];
+        for (l = 0; l < 8; l++)
+            w[9 + i][l] = gb[3 * i][l] * p[9] + gb[3 * i + 1][l] * p[10]
+                          + gb[3 * i + 2][l] * p[11] + gb[9 + i][l];
     }
     for (i = 0; i < 3; i++)  /* w^T ga, and w^T (ta - tw) */
         for (l = 0; l < 8; l++) d[i][l] = ga[9 + i][l] - w[9 + i][l];
@@ -321,15 +331,53 @@ static unsigned lane_tree_solid(const struct block *k, int a, int b, unsigned ma
     return mask ? lane_tree(SOLID[a].root, m, h, r, LANE_SLACK, mask) : 0u;
 }
 
-/* the lanes of mask in which solid pair p (solids a, b), its bounding spheres near, is not
- * proven apart: the pair's certified cells, then each tree against the other's shape, as
- * check1's pair1 (a mesh against a mesh: either tree missing the other's bounding box) */
+/* the lanes of mask in which moving solid a's bounding sphere reaches solid b's bounding box
+ * (BOX[b]), grown by LANE_SLACK: check1's sphere_misses_box(b, a), here in b's group frame
+ * (a's centre moved into it) */
+static unsigned lane_sphere_box(const struct block *k, int a, int b, unsigned mask)
+{
+    const float *o = BOX[b];
+    const int g = SOLID[b].group;
+    lanes c[3], d[3], d2 = lanes_set(0.0f), reach = lanes_set(SOLID[a].bound[3] + LANE_SLACK);
+    int i;
+    for (i = 0; i < 3; i++) c[i] = lanes_load(k->centre[a][i]);
+    if (g) {  /* the group's rotation transposed, times the centre less its origin */
+        const float (*w)[8] = k->gf[g];
+        lanes t[3];
+        for (i = 0; i < 3; i++) t[i] = lanes_sub(c[i], lanes_load(w[9 + i]));
+        for (i = 0; i < 3; i++)
+            c[i] = lanes_add(lanes_add(lanes_mul(lanes_load(w[i]), t[0]),
+                                       lanes_mul(lanes_load(w[3 + i]), t[1])),
+                             lanes_mul(lanes_load(w[6 + i]), t[2]));
+    }
+    for (i = 0; i < 3; i++) d[i] = lanes_sub(c[i], lanes_set(o[i]));
+    for (i = 0; i < 3; i++) {  /* along the box's axis i (column i of its rotation) */
+        lanes e = lanes_out(lanes_add(lanes_add(lanes_mul(lanes_set(o[3 + i]), d[0]),
+                                                lanes_mul(lanes_set(o[6 + i]), d[1])),
+                                      lanes_mul(lanes_set(o[9 + i]), d[2])),
+                            lanes_set(o[12 + i]));
+        d2 = lanes_add(d2, lanes_mul(e, e));
+    }
+    return mask & lanes_le(d2, lanes_mul(reach, reach));
+}
+
+/* the lanes of mask in which solid pair p (solids a, b; b may be fixed, a moves), its
+ * bounding spheres near, is not proven apart: the pair's certified cells, a's bounding
+ * sphere against a fixed b's box, then each tree against the other's shape, as check1's
+ * pair_state and pair1 (a mesh against a mesh: either tree missing the other's bounding
+ * box) */
 static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned mask)
 {
     if (CELLTAB[p] >= 0) {  /* first, as pair_state: a look-up spares the trees' tests */
         int l;
         for (l = 0; l < 8; l++)
             if ((mask >> l & 1u) && certified(k->row[l], CELLTAB[p])) mask &= ~(1u << l);
+        if (!mask) return 0u;
+    }
+    if (SOLID[a].exact != 0 || SOLID[b].exact != 0) {  /* as pair_state (a fixed solid's
+                                                        * sphere is not in the block) */
+        mask = lane_sphere_box(k, a, b, mask);
+        if (mask && SOLID[b].group) mask = lane_sphere_box(k, b, a, mask);
         if (!mask) return 0u;
     }
     if (SOLID[b].exact >= 0) {
@@ -490,7 +538,8 @@ static unsigned pass_step(struct pass *p, int step)
                                                lanes_mul(dz, dz)), lanes_mul(reach, reach))
                             & ~(p->open | fresh);
             unsigned open = near ? lane_pair(k, fb->pair[j], a, fb->partner[j], near) : 0u;
-            for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = 8 * step + j;
+            if (open)
+                for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = 8 * step + j;
             fresh |= open;
         }
         return fresh;
@@ -500,7 +549,8 @@ static unsigned pass_step(struct pass *p, int step)
         for (j = 8 * step; j < 8 * step + 8 && j < NMP; j++) {
             unsigned near = lane_near(k, MOVA[j], MOVB[j]) & ~(p->open | fresh);
             unsigned open = near ? lane_pair(k, MOVP[j], MOVA[j], MOVB[j], near) : 0u;
-            for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = LANE_MOVING + j;
+            if (open)
+                for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = LANE_MOVING + j;
             fresh |= open;
         }
         return fresh;
