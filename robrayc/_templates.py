@@ -344,9 +344,10 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       '": its sizes and tables, then robrayc\'s kernel\n'
       ' * (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells'
       '.c, obstacles.c,\n'
-      ' * points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c and motio'
-      'ns.c, verbatim: how a\n'
-      ' * configuration is checked is told there), then its kinematics.\n'
+      ' * points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, passes.c'
+      ' and motions.c,\n'
+      ' * verbatim: how a configuration is checked is told there), then its kin'
+      'ematics.\n'
       f" * The kernel's functions checker_* are this scene's {_v4!s}"
       '_* (the macros below). Radii\n'
       f' * carry a margin of {_v5!s} (scene units) over float32 rounding.\n'
@@ -372,8 +373,11 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v17 = ctx['n_fixblocks_decl']
     _v18 = ctx['n_movp']
     _v19 = ctx['n_movp_decl']
-    _v20 = ctx['n_frames']
-    _v21 = ctx['n_frames_decl']
+    _v20 = ctx['n_gates']
+    _v21 = ctx['n_gates_decl']
+    _v22 = ctx['n_gate_blocks_decl']
+    _v23 = ctx['n_frames']
+    _v24 = ctx['n_frames_decl']
     w('\n'
       f'#define NG {_v8!s}\n'
       f'#define NS {_v9!s}\n'
@@ -387,29 +391,29 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define NFB_DECL {_v17!s}\n'
       f'#define NMP {_v18!s}\n'
       f'#define NMP_DECL {_v19!s}\n'
-      f'#define NF {_v20!s}\n'
-      f'#define NF_DECL {_v21!s}\n')
-    # c_checker.c.j2:27
+      f'#define NGATE {_v20!s}\n'
+      f'#define NGATE_DECL {_v21!s}\n'
+      f'#define NGATEB_DECL {_v22!s}\n'
+      f'#define NF {_v23!s}\n'
+      f'#define NF_DECL {_v24!s}\n')
+    # c_checker.c.j2:30
     if (not ctx['certify']):
-        _v22 = ctx['n_nodes_decl']
-        _v23 = ctx['n_leaves_decl']
-        w(f'#define NODES_DECL {_v22!s}\n'
-          f'#define LEAVES_DECL {_v23!s}\n')
-    # c_checker.c.j2:29
-    _v24 = ctx['n_celltables_decl']
-    _v25 = ctx['n_cellbytes_decl']
-    _v26 = ctx['any_const_hit']
-    _v27 = ctx['group_reach']
-    _v28 = ctx['solid_reach']
-    _v29 = ctx['margin_rate']
-    _v30 = ctx['contact_tol']
-    _v31 = ctx['eps_sat']
-    _v32 = (1 if ctx['certify'] else 0)
-    _v33 = (1 if ctx['fk_turns'] else 0)
-    _v34 = ctx['triangle_mode']
-    _v35 = ctx['name']
-    _v36 = ctx['name']
-    _v37 = ctx['name']
+        _v25 = ctx['n_nodes_decl']
+        _v26 = ctx['n_leaves_decl']
+        w(f'#define NODES_DECL {_v25!s}\n'
+          f'#define LEAVES_DECL {_v26!s}\n')
+    # c_checker.c.j2:32
+    _v27 = ctx['n_celltables_decl']
+    _v28 = ctx['n_cellbytes_decl']
+    _v29 = ctx['any_const_hit']
+    _v30 = ctx['group_reach']
+    _v31 = ctx['solid_reach']
+    _v32 = ctx['margin_rate']
+    _v33 = ctx['contact_tol']
+    _v34 = ctx['eps_sat']
+    _v35 = (1 if ctx['certify'] else 0)
+    _v36 = (1 if ctx['fk_turns'] else 0)
+    _v37 = ctx['triangle_mode']
     _v38 = ctx['name']
     _v39 = ctx['name']
     _v40 = ctx['name']
@@ -432,49 +436,52 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v57 = ctx['name']
     _v58 = ctx['name']
     _v59 = ctx['name']
-    _v60 = ctx['kernel_header']
-    w(f'#define NCELLTABLES_DECL {_v24!s}\n'
-      f'#define NCELLBYTES_DECL {_v25!s}\n'
-      f'#define ANY_CONST_HIT {_v26!s}\n'
-      f'#define GROUP_REACH {_v27!s}\n'
-      f'#define SOLID_REACH {_v28!s}\n'
-      f'#define MARGIN_RATE {_v29!s}\n'
-      f'#define CONTACT_TOL {_v30!s}\n'
-      f'#define EPS_SAT {_v31!s}\n'
-      f'#define CHECKER_CERTIFY {_v32!s}\n'
-      f'#define CHECKER_FK_TURNS {_v33!s}\n'
-      f'#define CHECKER_TRIANGLES {_v34!s}\n'
+    _v60 = ctx['name']
+    _v61 = ctx['name']
+    _v62 = ctx['name']
+    _v63 = ctx['kernel_header']
+    w(f'#define NCELLTABLES_DECL {_v27!s}\n'
+      f'#define NCELLBYTES_DECL {_v28!s}\n'
+      f'#define ANY_CONST_HIT {_v29!s}\n'
+      f'#define GROUP_REACH {_v30!s}\n'
+      f'#define SOLID_REACH {_v31!s}\n'
+      f'#define MARGIN_RATE {_v32!s}\n'
+      f'#define CONTACT_TOL {_v33!s}\n'
+      f'#define EPS_SAT {_v34!s}\n'
+      f'#define CHECKER_CERTIFY {_v35!s}\n'
+      f'#define CHECKER_FK_TURNS {_v36!s}\n'
+      f'#define CHECKER_TRIANGLES {_v37!s}\n'
       '\n'
-      f'#define checker_pair_names {_v35!s}_pair_names\n'
-      f'#define checker_check {_v36!s}_check\n'
-      f'#define checker_check8 {_v37!s}_check8\n'
-      f'#define checker_colliding_pairs {_v38!s}_colliding_pairs\n'
-      f'#define checker_solid_states {_v39!s}_solid_states\n'
-      f'#define checker_group_poses {_v40!s}_group_poses\n'
-      f'#define checker_check_batch {_v41!s}_check_batch\n'
-      f'#define checker_check_motion {_v42!s}_check_motion\n'
-      f'#define checker_check_motions {_v43!s}_check_motions\n'
-      f'#define checker_motion_samples {_v44!s}_motion_samples\n'
-      f'#define checker_motion_configs {_v45!s}_motion_configs\n'
-      f'#define checker_bind {_v46!s}_bind\n'
-      f'#define checker_cells {_v47!s}_cells\n'
-      f'#define checker_tbind {_v48!s}_tbind\n'
-      f'#define checker_hbind {_v49!s}_hbind\n'
-      f'#define checker_tprove {_v50!s}_tprove\n'
-      f'#define checker_tcells {_v51!s}_tcells\n'
-      f'#define checker_obstacle {_v52!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v53!s}_set_obstacles\n'
-      f'#define checker_set_points {_v54!s}_set_points\n'
-      f'#define checker_obstacle_states {_v55!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v56!s}_obstacle_pairs\n'
-      f'#define checker_attach {_v57!s}_attach\n'
-      f'#define checker_bind_witnesses {_v58!s}_bind_witnesses\n'
-      f'#define checker_frame_names {_v59!s}_frame_names\n'
+      f'#define checker_pair_names {_v38!s}_pair_names\n'
+      f'#define checker_check {_v39!s}_check\n'
+      f'#define checker_check8 {_v40!s}_check8\n'
+      f'#define checker_colliding_pairs {_v41!s}_colliding_pairs\n'
+      f'#define checker_solid_states {_v42!s}_solid_states\n'
+      f'#define checker_group_poses {_v43!s}_group_poses\n'
+      f'#define checker_check_batch {_v44!s}_check_batch\n'
+      f'#define checker_check_motion {_v45!s}_check_motion\n'
+      f'#define checker_check_motions {_v46!s}_check_motions\n'
+      f'#define checker_motion_samples {_v47!s}_motion_samples\n'
+      f'#define checker_motion_configs {_v48!s}_motion_configs\n'
+      f'#define checker_bind {_v49!s}_bind\n'
+      f'#define checker_cells {_v50!s}_cells\n'
+      f'#define checker_tbind {_v51!s}_tbind\n'
+      f'#define checker_hbind {_v52!s}_hbind\n'
+      f'#define checker_tprove {_v53!s}_tprove\n'
+      f'#define checker_tcells {_v54!s}_tcells\n'
+      f'#define checker_obstacle {_v55!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v56!s}_set_obstacles\n'
+      f'#define checker_set_points {_v57!s}_set_points\n'
+      f'#define checker_obstacle_states {_v58!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v59!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v60!s}_attach\n'
+      f'#define checker_bind_witnesses {_v61!s}_bind_witnesses\n'
+      f'#define checker_frame_names {_v62!s}_frame_names\n'
       '\n'
-      f'{_v60!s}\n')
-    # c_checker.c.j2:68
+      f'{_v63!s}\n')
+    # c_checker.c.j2:71
     if ctx['cells_part']:
-        # c_checker.c.j2:69
+        # c_checker.c.j2:72
         w("/* robrayc's own build: the certified cells are a file of their own, com"
           'piled once they are\n'
           ' * proven (the "code" part compiles meanwhile) and linked with it; hidde'
@@ -484,243 +491,251 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '#else\n'
           '#define CHECKER_TABLE\n'
           '#endif\n')
-    # c_checker.c.j2:77
+    # c_checker.c.j2:80
     if (ctx['cells_part'] != 'tables'):
-        # c_checker.c.j2:78
-        _v61 = ctx['name']
-        w(f'/* --- the tables of "{_v61!s}'
+        # c_checker.c.j2:81
+        _v64 = ctx['name']
+        w(f'/* --- the tables of "{_v64!s}'
           '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
           '\n'
           'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-        # c_checker.c.j2:81
-        for (l_a_64, l_b_65,) in ctx['pair_names']:
-            w(f'    {{ {l_a_64!s}, {l_b_65!s} }},\n')
-        # c_checker.c.j2:82
+        # c_checker.c.j2:84
+        for (l_a_67, l_b_68,) in ctx['pair_names']:
+            w(f'    {{ {l_a_67!s}, {l_b_68!s} }},\n')
+        # c_checker.c.j2:85
         if (not ctx['pair_names']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:83
-        _v66 = ctx['frame_names']
-        _v67 = ctx['frame_group']
+        # c_checker.c.j2:86
+        _v69 = ctx['frame_names']
+        _v70 = ctx['frame_group']
         w('};\n'
           '\n'
-          f'const char *const checker_frame_names[NF_DECL] = {{ {_v66!s} }};\n'
+          f'const char *const checker_frame_names[NF_DECL] = {{ {_v69!s} }};\n'
           '\n'
           "/* each frame's rigid group and pose in it (rotation row-major, translat"
           "ion); each solid's\n"
           ' * frame */\n'
-          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v67!s} }};\n'
+          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v70!s} }};\n'
           'static const double FRAME_POSE[NF_DECL][12] = {\n')
-        # c_checker.c.j2:91
-        for l_p_70 in ctx['frame_pose']:
-            w(f'    {{ {l_p_70!s} }},\n')
-        # c_checker.c.j2:92
+        # c_checker.c.j2:94
+        for l_p_73 in ctx['frame_pose']:
+            w(f'    {{ {l_p_73!s} }},\n')
+        # c_checker.c.j2:95
         if (not ctx['frame_pose']):
             w('    { 0.0 }\n')
-        # c_checker.c.j2:93
-        _v71 = ctx['solid_frame']
-        _v72 = ctx['const_hit']
+        # c_checker.c.j2:96
+        _v74 = ctx['solid_frame']
+        _v75 = ctx['const_hit']
         w('};\n'
-          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v71!s} }};\n'
+          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v74!s} }};\n'
           '\n'
           '/* frame pairs colliding at every configuration (solids fixed to one ano'
           'ther) */\n'
-          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v72!s} }};\n'
+          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v75!s} }};\n'
           '\n'
           'static const struct solid SOLID[NS_DECL] = {\n')
-        # c_checker.c.j2:100
-        for l_s_75 in ctx['solids']:
-            w(f'    {{ {l_s_75!s} }},\n')
-        # c_checker.c.j2:101
+        # c_checker.c.j2:103
+        for l_s_78 in ctx['solids']:
+            w(f'    {{ {l_s_78!s} }},\n')
+        # c_checker.c.j2:104
         if (not ctx['solids']):
             w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-        # c_checker.c.j2:102
-        _v76 = ctx['group_solids']
+        # c_checker.c.j2:105
+        _v79 = ctx['group_solids']
         w('};\n'
           '\n'
           '/* 1: the group holds solids */\n'
-          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v76!s} }};\n')
-        # c_checker.c.j2:106
+          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v79!s} }};\n')
+        # c_checker.c.j2:109
         if (not ctx['certify']):
-            # c_checker.c.j2:107
+            # c_checker.c.j2:110
             w('\n'
               'static const float BOX[NS_DECL][15] = {\n')
-            # c_checker.c.j2:109
-            for l_s_79 in ctx['boxes']:
-                w(f'    {{ {l_s_79!s} }},\n')
-            # c_checker.c.j2:110
+            # c_checker.c.j2:112
+            for l_s_82 in ctx['boxes']:
+                w(f'    {{ {l_s_82!s} }},\n')
+            # c_checker.c.j2:113
             if (not ctx['boxes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:111
+            # c_checker.c.j2:114
             w('};\n'
               '\n'
               'static const float NODE[NODES_DECL][4] = {\n')
-            # c_checker.c.j2:114
-            for l_s_82 in ctx['nodes']:
-                w(f'    {{ {l_s_82!s} }},\n')
-            # c_checker.c.j2:115
+            # c_checker.c.j2:117
+            for l_s_85 in ctx['nodes']:
+                w(f'    {{ {l_s_85!s} }},\n')
+            # c_checker.c.j2:118
             if (not ctx['nodes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:116
+            # c_checker.c.j2:119
             w('};\n'
               '\n'
               'static const int KID[NODES_DECL][2] = {\n')
-            # c_checker.c.j2:119
-            for l_k_85 in ctx['kids']:
-                w(f'    {{ {l_k_85!s} }},\n')
-            # c_checker.c.j2:120
+            # c_checker.c.j2:122
+            for l_k_88 in ctx['kids']:
+                w(f'    {{ {l_k_88!s} }},\n')
+            # c_checker.c.j2:123
             if (not ctx['kids']):
                 w('    { 0, 0 }\n')
-            # c_checker.c.j2:121
+            # c_checker.c.j2:124
             w('};\n'
               '\n'
               'static const float LEAF[LEAVES_DECL][15] = {\n')
-            # c_checker.c.j2:124
-            for l_s_88 in ctx['leaves']:
-                w(f'    {{ {l_s_88!s} }},\n')
-            # c_checker.c.j2:125
+            # c_checker.c.j2:127
+            for l_s_91 in ctx['leaves']:
+                w(f'    {{ {l_s_91!s} }},\n')
+            # c_checker.c.j2:128
             if (not ctx['leaves']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:126
+            # c_checker.c.j2:129
             w('};\n')
-        # c_checker.c.j2:128
+        # c_checker.c.j2:131
         w('\n'
           'static const int PAIR[NP_DECL][3] = {\n')
-        # c_checker.c.j2:130
-        for l_p_91 in ctx['pairs']:
-            w(f'    {{ {l_p_91!s} }},\n')
-        # c_checker.c.j2:131
+        # c_checker.c.j2:133
+        for l_p_94 in ctx['pairs']:
+            w(f'    {{ {l_p_94!s} }},\n')
+        # c_checker.c.j2:134
         if (not ctx['pairs']):
             w('    { 0, 0, 0 }\n')
-        # c_checker.c.j2:132
+        # c_checker.c.j2:135
         w('};\n'
           '\n'
           'static const struct fixblock FIXB[NFB_DECL] = {\n')
-        # c_checker.c.j2:135
-        for l_f_94 in ctx['fixblocks']:
-            w(f'    {{ {l_f_94!s} }},\n')
-        # c_checker.c.j2:136
+        # c_checker.c.j2:138
+        for l_f_97 in ctx['fixblocks']:
+            w(f'    {{ {l_f_97!s} }},\n')
+        # c_checker.c.j2:139
         if (not ctx['fixblocks']):
             w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-        # c_checker.c.j2:137
-        _v95 = ctx['movp']
-        _v96 = ctx['mova']
-        _v97 = ctx['movb']
-        _v98 = ctx['movr2']
+        # c_checker.c.j2:140
+        _v98 = ctx['movp']
+        _v99 = ctx['mova']
+        _v100 = ctx['movb']
+        _v101 = ctx['movr2']
+        _v102 = ctx['solid_gate']
+        _v103 = ctx['fixb_gate']
+        _v104 = ctx['gate_group']
+        _v105 = ctx['gates']
         w('};\n'
           '\n'
-          f'static const int MOVP[NMP_DECL] = {{ {_v95!s} }};\n'
-          f'static const int MOVA[NMP_DECL] = {{ {_v96!s} }};\n'
-          f'static const int MOVB[NMP_DECL] = {{ {_v97!s} }};\n'
-          f'static const float MOVR2[NMP_DECL] = {{ {_v98!s} }};\n'
+          f'static const int MOVP[NMP_DECL] = {{ {_v98!s} }};\n'
+          f'static const int MOVA[NMP_DECL] = {{ {_v99!s} }};\n'
+          f'static const int MOVB[NMP_DECL] = {{ {_v100!s} }};\n'
+          f'static const float MOVR2[NMP_DECL] = {{ {_v101!s} }};\n'
+          f'static const int SOLID_GATE[NS_DECL] = {{ {_v102!s} }};\n'
+          f'static const int FIXB_GATE[NFB_DECL] = {{ {_v103!s} }};\n'
+          f'static const int GATE_GROUP[NGATE_DECL] = {{ {_v104!s} }};\n'
+          f'static const float GATE[NGATE_DECL][4] = {{ {_v105!s} }};\n'
           '\n')
-    # c_checker.c.j2:145
+    # c_checker.c.j2:152
     if (ctx['cells_part'] == 'code'):
-        # c_checker.c.j2:146
+        # c_checker.c.j2:153
         w('extern CHECKER_TABLE const int CELLTAB[NP_DECL];\n'
           'extern CHECKER_TABLE const struct celltable CELLS[];\n'
           'extern CHECKER_TABLE const unsigned char CELLBITS[];\n')
     else:
-        # c_checker.c.j2:150
-        _v99 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        _v100 = ctx['celltab']
-        _v101 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        w(f'{_v99!s} const int CELLTAB[NP_DECL] = {{ {_v100!s} }};\n'
-          f'{_v101!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
-        # c_checker.c.j2:152
-        for l_c_104 in ctx['celltables']:
-            w(f'    {{ {l_c_104!s} }},\n')
-        # c_checker.c.j2:153
+        # c_checker.c.j2:157
+        _v106 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        _v107 = ctx['celltab']
+        _v108 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        w(f'{_v106!s} const int CELLTAB[NP_DECL] = {{ {_v107!s} }};\n'
+          f'{_v108!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
+        # c_checker.c.j2:159
+        for l_c_111 in ctx['celltables']:
+            w(f'    {{ {l_c_111!s} }},\n')
+        # c_checker.c.j2:160
         if (not ctx['celltables']):
             w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-        # c_checker.c.j2:154
-        _v105 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        # c_checker.c.j2:161
+        _v112 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
         w('};\n'
-          f'{_v105!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
-        # c_checker.c.j2:156
-        for l_row_108 in ctx['cellbytes']:
-            w(f'    {l_row_108!s},\n')
-        # c_checker.c.j2:157
+          f'{_v112!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
+        # c_checker.c.j2:163
+        for l_row_115 in ctx['cellbytes']:
+            w(f'    {l_row_115!s},\n')
+        # c_checker.c.j2:164
         if (not ctx['cellbytes']):
             w('    0\n')
-        # c_checker.c.j2:158
+        # c_checker.c.j2:165
         w('};\n')
-    # c_checker.c.j2:160
+    # c_checker.c.j2:167
     if (ctx['cells_part'] != 'tables'):
-        # c_checker.c.j2:161
+        # c_checker.c.j2:168
         w('\n')
-        # c_checker.c.j2:162
+        # c_checker.c.j2:169
         if (ctx['triangle_mode'] == 1):
-            # c_checker.c.j2:163
-            _v109 = ctx['n_tnodes_decl']
+            # c_checker.c.j2:170
+            _v116 = ctx['n_tnodes_decl']
             w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
               'hes.c) */\n'
-              f'static const double TNODE[{_v109!s}][4] = {{\n')
-            # c_checker.c.j2:165
-            for l_s_112 in ctx['tnodes']:
-                w(f'    {{ {l_s_112!s} }},\n')
-            # c_checker.c.j2:166
-            _v113 = ctx['n_tnodes_decl']
-            w('};\n'
-              f'static const int TKID[{_v113!s}][2] = {{\n')
-            # c_checker.c.j2:168
-            for l_k_116 in ctx['tkids']:
-                w(f'    {{ {l_k_116!s} }},\n')
-            # c_checker.c.j2:169
-            _v117 = ctx['n_tris_decl']
-            w('};\n'
-              f'static const double TRI[{_v117!s}][9] = {{\n')
-            # c_checker.c.j2:171
-            for l_t_120 in ctx['tris']:
-                w(f'    {{ {l_t_120!s} }},\n')
+              f'static const double TNODE[{_v116!s}][4] = {{\n')
             # c_checker.c.j2:172
-            _v121 = ctx['troots']
-            _v122 = ctx['n_tnodes_decl']
+            for l_s_119 in ctx['tnodes']:
+                w(f'    {{ {l_s_119!s} }},\n')
+            # c_checker.c.j2:173
+            _v120 = ctx['n_tnodes_decl']
             w('};\n'
-              f'static const int TROOT[NS_DECL] = {{ {_v121!s} }};\n'
-              f'static const double TBOX[{_v122!s}][15] = {{\n')
+              f'static const int TKID[{_v120!s}][2] = {{\n')
             # c_checker.c.j2:175
-            for l_b_125 in ctx['tboxes']:
-                w(f'    {{ {l_b_125!s} }},\n')
+            for l_k_123 in ctx['tkids']:
+                w(f'    {{ {l_k_123!s} }},\n')
             # c_checker.c.j2:176
-            _v126 = ctx['n_hull_decl']
+            _v124 = ctx['n_tris_decl']
+            w('};\n'
+              f'static const double TRI[{_v124!s}][9] = {{\n')
+            # c_checker.c.j2:178
+            for l_t_127 in ctx['tris']:
+                w(f'    {{ {l_t_127!s} }},\n')
+            # c_checker.c.j2:179
+            _v128 = ctx['troots']
+            _v129 = ctx['n_tnodes_decl']
+            w('};\n'
+              f'static const int TROOT[NS_DECL] = {{ {_v128!s} }};\n'
+              f'static const double TBOX[{_v129!s}][15] = {{\n')
+            # c_checker.c.j2:182
+            for l_b_132 in ctx['tboxes']:
+                w(f'    {{ {l_b_132!s} }},\n')
+            # c_checker.c.j2:183
+            _v133 = ctx['n_hull_decl']
             w('};\n'
               "/* each mesh solid's hull points (group frame; hulls.c): THULLS[s] = { f"
               'irst double, count },\n'
               " * the points' x, then their y, then their z */\n"
-              f'static const double THULL[{_v126!s}] = {{\n')
-            # c_checker.c.j2:180
-            for l_p_129 in ctx['thull']:
-                w(f'    {l_p_129!s},\n')
-            # c_checker.c.j2:181
+              f'static const double THULL[{_v133!s}] = {{\n')
+            # c_checker.c.j2:187
+            for l_p_136 in ctx['thull']:
+                w(f'    {l_p_136!s},\n')
+            # c_checker.c.j2:188
             w('};\n'
               'static const int THULLS[NS_DECL][2] = {\n')
-            # c_checker.c.j2:183
-            for l_p_132 in ctx['thull_spans']:
-                w(f'    {{ {l_p_132!s} }},\n')
-            # c_checker.c.j2:184
+            # c_checker.c.j2:190
+            for l_p_139 in ctx['thull_spans']:
+                w(f'    {{ {l_p_139!s} }},\n')
+            # c_checker.c.j2:191
             w('};\n')
-        # c_checker.c.j2:186
-        _v133 = ctx['kernel']
-        _v134 = ctx['configuration_code']
-        _v135 = ctx['cells_code']
-        _v136 = ctx['obstacle_code']
-        _v137 = ctx['convex_code']
-        _v138 = ctx['lane_code']
-        _v139 = ctx['motion_code']
-        _v140 = ctx['name']
-        _v141 = ctx['fk_code']
-        _v142 = ctx['fk8_code']
-        _v143 = ctx['name']
-        _v144 = ctx['travel']
-        _v145 = ctx['triangle_code']
-        w(f'{_v133!s}\n'
-          f'{_v134!s}\n'
-          f'{_v135!s}\n'
-          f'{_v136!s}\n'
-          f'{_v137!s}\n'
-          f'{_v138!s}\n'
-          f'{_v139!s}\n'
-          f'/* --- the kinematics of "{_v140!s}'
+        # c_checker.c.j2:193
+        _v140 = ctx['kernel']
+        _v141 = ctx['configuration_code']
+        _v142 = ctx['cells_code']
+        _v143 = ctx['obstacle_code']
+        _v144 = ctx['convex_code']
+        _v145 = ctx['lane_code']
+        _v146 = ctx['motion_code']
+        _v147 = ctx['name']
+        _v148 = ctx['fk_code']
+        _v149 = ctx['fk8_code']
+        _v150 = ctx['name']
+        _v151 = ctx['travel']
+        _v152 = ctx['triangle_code']
+        w(f'{_v140!s}\n'
+          f'{_v141!s}\n'
+          f'{_v142!s}\n'
+          f'{_v143!s}\n'
+          f'{_v144!s}\n'
+          f'{_v145!s}\n'
+          f'{_v146!s}\n'
+          f'/* --- the kinematics of "{_v147!s}'
           '" ------------------------------------------------------- */\n'
           '\n'
           "/* every group's pose, parents first: the parent's pose times the consta"
@@ -734,7 +749,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    int i;\n'
           '    (void)q;\n'
           '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-          f'{_v141!s}\n'
+          f'{_v148!s}\n'
           '}\n'
           '\n'
           '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -748,18 +763,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    for (i = 0; i < 12; i++)\n'
           '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
           '    for (l = 0; l < 8; l++) {\n'
-          f'{_v142!s}\n'
+          f'{_v149!s}\n'
           '    }\n'
           '}\n'
           '\n'
-          f'/* how far the prismatic joints of "{_v143!s}'
+          f'/* how far the prismatic joints of "{_v150!s}'
           '" have slid (checker_kernel.c, world_frame) */\n'
           'static double travel(const double *q)\n'
           '{\n'
           '    (void)q;\n'
-          f'    return {_v144!s};\n'
+          f'    return {_v151!s};\n'
           '}\n'
-          f'{_v145!s}\n')
+          f'{_v152!s}\n')
     return "".join(out)
 
 
@@ -1570,7 +1585,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x76edb987, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x789cec8d, render_c_checker_c_j2),
     'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

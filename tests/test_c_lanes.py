@@ -145,33 +145,54 @@ def near_contact(lib: ctypes.CDLL, q: np.ndarray, rng: np.random.Generator) -> n
     return np.ascontiguousarray(out)
 
 
+# a gripper of four boxes on UR5's last link (frame wrist_3_joint; "ur5-gripper"): a group of
+# several solids, which the lanes test against their fixed partners through one sphere around
+# them (a gate)
+GRIPPER = (("palm", (0.0, 0.11, 0.0), (0.1, 0.03, 0.04)),
+           ("jaw_a", (0.035, 0.17, 0.0), (0.015, 0.07, 0.03)),
+           ("jaw_b", (-0.035, 0.17, 0.0), (0.015, 0.07, 0.03)),
+           ("tip", (0.0, 0.24, 0.0), (0.02, 0.02, 0.02)))
+
+
 def _scene(key: str) -> ir.Scene:
     """A corpus robot among boxes, and also a ball and a cylinder (fixed partners that are a
-    sphere and a solid of sphere trees)."""
-    scene = among_boxes(key, seed=11, boxes=10)
+    sphere and a solid of sphere trees); "ur5-gripper": UR5 holding GRIPPER."""
+    robot, _, hand = key.partition("-")
+    scene = among_boxes(robot, seed=11, boxes=10)
     extra = (ir.Frame(name="ball", parent=None, kind="fixed", translation=(0.45, 0.3, 0.6),
                       geometries=(ir.Geometry(ir.Sphere(0.12)),)),
              ir.Frame(name="post", parent=None, kind="fixed", translation=(-0.4, 0.4, 0.1),
                       geometries=(ir.Geometry(ir.Cylinder(0.8, 0.07)),)))
-    frames = scene.frames + extra
+    grip = tuple(ir.Frame(name=n, parent="wrist_3_joint", kind="fixed", translation=t,
+                          geometries=(ir.Geometry(ir.Box(d)),)) for n, t, d in GRIPPER) \
+        if hand else ()
+    frames = scene.frames + extra + grip
     group = rigid_groups(ir.Scene(frames=frames)).group
     fixed = sorted(f.name for f, g in zip(frames, group, strict=True) if g == 0)
     allowed = set(scene.allowed) | {ir.AllowedCollision(a, b) for a in ("ball", "post")
                                     for b in fixed if a != b}
+    near_hand = ("wrist_3_joint", "ee_fixed_joint", "ee_link-collision", "wrist_2_joint",
+                 *(n for n, _, _ in GRIPPER))
+    allowed |= {ir.AllowedCollision(*sorted((n, b))) for n, _, _ in grip and GRIPPER
+                for b in near_hand if b != n}
     return ir.Scene(frames=frames, allowed=tuple(sorted(allowed, key=lambda p: (p.a, p.b))),
                     sources=scene.sources)
 
 
 @needs_cc
 @pytest.mark.slow
-@pytest.mark.parametrize("key", ["ur5", "fetch"])
+@pytest.mark.parametrize("key", ["ur5", "fetch", "ur5-gripper"])
 def test_every_lane_answers_as_one_configuration(key: str, tmp_path: Path) -> None:
     """NAME_check8 and NAME_check_batch (eight lanes a call) answer every configuration as
     NAME_check does, random ones and ones a hair from contact, built with AVX2 and without;
     motions as their samples checked one by one; and a lane the lanes prove FREE near contact
-    is free for the exact checker."""
+    is free for the exact checker. With the gripper, through a gate."""
     scene = _scene(key)
     exact = CollisionChecker(scene)
+    if key.endswith("gripper"):
+        from robrayc.analysis.collision.compiled import c_source
+
+        assert "#define NGATE 1\n" in c_source(exact, "rb", cells=False)[0]
     rng = np.random.default_rng(5)
     q = configurations(scene, 400, seed=3)
     libs = {simd: _library(exact, tmp_path, simd) for simd in SIMD}
@@ -277,3 +298,21 @@ def test_compiled_batches_and_motions_with_attached_shapes(ur5_boxes: ir.Scene) 
 @pytest.fixture(scope="module")
 def ur5_boxes() -> ir.Scene:
     return among_boxes("ur5", seed=13, boxes=3)
+
+
+def test_a_gate_holds_every_sphere_of_its_group() -> None:
+    """c_pairs.gate_sphere: every member sphere inside the gate's (in float64, from the
+    float32 values the C reads), for clusters of random spheres far and near the origin."""
+    from robrayc.analysis.collision.c_pairs import gate_sphere
+
+    rng = np.random.default_rng(2)
+    for trial in range(300):
+        n = int(rng.integers(2, 9))
+        centre = rng.normal(size=3) * (10.0 if trial % 3 == 0 else 0.3)
+        spheres = np.column_stack([centre + rng.normal(size=(n, 3)) * 0.1,
+                                   rng.uniform(0.001, 0.2, n)])
+        spheres = spheres.astype(np.float32).astype(float)
+        x, y, z, r = gate_sphere(spheres)
+        assert np.float32(r) == r and all(np.float32(v) == v for v in (x, y, z))
+        reach = np.linalg.norm(spheres[:, :3] - (x, y, z), axis=1) + spheres[:, 3]
+        assert (reach <= r).all()

@@ -29,6 +29,9 @@
 #define NFB_DECL 2
 #define NMP 0
 #define NMP_DECL 8
+#define NGATE 0
+#define NGATE_DECL 1
+#define NGATEB_DECL 1
 #define NF 4
 #define NF_DECL 4
 #define NODES_DECL 3
@@ -121,6 +124,10 @@ static const int MOVP[NMP_DECL] = { 0 };
 static const int MOVA[NMP_DECL] = { 0 };
 static const int MOVB[NMP_DECL] = { 0 };
 static const float MOVR2[NMP_DECL] = { -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f, -1.0f };
+static const int SOLID_GATE[NS_DECL] = { -1, -1, -1 };
+static const int FIXB_GATE[NFB_DECL] = { -1, -1 };
+static const int GATE_GROUP[NGATE_DECL] = { 0 };
+static const float GATE[NGATE_DECL][4] = { { 0.0f } };
 
 static const int CELLTAB[NP_DECL] = { -1, -1 };
 static const struct celltable CELLS[NCELLTABLES_DECL] = {
@@ -159,6 +166,7 @@ static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
 #include "meshes.c"
 #include "hulls.c"
 #include "lanes.c"
+#include "passes.c"
 #include "motions.c"
 
 static void fk(const double *q, double g[][12])

@@ -140,7 +140,7 @@ static inline void lane_sincos(double x, double *s, double *c)
  * and in float, and every solid's bounding-sphere centre (world) */
 struct block {
     double q[NQ_DECL][8], g[NG][12][8];
-    float gf[NG][12][8], centre[NS_DECL][3][8];
+    float gf[NG][12][8], centre[NS_DECL][3][8], gate[NGATE_DECL][3][8];
     const double *row[8];  /* the configurations as given */
 };
 
@@ -483,133 +483,28 @@ static void lane_centres(float (*restrict gf)[12][8], float (*restrict centre)[3
     }
 }
 
-/* the block's poses and bounding-sphere centres (the arrays are distinct: restrict lets the
- * loops vectorise) */
+/* every gate's centre in the world (GATE: a sphere around the bounding spheres of the solids
+ * of a group, robrayc.analysis.collision.c_pairs) */
+static void lane_gates(float (*restrict gf)[12][8], float (*restrict gate)[3][8])
+{
+    int k, i, j, l;
+    for (k = 0; k < NGATE; k++) {
+        float (*w)[8] = gf[GATE_GROUP[k]];
+        for (i = 0; i < 3; i++)
+            for (l = 0; l < 8; l++) {
+                float c = w[9 + i][l];
+                for (j = 0; j < 3; j++) c += w[3 * i + j][l] * GATE[k][j];
+                gate[k][i][l] = c;
+            }
+    }
+}
+
+/* the block's poses, bounding-sphere and gate centres (the arrays are distinct: restrict
+ * lets the loops vectorise) */
 static void lane_poses(struct block *k)
 {
     fk8(k->q, k->g);
     lane_floats(k->g, k->gf);
     lane_centres(k->gf, k->centre);
-}
-
-/* a block's pass over the solid pairs in check1's order: the lanes open so far, where each
- * opened (check1's `from`: its pairs before that position were proven FREE here; 0: the
- * whole of checker_check; FIXB block f, partner j: 8 f + j; MOVP j: LANE_MOVING + j; the
- * run-time obstacles: LANE_ROBOT_END), and the next step of the pass (pass_step) */
-#define LANE_MOVING (NFB * 8)
-#define LANE_ROBOT_END (NFB * 8 + NMP)
-struct pass { struct block k; unsigned open; int from[8], at; };
-
-/* starts the pass of the block of configurations q (8 x NQ) */
-static void pass_start(struct pass *p, const double *q)
-{
-    int l, i;
-    p->open = ~lane_valid(q) & 0xffu;
-    p->at = 0;
-    for (l = 0; l < 8; l++) {
-        p->from[l] = 0;
-        p->k.row[l] = q + (long)l * NQ;
-    }
-    if (ANY_CONST_HIT) p->open = 0xffu;
-    if (p->open == 0xffu) return;
-    for (l = 0; l < 8; l++)  /* an open lane's poses are not looked at: zeros will do */
-        for (i = 0; i < NQ; i++) p->k.q[i][l] = (p->open >> l & 1u) ? 0.0 : p->k.row[l][i];
-    lane_poses(&p->k);
-}
-
-/* the lanes newly open at the pass's next step (FIXB block f: positions 8 f .. 8 f + 7;
- * then the moving pairs 8 at a time; then the run-time obstacles), each lane's position
- * written to from */
-static unsigned pass_step(struct pass *p, int step)
-{
-    const struct block *k = &p->k;
-    unsigned fresh = 0u;
-    int j, l;
-    if (step >= 0 && step < NFB) {  /* a moving solid against 8 fixed partners (FIXB) */
-        const struct fixblock *fb = &FIXB[step];
-        const int a = fb->solid;
-        const lanes x = lanes_load(k->centre[a][0]), y = lanes_load(k->centre[a][1]);
-        const lanes z = lanes_load(k->centre[a][2]);
-        for (j = 0; j < 8 && fb->partner[j] >= 0; j++) {
-            lanes dx = lanes_sub(x, lanes_set(fb->x[j])), dy = lanes_sub(y, lanes_set(fb->y[j]));
-            lanes dz = lanes_sub(z, lanes_set(fb->z[j]));
-            lanes reach = lanes_set(SOLID[a].bound[3] + fb->r[j] + LANE_SLACK);
-            unsigned near = lanes_le(lanes_add(lanes_add(lanes_mul(dx, dx), lanes_mul(dy, dy)),
-                                               lanes_mul(dz, dz)), lanes_mul(reach, reach))
-                            & ~(p->open | fresh);
-            unsigned open = near ? lane_pair(k, fb->pair[j], a, fb->partner[j], near) : 0u;
-            if (open)
-                for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = 8 * step + j;
-            fresh |= open;
-        }
-        return fresh;
-    }
-    step -= NFB;
-    if (step >= 0 && 8 * step < NMP) {
-        for (j = 8 * step; j < 8 * step + 8 && j < NMP; j++) {
-            unsigned near = lane_near(k, MOVA[j], MOVB[j]) & ~(p->open | fresh);
-            unsigned open = near ? lane_pair(k, MOVP[j], MOVA[j], MOVB[j], near) : 0u;
-            if (open)
-                for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = LANE_MOVING + j;
-            fresh |= open;
-        }
-        return fresh;
-    }
-    if (ENV.np || N_ATTACHED) {
-        fresh = ~p->open & 0xffu;  /* points, attached shapes: check1 (env_check) */
-    } else {
-        for (j = 0; j < NS && ENV.n && (fresh | p->open) != 0xffu; j++)
-            if (SOLID[j].group) fresh |= lane_obstacles(k, j, ~(fresh | p->open) & 0xffu);
-    }
-    for (l = 0; l < 8; l++) if (fresh >> l & 1u) p->from[l] = LANE_ROBOT_END;
-    return fresh;
-}
-
-/* the pass's steps: FIXB's blocks, the moving pairs' blocks of 8, the run-time obstacles */
-#define LANE_STEPS (NFB + (NMP + 7) / 8 + 1)
-
-/* runs the pass on until every lane is open, it is over, or a lane of `stop` opens; returns
- * whether it is over (every lane open, or every step made) */
-static int pass_run(struct pass *p, unsigned stop)
-{
-    while (p->open != 0xffu && p->at < LANE_STEPS) {
-        unsigned fresh = pass_step(p, p->at++);
-        p->open |= fresh;
-        if (fresh & stop) return p->open == 0xffu || p->at >= LANE_STEPS;
-    }
-    return 1;
-}
-
-/* the answer of an open lane l of the pass */
-static int lane_answer(const struct pass *p, int l)
-{
-    const double *q = p->k.row[l];
-    return p->from[l] ? check1(q, 0, 0, p->from[l]) : checker_check(q);
-}
-
-void checker_check8(const double *q, int *out)
-{
-    struct pass p;
-    int l;
-    pass_start(&p, q);
-    (void)pass_run(&p, 0u);
-    for (l = 0; l < 8; l++) out[l] = (p.open >> l & 1u) ? lane_answer(&p, l) : CHECKER_FREE;
-}
-
-/* the answer of the first of the block of configurations q (8 x NQ) that is not FREE, else
- * FREE: the pass stops as soon as the first lane not yet answered opens, which check1
- * answers then (a motion that collides at its first sample costs one pass in part) */
-static int check_first(const double *q)
-{
-    struct pass p;
-    int l, done = 0;
-    pass_start(&p, q);
-    for (l = 0; l < 8; l++) {
-        if (!done && !(p.open >> l & 1u)) done = pass_run(&p, 1u << l);
-        if (p.open >> l & 1u) {  /* (else the pass is over: lane l is FREE) */
-            int r = lane_answer(&p, l);
-            if (r != CHECKER_FREE) return r;
-        }
-    }
-    return CHECKER_FREE;
+    lane_gates(k->gf, k->gate);
 }

@@ -1,7 +1,7 @@
 /* robrayc's compiled collision checker: batches of configurations and straight-line motions,
  * eight configurations at a time in the vector lanes (lanes.c), each lane not proven FREE
  * there answered by the one-configuration check (checker_check). Compiled right after
- * lanes.c; a generated checker holds this file verbatim too.
+ * passes.c; a generated checker holds this file verbatim too.
  *
  * A motion from a to b is checked at the samples (1 - t) a + t b, t = k / (8 n) for
  * k = 1 .. 8 n, with n = max(1, ceil(|b - a| resolution / 8)) (|.|: the Euclidean length over

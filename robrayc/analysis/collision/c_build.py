@@ -37,9 +37,9 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
     kernel (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells.c,
-    obstacles.c, points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, motions.c and,
-    with triangles, triangles.c, pasted in: the triangle trees then bound at run time); it includes
-    ``include``, or holds the header inline when None."""
+    obstacles.c, points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, passes.c,
+    motions.c and, with triangles, triangles.c, pasted in: the triangle trees then bound at
+    run time); it includes ``include``, or holds the header inline when None."""
     from robrayc.templating import render
 
     # where the meshes' triangles are (meshes.c): bound at run time with triangles, static
@@ -51,7 +51,7 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         "kernel": kernel_source("checker_kernel.c"),
         "configuration_code": kernel_source("configuration.c"),
         "cells_code": kernel_source("cells.c"),
-        "lane_code": kernel_source("lanes.c"),
+        "lane_code": "".join(kernel_source(f) for f in ("lanes.c", "passes.c")),
         "motion_code": kernel_source("motions.c"),
         "obstacle_code": "".join(kernel_source(f) for f in ("obstacles.c", "points.c",
                                                              "cylinders.c")),

@@ -24,6 +24,7 @@ from robrayc.analysis.collision.c_build import (
     start_object,
 )
 from robrayc.analysis.collision.c_environment import KernelEnvironment
+from robrayc.analysis.collision.c_pairs import pair_tables
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
 from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE, Solids
@@ -142,7 +143,7 @@ def c_model(checker: CollisionChecker, name: str, size: float | None = None,
         "pairs": [f"{a}, {b}, {fp}" for a, b, fp in zip(checker._pi.tolist(),
                                                         checker._pj.tolist(),
                                                         checker._pfp.tolist(), strict=True)],
-        **_single_tables(checker, bounds),
+        **pair_tables(checker, bounds),
         "n_pairs": len(names), "n_pairs_decl": max(1, len(names)),
         "pair_names": [(c_string(a), c_string(b)) for a, b in names],
         "const_hit": ", ".join(map(str, const)) or "0", "any_const_hit": int(any(const)),
@@ -272,45 +273,6 @@ def _tree_texts(t: Trees) -> dict:
             "kids": [f"{a}, {b}" for a, b in t.kids.tolist()],
             "leaves": [_floats(row) for row in t.leaves.tolist()],
             "boxes": [_floats(row) for row in t.boxes.tolist()]}
-
-
-# a far-away centre for the padding slots of a block of 8 fixed partners (squared: < FLT_MAX)
-_FAR = 1e18
-
-
-def _single_tables(checker: CollisionChecker, bounds: list[list[float]]) -> dict:
-    """The one-configuration path's tables: per moving solid, its fixed partners in blocks of
-    8 (their bounding spheres, world frame, structure of arrays: one AVX2 test a block), and
-    the pairs of two moving solids."""
-    moving = checker.group != 0
-    partners: dict[int, list[tuple[int, int]]] = {}
-    movp = []
-    for p, (a, b) in enumerate(zip(checker._pi.tolist(), checker._pj.tolist(), strict=True)):
-        if moving[a] and moving[b]:
-            movp.append(p)
-        else:
-            s, f = (a, b) if moving[a] else (b, a)
-            partners.setdefault(s, []).append((f, p))
-    blocks = []
-    for s, group in sorted(partners.items()):
-        for at in range(0, len(group), 8):
-            part = group[at:at + 8] + [(-1, -1)] * (8 - len(group[at:at + 8]))
-            cols = [bounds[f] if f >= 0 else [_FAR, _FAR, _FAR, 0.0] for f, _ in part]
-            arrays = [_floats([c[k] for c in cols]) for k in range(4)]
-            blocks.append(f"{s}, {{ {', '.join(str(f) for f, _ in part)} }}, "
-                          f"{{ {', '.join(str(q) for _, q in part)} }}, "
-                          + ", ".join(f"{{ {a} }}" for a in arrays))
-    # moving pairs, padded to whole blocks of 8 with lanes that are never near (reach -1)
-    pad = -len(movp) % 8
-    sa = checker._pi[movp].tolist() + [0] * pad
-    sb = checker._pj[movp].tolist() + [0] * pad
-    reach = (np.float32([bounds[a][3] for a in sa]) + np.float32([bounds[b][3] for b in sb]))
-    reach2 = np.where(np.arange(len(sa)) < len(movp), reach * reach, np.float32(-1.0))
-    return {"n_fixblocks": len(blocks), "n_fixblocks_decl": max(1, len(blocks)),
-            "fixblocks": blocks, "n_movp": len(movp), "n_movp_decl": max(8, len(sa)),
-            "movp": ", ".join(map(str, movp + [0] * pad)) or "0",
-            "mova": ", ".join(map(str, sa)) or "0", "movb": ", ".join(map(str, sb)) or "0",
-            "movr2": _floats(reach2.astype(float)) or "0.0f"}
 
 
 def c_source(checker: CollisionChecker, name: str, size: float | None = None,
