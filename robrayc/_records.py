@@ -1333,8 +1333,36 @@ def _make42(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
-# robrayc.srdf.Disabled
+# robrayc.srdf.DefaultOff
 def _make43(
+        _setattr, _FACTORY, _default_pos,
+):
+    def __init__(
+            self, link, pos=_default_pos,
+    ):
+        _setattr(self, 'link', link)
+        _setattr(self, 'pos', pos)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'link={self.link!r}, pos={self.pos!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.link, self.pos,
+        ) == (
+            other.link, other.pos,
+        )
+    def __hash__(self):
+        return hash((
+            self.link, self.pos,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
+# robrayc.srdf.Disabled
+def _make44(
         _setattr, _FACTORY, _default_pos,
 ):
     def __init__(
@@ -1365,7 +1393,7 @@ def _make43(
 
 
 # robrayc.ir.Inertial
-def _make44(
+def _make45(
         _setattr, _FACTORY, _set_mass, _set_inertia,
 ):
     def __init__(
@@ -1393,7 +1421,7 @@ def _make44(
 
 
 # robrayc.backends.model_option.<locals>.Options
-def _make45(
+def _make46(
         _setattr, _FACTORY, _default_model, _set_model,
 ):
     def __init__(
@@ -1420,7 +1448,7 @@ def _make45(
 
 
 # robrayc.frontend.robray_attrs.ClassDef
-def _make46(
+def _make47(
         _setattr, _FACTORY, _default__closure,
 ):
     def __init__(
@@ -1447,7 +1475,7 @@ def _make46(
 
 
 # robrayc.backends.urdf._Link
-def _make47(
+def _make48(
         _setattr, _FACTORY, _factory_parts, _default_inertial,
 ):
     def __init__(
@@ -1474,7 +1502,7 @@ def _make47(
 
 
 # robrayc.frontend.urdf._Joint
-def _make48(
+def _make49(
         _setattr, _FACTORY, _default_q, _default_v, _default_axis, _default_limits,
         _default_mimic, _default_variable, _default_offset,
 ):
@@ -1516,7 +1544,7 @@ def _make48(
 
 
 # robrayc.ir.Frame
-def _make49(
+def _make50(
         _setattr, _FACTORY, _default_parent, _default_kind, _default_translation,
         _default_quaternion, _default_axis, _default_offset, _default_variable, _default_limits,
         _default_inertial, _default_geometries, _default_tags, _default_pos, _default_link,
@@ -1578,7 +1606,7 @@ def _make49(
 
 
 # robrayc.backends.amino_c.Options
-def _make50(
+def _make51(
         _setattr, _FACTORY, _default_no_header, _default_floating_base, _set_no_header,
         _set_floating_base,
 ):
@@ -1607,7 +1635,7 @@ def _make50(
 
 
 # robrayc.analysis.collision.compiled.Trees
-def _make51(
+def _make52(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1639,7 +1667,7 @@ def _make51(
 
 
 # robrayc.analysis.collision.triangles.TriangleTrees
-def _make52(
+def _make53(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1678,7 +1706,7 @@ def _make52(
 
 
 # robrayc.frontend.common.LoadContext
-def _make53(
+def _make54(
         _setattr, _FACTORY, _factory_sources, _factory_dependencies, _default_symbols,
         _factory__packages,
 ):
@@ -1712,7 +1740,7 @@ def _make53(
 
 
 # robrayc.backends.EmitContext
-def _make54(
+def _make55(
         _setattr, _FACTORY, _default_name, _factory_extra,
 ):
     def __init__(
@@ -1740,7 +1768,7 @@ def _make54(
 
 
 # robrayc.lsp.analysis.Workspace
-def _make55(
+def _make56(
         _setattr, _FACTORY, _factory_overlays, _factory_options,
 ):
     def __init__(
@@ -1764,7 +1792,7 @@ def _make55(
 
 
 # robrayc.analysis.collision.cells.CellTable
-def _make56(
+def _make57(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -1798,7 +1826,7 @@ def _make56(
 
 
 # robrayc.analysis.acm.AcmResult
-def _make57(
+def _make58(
         _setattr, _FACTORY, _factory_default_config, _default_sources, _default_asked,
 ):
     def __init__(
@@ -1838,7 +1866,7 @@ def _make57(
 
 
 # robrayc.backends.OutputFile
-def _make58(
+def _make59(
         _setattr, _FACTORY, _set_path, _set_data,
 ):
     def __init__(
@@ -1866,7 +1894,7 @@ def _make58(
 
 
 # robrayc.ir.Mesh
-def _make59(
+def _make60(
         _setattr, _FACTORY, _default_source, _default_scale3, _default_up, _default_forward,
         _default_collada_up, _set_path, _set_source, _set_scale3, _set_up, _set_forward,
         _set_collada_up,
@@ -1902,7 +1930,7 @@ def _make59(
 
 
 # robrayc.frontend.symbols.FileSymbols
-def _make60(
+def _make61(
         _setattr, _FACTORY, _default_parsed, _factory_definitions, _factory_references,
 ):
     def __init__(
@@ -1922,7 +1950,7 @@ def _make60(
 
 
 # robrayc.backends.pov.Options
-def _make61(
+def _make62(
         _setattr, _FACTORY, _default_includes,
 ):
     def __init__(
@@ -1950,7 +1978,7 @@ def _make61(
 
 
 # robrayc.backends.png.Options
-def _make62(
+def _make63(
         _setattr, _FACTORY, _default_includes, _default_antialias,
 ):
     def __init__(
@@ -1980,7 +2008,7 @@ def _make62(
 
 
 # robrayc.analysis.collision.obstacles.PointCloud
-def _make63(
+def _make64(
         _setattr, _FACTORY, _default_radius,
 ):
     def __init__(
@@ -2002,7 +2030,7 @@ def _make63(
 
 
 # robrayc.ir.Limits
-def _make64(
+def _make65(
         _setattr, _FACTORY, _default_position, _default_velocity, _default_acceleration,
         _default_effort, _set_position, _set_velocity, _set_acceleration, _set_effort,
 ):
@@ -2035,7 +2063,7 @@ def _make64(
 
 
 # robrayc.meshes.model.RawMesh
-def _make65(
+def _make66(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2070,7 +2098,7 @@ def _make65(
 
 
 # robrayc.frontend.sdf_in._Scope
-def _make66(
+def _make67(
         _setattr, _FACTORY, _default_version, _default_links, _default_models,
         _default_canonical,
 ):
@@ -2106,7 +2134,7 @@ def _make66(
 
 
 # robrayc.backends.simmer.Options
-def _make67(
+def _make68(
         _setattr, _FACTORY, _default_fill, _default_robot_shape, _default_maze_origin,
         _default_maze_size, _default_sensor_error, _default_sensor_fov,
         _default_sensor_threshold, _set_projection, _set_fill, _set_robot_shape,
@@ -2153,7 +2181,7 @@ def _make67(
 
 
 # robrayc.backends.cs2.Options
-def _make68(
+def _make69(
         _setattr, _FACTORY, _default_pen_width, _set_projection, _set_pen_width,
 ):
     def __init__(
@@ -2181,7 +2209,7 @@ def _make68(
 
 
 # robrayc.backends.svg.Options
-def _make69(
+def _make70(
         _setattr, _FACTORY, _default_scale, _default_grid, _default_view,
 ):
     def __init__(
@@ -2214,7 +2242,7 @@ def _make69(
 
 
 # robrayc.backends.pysimiam.Options
-def _make70(
+def _make71(
         _setattr, _FACTORY, _default_robot_type, _default_supervisor, _default_robot_options,
         _default_supervisor_options, _set_projection, _set_robot_type, _set_supervisor,
         _set_robot_options, _set_supervisor_options,
@@ -2254,7 +2282,7 @@ def _make70(
 
 
 # robrayc.backends.cajunbot.Options
-def _make71(
+def _make72(
         _setattr, _FACTORY, _default_version, _default_start, _default_mesh_path,
         _set_projection, _set_version, _set_start, _set_mesh_path,
 ):
@@ -2287,7 +2315,7 @@ def _make71(
 
 
 # robrayc.ir.Sphere
-def _make72(
+def _make73(
         _setattr, _FACTORY, _set_radius,
 ):
     def __init__(
@@ -2313,8 +2341,41 @@ def _make72(
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
 
+# robrayc.srdf.Collisions
+def _make74(
+        _setattr, _FACTORY, _default_robot, _default_disabled, _default_enabled,
+        _default_defaults,
+):
+    def __init__(
+            self, robot=_default_robot, disabled=_default_disabled, enabled=_default_enabled,
+            defaults=_default_defaults,
+    ):
+        _setattr(self, 'robot', robot)
+        _setattr(self, 'disabled', disabled)
+        _setattr(self, 'enabled', enabled)
+        _setattr(self, 'defaults', defaults)
+    def __repr__(self):
+        return (f'{self.__class__.__qualname__}('
+                f'robot={self.robot!r}, disabled={self.disabled!r}, enabled={self.enabled!r}, '
+                f'defaults={self.defaults!r}'
+                ')')
+    def __eq__(self, other):
+        if other.__class__ is not self.__class__:
+            return NotImplemented
+        return (
+            self.robot, self.disabled, self.enabled, self.defaults,
+        ) == (
+            other.robot, other.disabled, other.enabled, other.defaults,
+        )
+    def __hash__(self):
+        return hash((
+            self.robot, self.disabled, self.enabled, self.defaults,
+        ))
+    return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
+
+
 # robrayc.links.LinkPlan
-def _make73(
+def _make75(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2345,7 +2406,7 @@ def _make73(
 
 
 # robrayc.lsp.analysis.Index
-def _make74(
+def _make76(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2369,7 +2430,7 @@ def _make74(
 
 
 # robrayc.analysis.acm_sampling.Plan
-def _make75(
+def _make77(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2404,7 +2465,7 @@ def _make75(
 
 
 # robrayc.diagnostics.Diagnostic
-def _make76(
+def _make78(
         _setattr, _FACTORY, _default_pos, _default_hint, _default_notes, _default_name,
         _set_severity, _set_message, _set_pos, _set_hint, _set_notes, _set_name,
 ):
@@ -2439,7 +2500,7 @@ def _make76(
 
 
 # robrayc.ir.Geometry
-def _make77(
+def _make79(
         _setattr, _FACTORY, _default_color, _default_alpha, _default_specular, _default_visual,
         _default_collision, _default_no_shadow, _default_scale, _default_tags, _default_pos,
         _default_material, _set_shape, _set_color, _set_alpha, _set_specular, _set_visual,
@@ -2490,7 +2551,7 @@ def _make77(
 
 
 # robrayc.analysis.obstacle_scene.SceneObstacle
-def _make78(
+def _make80(
         _setattr, _FACTORY, _default_overshoot,
 ):
     def __init__(
@@ -2521,7 +2582,7 @@ def _make78(
 
 
 # robrayc.analysis.acm_proof._Piece
-def _make79(
+def _make81(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2551,7 +2612,7 @@ def _make79(
 
 
 # robrayc.backends.c_checker.Options
-def _make80(
+def _make82(
         _setattr, _FACTORY, _default_sphere_size, _default_cells, _default_mesh_tests,
         _set_sphere_size, _set_cells, _set_mesh_tests,
 ):
@@ -2583,7 +2644,7 @@ def _make80(
 
 
 # robrayc.backends.urdf.Options
-def _make81(
+def _make83(
         _setattr, _FACTORY, _default_srdf, _default_robot, _default_mesh_dir, _set_srdf,
         _set_robot, _set_mesh_dir,
 ):
@@ -2613,7 +2674,7 @@ def _make81(
 
 
 # robrayc.frontend.robray_attrs.Block
-def _make82(
+def _make84(
         _setattr, _FACTORY, _factory_values, _factory_sources, _factory_isa,
 ):
     def __init__(
@@ -2638,7 +2699,7 @@ def _make82(
 
 
 # robrayc.meshes.model.MeshData
-def _make83(
+def _make85(
         _setattr, _FACTORY,
 ):
     def __init__(
@@ -2667,7 +2728,7 @@ def _make83(
 
 
 # robrayc.diagnostics.DiagnosticSink
-def _make84(
+def _make86(
         _setattr, _FACTORY, _default_werror, _default_quiet, _default_disabled,
         _default_as_errors, _default_not_errors, _default_color, _factory_items,
         _default_max_errors, _default_max_warnings, _default_suppressed_warnings,
@@ -2717,7 +2778,7 @@ def _make84(
 
 
 # robrayc.analysis.footprints.ProjectionOptions
-def _make85(
+def _make87(
         _setattr, _FACTORY, _default_z_min, _default_z_max, _default_hull, _factory_roles,
         _default_robot_frames, _default_segments, _factory_configuration,
 ):
@@ -3055,30 +3116,34 @@ FACTORIES = {
         ('clouds', '', True, True),
     ), True, True, False, False): _make42,
     ((
+        ('link', '', True, True),
+        ('pos', '=', True, True),
+    ), True, True, False, False): _make43,
+    ((
         ('link1', '', True, True),
         ('link2', '', True, True),
         ('reason', '', True, True),
         ('pos', '=', True, True),
-    ), True, True, False, False): _make43,
+    ), True, True, False, False): _make44,
     ((
         ('mass', '', True, True),
         ('inertia', '', True, True),
-    ), True, True, False, True): _make44,
+    ), True, True, False, True): _make45,
     ((
         ('model', '=', True, True),
-    ), True, True, False, True): _make45,
+    ), True, True, False, True): _make46,
     ((
         ('name', '', True, True),
         ('block', '', True, True),
         ('pos', '', True, True),
         ('_closure', '=', True, True),
-    ), False, True, False, False): _make46,
+    ), False, True, False, False): _make47,
     ((
         ('name', '', True, True),
         ('frame', '', True, True),
         ('parts', '()', True, True),
         ('inertial', '=', True, True),
-    ), False, True, False, False): _make47,
+    ), False, True, False, False): _make48,
     ((
         ('name', '', True, True),
         ('kind', '', True, True),
@@ -3092,7 +3157,7 @@ FACTORIES = {
         ('mimic', '=', True, True),
         ('variable', '=', True, True),
         ('offset', '=', True, True),
-    ), False, True, False, False): _make48,
+    ), False, True, False, False): _make49,
     ((
         ('name', '', True, True),
         ('parent', '=', True, True),
@@ -3109,18 +3174,18 @@ FACTORIES = {
         ('pos', '=', True, True),
         ('link', '=', True, True),
         ('link_role', '=', True, True),
-    ), True, True, False, True): _make49,
+    ), True, True, False, True): _make50,
     ((
         ('no_header', '=', True, True),
         ('floating_base', '=', True, True),
-    ), True, True, False, True): _make50,
+    ), True, True, False, True): _make51,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
         ('leaves', '', True, True),
         ('boxes', '', True, True),
         ('node_solid', '', True, True),
-    ), True, True, False, False): _make51,
+    ), True, True, False, False): _make52,
     ((
         ('nodes', '', True, True),
         ('kids', '', True, True),
@@ -3130,7 +3195,7 @@ FACTORIES = {
         ('boxes', '', True, True),
         ('hull', '', True, True),
         ('hull_spans', '', True, True),
-    ), True, True, False, False): _make52,
+    ), True, True, False, False): _make53,
     ((
         ('options', '', True, True),
         ('sink', '', True, True),
@@ -3138,18 +3203,18 @@ FACTORIES = {
         ('dependencies', '()', True, True),
         ('symbols', '=', True, True),
         ('_packages', '()', True, True),
-    ), False, True, False, False): _make53,
+    ), False, True, False, False): _make54,
     ((
         ('output', '', True, True),
         ('options', '', True, True),
         ('sink', '', True, True),
         ('name', '=', True, True),
         ('extra', '()', True, True),
-    ), False, True, False, False): _make54,
+    ), False, True, False, False): _make55,
     ((
         ('overlays', '()', True, True),
         ('options', '()', True, True),
-    ), False, True, False, False): _make55,
+    ), False, True, False, False): _make56,
     ((
         ('pair', '', True, True),
         ('var', '', True, True),
@@ -3158,7 +3223,7 @@ FACTORIES = {
         ('start', '', True, True),
         ('step', '', True, True),
         ('bits', '', True, True),
-    ), True, True, False, False): _make56,
+    ), True, True, False, False): _make57,
     ((
         ('pairs', '', True, True),
         ('samples', '', True, True),
@@ -3167,11 +3232,11 @@ FACTORIES = {
         ('default_config', '()', True, True),
         ('sources', '=', True, True),
         ('asked', '=', True, True),
-    ), True, True, False, False): _make57,
+    ), True, True, False, False): _make58,
     ((
         ('path', '', True, True),
         ('data', '', True, True),
-    ), True, True, False, True): _make58,
+    ), True, True, False, True): _make59,
     ((
         ('path', '', True, True),
         ('source', '=', True, True),
@@ -3179,33 +3244,33 @@ FACTORIES = {
         ('up', '=', True, True),
         ('forward', '=', True, True),
         ('collada_up', '=', True, True),
-    ), True, True, False, True): _make59,
+    ), True, True, False, True): _make60,
     ((
         ('path', '', True, True),
         ('text', '', True, True),
         ('parsed', '=', True, True),
         ('definitions', '()', True, True),
         ('references', '()', True, True),
-    ), False, False, False, False): _make60,
+    ), False, False, False, False): _make61,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
-    ), True, True, False, False): _make61,
+    ), True, True, False, False): _make62,
     ((
         ('picture', '', True, True),
         ('includes', '=', True, True),
         ('antialias', '=', True, True),
-    ), True, True, False, False): _make62,
+    ), True, True, False, False): _make63,
     ((
         ('points', '', True, False),
         ('radius', '=', True, False),
-    ), True, True, False, False): _make63,
+    ), True, True, False, False): _make64,
     ((
         ('position', '=', True, True),
         ('velocity', '=', True, True),
         ('acceleration', '=', True, True),
         ('effort', '=', True, True),
-    ), True, True, False, True): _make64,
+    ), True, True, False, True): _make65,
     ((
         ('positions', '', True, True),
         ('corner_pos', '', True, True),
@@ -3213,7 +3278,7 @@ FACTORIES = {
         ('corner_nrm', '', True, True),
         ('up', '', True, True),
         ('unit', '', True, True),
-    ), True, True, False, False): _make65,
+    ), True, True, False, False): _make66,
     ((
         ('prefix', '', True, True),
         ('el', '', True, True),
@@ -3223,7 +3288,7 @@ FACTORIES = {
         ('links', '=', True, True),
         ('models', '=', True, True),
         ('canonical', '=', True, True),
-    ), False, True, False, False): _make66,
+    ), False, True, False, False): _make67,
     ((
         ('projection', '', True, True),
         ('fill', '=', True, True),
@@ -3233,44 +3298,50 @@ FACTORIES = {
         ('sensor_error', '=', True, True),
         ('sensor_fov', '=', True, True),
         ('sensor_threshold', '=', True, True),
-    ), True, True, False, True): _make67,
+    ), True, True, False, True): _make68,
     ((
         ('projection', '', True, True),
         ('pen_width', '=', True, True),
-    ), True, True, False, True): _make68,
+    ), True, True, False, True): _make69,
     ((
         ('projection', '', True, True),
         ('picture', '', True, True),
         ('scale', '=', True, True),
         ('grid', '=', True, True),
         ('view', '=', True, True),
-    ), True, True, False, False): _make69,
+    ), True, True, False, False): _make70,
     ((
         ('projection', '', True, True),
         ('robot_type', '=', True, True),
         ('supervisor', '=', True, True),
         ('robot_options', '=', True, True),
         ('supervisor_options', '=', True, True),
-    ), True, True, False, True): _make70,
+    ), True, True, False, True): _make71,
     ((
         ('projection', '', True, True),
         ('version', '=', True, True),
         ('start', '=', True, True),
         ('mesh_path', '=', True, True),
-    ), True, True, False, True): _make71,
+    ), True, True, False, True): _make72,
     ((
         ('radius', '', True, True),
-    ), True, True, False, True): _make72,
+    ), True, True, False, True): _make73,
+    ((
+        ('robot', '=', True, True),
+        ('disabled', '=', True, True),
+        ('enabled', '=', True, True),
+        ('defaults', '=', True, True),
+    ), True, True, False, False): _make74,
     ((
         ('root', '', True, True),
         ('links', '', True, True),
         ('folded', '', True, True),
         ('names', '', True, True),
-    ), True, True, False, False): _make73,
+    ), True, True, False, False): _make75,
     ((
         ('root', '', True, True),
         ('table', '', True, True),
-    ), False, True, False, False): _make74,
+    ), False, True, False, False): _make76,
     ((
         ('samples', '', True, True),
         ('seed', '', True, True),
@@ -3278,7 +3349,7 @@ FACTORIES = {
         ('always_fraction', '', True, True),
         ('jobs', '', True, True),
         ('backend', '', True, True),
-    ), True, True, False, False): _make75,
+    ), True, True, False, False): _make77,
     ((
         ('severity', '', True, True),
         ('message', '', True, True),
@@ -3286,7 +3357,7 @@ FACTORIES = {
         ('hint', '=', True, True),
         ('notes', '=', True, True),
         ('name', '=', True, True),
-    ), True, True, False, True): _make76,
+    ), True, True, False, True): _make78,
     ((
         ('shape', '', True, True),
         ('color', '=', True, True),
@@ -3299,39 +3370,39 @@ FACTORIES = {
         ('tags', '=', True, True),
         ('pos', '=', True, True),
         ('material', '=', True, True),
-    ), True, True, False, True): _make77,
+    ), True, True, False, True): _make79,
     ((
         ('shape', '', True, True),
         ('frame', '', True, True),
         ('pos', '', True, True),
         ('overshoot', '=', True, True),
-    ), True, True, False, False): _make78,
+    ), True, True, False, False): _make80,
     ((
         ('solid', '', True, True),
         ('obj', '', True, True),
         ('rate', '', True, True),
         ('cost', '', True, True),
-    ), True, True, False, False): _make79,
+    ), True, True, False, False): _make81,
     ((
         ('sphere_size', '=', True, True),
         ('cells', '=', True, True),
         ('mesh_tests', '=', True, True),
-    ), True, True, False, True): _make80,
+    ), True, True, False, True): _make82,
     ((
         ('srdf', '=', True, True),
         ('robot', '=', True, True),
         ('mesh_dir', '=', True, True),
-    ), True, True, False, True): _make81,
+    ), True, True, False, True): _make83,
     ((
         ('values', '()', True, True),
         ('sources', '()', True, True),
         ('isa', '()', True, True),
-    ), False, True, False, False): _make82,
+    ), False, True, False, False): _make84,
     ((
         ('vertices', '', True, True),
         ('normals', '', True, True),
         ('faces', '', True, True),
-    ), True, True, False, False): _make83,
+    ), True, True, False, False): _make85,
     ((
         ('werror', '=', True, True),
         ('quiet', '=', True, True),
@@ -3346,7 +3417,7 @@ FACTORIES = {
         ('stopped', '=', True, True),
         ('_errors', '=', False, True),
         ('_warnings', '=', False, True),
-    ), False, True, False, False): _make84,
+    ), False, True, False, False): _make86,
     ((
         ('z_min', '=', True, True),
         ('z_max', '=', True, True),
@@ -3355,5 +3426,5 @@ FACTORIES = {
         ('robot_frames', '=', True, True),
         ('segments', '=', True, True),
         ('configuration', '()', True, True),
-    ), True, True, False, False): _make85,
+    ), True, True, False, False): _make87,
 }
