@@ -7,14 +7,37 @@ partners share one test)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Sequence
+from typing import Any, Protocol
 
 import numpy as np
 
+from robrayc import ir
+from robrayc.analysis.collision.solids import Solids
 from robrayc.ctext import c_float
 
-if TYPE_CHECKING:
-    from robrayc.analysis.collision.checker import CollisionChecker
+
+class CollisionChecker(Protocol):
+    """What the compiled checker reads of an exact checker (checker.CollisionChecker, which
+    imports compiled.py, so is described here rather than imported)."""
+
+    scene: ir.Scene
+    mode: str
+    variables: Sequence[str]
+    motions: list[tuple]  # the rigid groups' (parent, 4x4 constant, kind, axis, var, offset)
+    solids: Solids
+    group: np.ndarray  # each solid's rigid group
+    _pi: np.ndarray  # the solid pairs tested (first, second) and their frame pairs
+    _pj: np.ndarray
+    _pfp: np.ndarray
+    _const_hit: np.ndarray  # frame pairs that collide in every configuration
+    pair_keys: np.ndarray  # the frame pairs checked (frame_pairs: these, then the obstacles')
+    owner: np.ndarray  # each solid's frame
+    fk: Any  # kinematics.GroupFK: rigid groups, each frame's pose in its group (rel)
+
+    @property
+    def frame_pairs(self) -> list[tuple[str, str]]: ...
+
 
 # the fewest solids of a group a gate is made for: with two, the gate's wider sphere is near
 # more often, and its test then comes on top of both members' (Fetch: 4 % more instructions

@@ -7,13 +7,10 @@ resolves what the trees leave open (MAYBE), so the answers are the exact checker
 from __future__ import annotations
 
 import ctypes
-from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Protocol
 
 import numpy as np
 
-from robrayc import ir
 from robrayc.analysis.collision.c_build import (
     CompilerMissing,
     build_parts,
@@ -24,38 +21,15 @@ from robrayc.analysis.collision.c_build import (
     start_object,
 )
 from robrayc.analysis.collision.c_environment import KernelEnvironment
-from robrayc.analysis.collision.c_pairs import pair_tables
+from robrayc.analysis.collision.c_pairs import CollisionChecker, pair_tables
 from robrayc.analysis.collision.cells import cell_tables, empty_tables
 from robrayc.analysis.collision.closed_form import _EPS_SAT
-from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE, Solids
+from robrayc.analysis.collision.solids import BOX, CONE, CYLINDER, FRUSTUM, SPHERE
 from robrayc.analysis.collision.tolerance import CONTACT_TOL
 from robrayc.analysis.collision.triangles import c_tables as triangles_c_tables
 from robrayc.analysis.collision.triangles import triangle_trees
 from robrayc.ctext import c_doubles
 from robrayc.records import record
-
-
-class CollisionChecker(Protocol):
-    """What the compiled checker reads of an exact checker (checker.CollisionChecker, which
-    imports this module, so is described here rather than imported)."""
-
-    scene: ir.Scene
-    mode: str
-    variables: Sequence[str]
-    motions: list[tuple]  # the rigid groups' (parent, 4x4 constant, kind, axis, var, offset)
-    solids: Solids
-    group: np.ndarray  # each solid's rigid group
-    _pi: np.ndarray  # the solid pairs tested (first, second) and their frame pairs
-    _pj: np.ndarray
-    _pfp: np.ndarray
-    _const_hit: np.ndarray  # frame pairs that collide in every configuration
-    pair_keys: np.ndarray  # the frame pairs checked (frame_pairs: these, then the obstacles')
-    owner: np.ndarray  # each solid's frame
-    fk: Any  # kinematics.GroupFK: rigid groups, each frame's pose in its group (rel)
-
-    @property
-    def frame_pairs(self) -> list[tuple[str, str]]: ...
-
 
 # Target sphere cell edge, as a fraction of the scene's largest solid: ~the size VAMP's fits use.
 DEFAULT_SPHERE_FRACTION = 0.08
