@@ -33,7 +33,7 @@ int main(void)
         double s, c, e;
         x = k * 5e-6 + (k % 7) * 1e-9;  /* -10 .. 10, off the grid */
         if (k % 1000 == 0) x = k * 0.05;  /* out to 1e5 */
-        lane_sincos(x, &s, &c);
+        sin_cos(x, &s, &c);
         e = fabs(s - sin(x)) > fabs(c - cos(x)) ? fabs(s - sin(x)) : fabs(c - cos(x));
         if (e > worst) worst = e;
     }
@@ -45,7 +45,7 @@ int main(void)
 
 @needs_cc
 def test_lane_sine_and_cosine_are_within_their_bound_of_libm(tmp_path: Path) -> None:
-    """lane_sincos, the vectorisable sine and cosine of fk8, stays within the 4e-15 that
+    """sin_cos, the vectorisable sine and cosine of fk and fk8, stays within the 4e-15 that
     lanes.c's soundness argument counts, over joint angles and out to 1e5."""
     (tmp_path / "t.c").write_text(SINCOS)
     run = subprocess.run(["gcc", "-std=c99", "-O2", "-I", str(resource_dir("c")), "-o",

@@ -4,7 +4,7 @@
  *
  * What a block of eight does: the robot's kinematics in double for the eight configurations
  * at once (fk8: the generated fk with every value a lane's, and a sine and cosine of its own,
- * lane_sincos, that vectorises), the poses rounded to float, every solid's bounding sphere
+ * sin_cos of checker_kernel.c, that vectorises), the poses rounded to float, every solid's bounding sphere
  * against its partners' (fixed and moving) eight lanes to a vector; for a pair whose spheres
  * meet in some lanes, each one's sphere against the other's bounding box (as check1's
  * pair_state), then one solid's sphere tree descended in those lanes against the other's
@@ -23,16 +23,16 @@
  * margin derivation), and by at most ~60 u X here: the float poses are the double ones
  * rounded (u per rotation entry, u X per coordinate), a solid's frame in its partner's is a
  * float product of two of them (<= 6 u an entry, <= 12 u X a coordinate), a node moved by it
- * (<= 40 u X) and compared (a few u X). The double kinematics differ from fk's by the
- * sines' error (lane_sincos: <= 4e-15 each, against libm's <= 1 ulp), ~1e-14 per rotation
- * entry a joint: nothing at float's scale. LANE_SLACK is 8 MARGIN_RATE X = 32e-6 X, about
+ * (<= 40 u X) and compared (a few u X). The double kinematics are fk's (the same sin_cos
+ * below SINCOS_MAX), but for the order of roundings, ~1e-15 per rotation entry a joint:
+ * nothing at float's scale. LANE_SLACK is 8 MARGIN_RATE X = 32e-6 X, about
  * 540 u X, over four times the ~115 u X of both together: whatever check1 computes for a pair
  * the lanes proved apart, it finds it apart too (or skips it earlier), and answers FREE.
  */
 
 #define LANE_SLACK ((float)(8.0 * MARGIN_RATE * (GROUP_REACH + SOLID_REACH)))
-/* joint values past this go to check1: lane_sincos reduces angles exactly only below it */
-#define LANE_ANGLE_MAX 1e5
+/* joint values past this go to check1: sin_cos reduces angles exactly only below it */
+#define LANE_ANGLE_MAX SINCOS_MAX
 #define NQ_DECL (NQ > 0 ? NQ : 1)
 
 /* --- eight floats: AVX2, or a loop of the same operations --------------------------------- */
@@ -108,31 +108,6 @@ static unsigned lanes_le(lanes a, lanes b)
 #endif
 
 /* --- kinematics in lanes --------------------------------------------------------------------- */
-
-/* sin x and cos x for |x| <= LANE_ANGLE_MAX, each within 4e-15 (tests/test_c_lanes.py
- * measures it against libm): x less the nearest multiple n of pi/2 (Cody and Waite's two
- * parts of pi/2, the first of 33 bits, so that n times it is exact and the difference too),
- * then fdlibm's polynomials of sin and cos on [-pi/4, pi/4] (error below 2^-58), and the
- * quadrant n mod 4. No branch and no call: a loop over lanes of it vectorises. */
-static inline void lane_sincos(double x, double *s, double *c)
-{
-    const double shift = 6755399441055744.0;  /* 1.5 * 2^52: adding it rounds to an integer */
-    const double n = (x * 0.63661977236758134308 + shift) - shift;
-    const double r = (x - n * 1.57079632673412561417) - n * 6.07710050650619224932e-11;
-    const double z = r * r;
-    const double sp = r + r * z * (-1.66666666666666324348e-01 + z * (8.33333333332248946124e-03
-                      + z * (-1.98412698298579493134e-04 + z * (2.75573137070700676789e-06
-                      + z * (-2.50507602534068634195e-08 + z * 1.58969099521155010221e-10)))));
-    const double cp = 1.0 - 0.5 * z + z * z * (4.16666666666666019037e-02
-                      + z * (-1.38888888888741095749e-03 + z * (2.48015872894767294178e-05
-                      + z * (-2.75573143513906633035e-07 + z * (2.08757232129817482790e-09
-                      + z * -1.13596475577881948265e-11)))));
-    const double k = n - 4.0 * ((n * 0.25 + shift) - shift);  /* n mod 4 in -2 .. 2 */
-    const int odd = k == 1.0 || k == -1.0;
-    const double s0 = odd ? cp : sp, c0 = odd ? sp : cp;
-    *s = (k == 2.0 || k == -2.0 || k == -1.0) ? -s0 : s0;
-    *c = (k == 2.0 || k == -2.0 || k == 1.0) ? -c0 : c0;
-}
 
 /* --- a block of eight configurations --------------------------------------------------------- */
 

@@ -56,7 +56,7 @@ def _sum(terms: list[tuple[str, float]]) -> str:
 
 def _motion(group: int, motion: tuple, lane: str = "") -> list[str]:
     """One group's block of fk (lane ""), or of fk8's loop over lanes (lane "[l]": every
-    pose entry and variable indexed by the lane, sine and cosine by lane_sincos)."""
+    pose entry and variable indexed by the lane, sine and cosine by sin_cos; fk by fk_sincos)."""
     parent, const, kind, axis, var, offset = motion
     axis = [float(a) for a in axis]
     lines = [f"    {{   /* group {group}: {kind}, variable {var} */"]
@@ -65,8 +65,7 @@ def _motion(group: int, motion: tuple, lane: str = "") -> list[str]:
     lines.append(f"        const double v = q[{var}]{lane} + {c_double(offset)};")
     out = f"g[{group}]"
     nonzero = [k for k in range(3) if axis[k] != 0.0]
-    sincos = ("        double s, w;\n        lane_sincos(0.5 * v, &s, &w);" if lane else
-              "        const double s = sin(0.5 * v), w = cos(0.5 * v);")
+    sincos = f"        double s, w;\n        {'sin_cos' if lane else 'fk_sincos'}(0.5 * v, &s, &w);"
     if kind != "revolute":
         for n in range(9):
             lines.append(f"        {out}[{n}]{lane} = b{n};")
