@@ -403,13 +403,22 @@ static void grown_box(const double *o, const double *m, double *w, double *h)
  * the 15 axes of the separating-axis test with ob grown by DECIDE_GAP + CONTACT_TOL (no axis
  * scaled by its length: the growth projects to at least DECIDE_GAP times its length on each),
  * |R_ij| + EPS_SAT as sat_overlap */
+static int boxes_apart_at(const double *oa, const double *w, const double *hb);
+
 static int boxes_apart(const double *oa, const double *ob, const double *t)
 {
+    double w[12], hb[3];
+    grown_box(ob, t, w, hb);
+    return boxes_apart_at(oa, w, hb);
+}
+
+/* boxes_apart with ob already in frame a: its pose w, its grown half extents hb */
+static int boxes_apart_at(const double *oa, const double *w, const double *hb)
+{
     static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
-    double w[12], hb[3], r[3][3], a[3][3], d[3], tl[3];
+    double r[3][3], a[3][3], d[3], tl[3];
     const double *ha = oa + 12;
     int i, j;
-    grown_box(ob, t, w, hb);
     for (i = 0; i < 3; i++) d[i] = w[9 + i] - oa[9 + i];
     for (i = 0; i < 3; i++) {  /* in a's box frame: its axes are oa's columns */
         tl[i] = oa[i] * d[0] + oa[3 + i] * d[1] + oa[6 + i] * d[2];
@@ -491,15 +500,24 @@ static int nearer(const double *c0, const double *c1, const double *o)
 }
 
 /* the triangles under nodes na (frame a) and nb (frame b; pb: its centre in frame a; t: b ->
- * a) of two meshes' trees: 1 at a certain hit, else 0 (*open as mesh_solid). The larger node
- * is opened first, its nearer child first (an internal node has two children) */
-static int mesh_mesh(int na, int nb, const double *pb, const double *t, int *open)
+ * a; wb: nb's box moved into frame a, or null) of two meshes' trees: 1 at a certain hit,
+ * else 0 (*open as mesh_solid). The larger node is opened first, its nearer child first (an
+ * internal node has two children); na's children get nb's box as moved here */
+static int mesh_mesh(int na, int nb, const double *pb, const double *t, const double *wb,
+                     int *open)
 {
-    double d[3], reach;
+    double d[3], reach, w[12], hb[3];
     int f, s;
     sub3(pb, TNODE[na], d);
     reach = TNODE[na][3] + TNODE[nb][3] + DECIDE_GAP;
-    if (dot3(d, d) > reach * reach || boxes_apart(TBOX[na], TBOX[nb], t)) return 0;
+    if (dot3(d, d) > reach * reach) return 0;
+    if (wb) {
+        for (s = 0; s < 3; s++) hb[s] = TBOX[nb][12 + s] + DECIDE_GAP + CONTACT_TOL;
+    } else {
+        grown_box(TBOX[nb], t, w, hb);
+        wb = w;
+    }
+    if (boxes_apart_at(TBOX[na], wb, hb)) return 0;
     if (TKID[na][1] < 0 && TKID[nb][1] < 0) {
         int i, j, k;
         for (j = TKID[nb][0]; j < TKID[nb][0] - TKID[nb][1]; j++) {
@@ -519,11 +537,11 @@ static int mesh_mesh(int na, int nb, const double *pb, const double *t, int *ope
         apply_d(t, TNODE[f], c[0]);
         apply_d(t, TNODE[f + 1], c[1]);
         s = nearer(c[0], c[1], TNODE[na]);
-        return mesh_mesh(na, f + s, c[s], t, open) || mesh_mesh(na, f + !s, c[!s], t, open);
+        return mesh_mesh(na, f + s, c[s], t, 0, open) || mesh_mesh(na, f + !s, c[!s], t, 0, open);
     }
     f = TKID[na][0];
     s = nearer(TNODE[f], TNODE[f + 1], pb);
-    return mesh_mesh(f + s, nb, pb, t, open) || mesh_mesh(f + !s, nb, pb, t, open);
+    return mesh_mesh(f + s, nb, pb, t, wb, open) || mesh_mesh(f + !s, nb, pb, t, wb, open);
 }
 
 static int has_triangles(int s)
@@ -547,7 +565,7 @@ static int decide_meshes(double g[][12], int a, int b)
     int open = 0;
     relative_d(g[SOLID[a].group], g[SOLID[b].group], m);
     apply_d(m, TNODE[TROOT[b]], pb);
-    return mesh_mesh(TROOT[a], TROOT[b], pb, m, &open) ? 1 : open ? 2 : 0;
+    return mesh_mesh(TROOT[a], TROOT[b], pb, m, 0, &open) ? 1 : open ? 2 : 0;
 }
 #else
 static int has_triangles(int s)
