@@ -157,6 +157,7 @@ static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
 #endif
 
 #include "checker_kernel.c"
+#include "kinematics.c"
 #include "configuration.c"
 #include "cells.c"
 #include "obstacles.c"

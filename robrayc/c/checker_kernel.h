@@ -108,7 +108,7 @@ static int cylinder_other(const struct solid *c, const struct solid *o, const do
 static void relative_d(const double *ga, const double *gb, double *out);
 
 /* fk for eight configurations at once, q[variable][lane] -> g[group][entry][lane], sines and
- * cosines by sin_cos (checker_kernel.c): the robot's kinematics, defined after the kernel */
+ * cosines by sin_cos (kinematics.c): the robot's kinematics, defined after the kernel */
 static void fk8(double q[restrict][8], double g[restrict][12][8]);
 
 /* how far the robot's prismatic joints have slid at configuration q: the sum of |value +

@@ -3,8 +3,8 @@
  * checker_kernel.c; a generated checker holds this file verbatim too.
  *
  * What a block of eight does: the robot's kinematics in double for the eight configurations
- * at once (fk8: the generated fk with every value a lane's, and a sine and cosine of its own,
- * sin_cos of checker_kernel.c, that vectorises), the poses rounded to float, every solid's bounding sphere
+ * at once (fk8: the generated fk with every value a lane's, sines and cosines by kinematics.c's
+ * sin_cos, that vectorises), the poses rounded to float, every solid's bounding sphere
  * against its partners' (fixed and moving) eight lanes to a vector; for a pair whose spheres
  * meet in some lanes, each one's sphere against the other's bounding box (as check1's
  * pair_state), then one solid's sphere tree descended in those lanes against the other's

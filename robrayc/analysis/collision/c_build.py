@@ -36,8 +36,8 @@ class CompilerMissing(RuntimeError):
 def checker_text(model: dict, include: str | None, header: str, triangles: bool = False
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
-    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, configuration.c, cells.c,
-    obstacles.c, points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, passes.c,
+    kernel (robrayc/c/checker_kernel.h, checker_kernel.c, kinematics.c, configuration.c,
+    cells.c, obstacles.c, points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, passes.c,
     motions.c and, with triangles, triangles.c, pasted in: the triangle trees then bound at
     run time); it includes ``include``, or holds the header inline when None."""
     from robrayc.templating import render
@@ -48,7 +48,7 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
     return render("c_checker.c.j2", {
         **model, "include": include, "inline_header": None if include else header,
         "kernel_header": kernel_source("checker_kernel.h"),
-        "kernel": kernel_source("checker_kernel.c"),
+        "kernel": kernel_source("checker_kernel.c") + kernel_source("kinematics.c"),
         "configuration_code": kernel_source("configuration.c"),
         "cells_code": kernel_source("cells.c"),
         "lane_code": "".join(kernel_source(f) for f in ("lanes.c", "passes.c")),

@@ -100,7 +100,7 @@ def _motion(group: int, motion: tuple, lane: str = "") -> list[str]:
 
 
 def _lane_turn(out: str, axis: list[float], sincos: str) -> list[str]:
-    """turn() (checker_kernel.c) written out for one lane: amino's axis-angle quaternion's
+    """turn() (kinematics.c) written out for one lane: amino's axis-angle quaternion's
     rotation, then the base times it."""
     x, y, z = (c_double(a) for a in axis)
     lines = [sincos, f"        const double x = s * {x}, y = s * {y}, z = s * {z};",

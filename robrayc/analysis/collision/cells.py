@@ -494,7 +494,8 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
                    _templates.__name__, triangles.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
-    for part in ("checker_kernel.c", "cells.c", "triangles.c", "convex.c", "meshes.c"):
+    for part in ("checker_kernel.c", "kinematics.c", "cells.c", "triangles.c", "convex.c",
+                 "meshes.c"):
         digest.update(c_build.kernel_source(part).encode())  # the tests and the provers
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
