@@ -366,6 +366,16 @@ static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned m
     return mask ? hull_lanes(k->g[0][0], a, b, mask) : 0u;  /* a mesh's hull (hulls.c) */
 }
 
+/* the lanes whose point c (x, y, z) lies within reach of partner j of fixed block f (its
+ * bounding sphere's centre): a pair's bounding-sphere test when one of them is fixed */
+static unsigned lanes_near_fixed(const lanes *c, const struct fixblock *f, int j, float reach)
+{
+    const lanes dx = lanes_sub(c[0], lanes_set(f->x[j])), dy = lanes_sub(c[1], lanes_set(f->y[j]));
+    const lanes dz = lanes_sub(c[2], lanes_set(f->z[j])), r = lanes_set(reach);
+    return lanes_le(lanes_add(lanes_add(lanes_mul(dx, dx), lanes_mul(dy, dy)), lanes_mul(dz, dz)),
+                    lanes_mul(r, r));
+}
+
 /* the lanes in which solids a and b's bounding spheres meet (reach grown by LANE_SLACK) */
 static unsigned lane_near(const struct block *k, int a, int b)
 {
@@ -385,23 +395,19 @@ static unsigned lane_near(const struct block *k, int a, int b)
  * the slack grown by the obstacle's size (its frame's coordinates reach that much further) */
 static unsigned lane_obstacles(const struct block *k, int a, unsigned mask)
 {
-    const float *c[3] = { k->centre[a][0], k->centre[a][1], k->centre[a][2] };
+    const lanes c[3] = { lanes_load(k->centre[a][0]), lanes_load(k->centre[a][1]),
+                         lanes_load(k->centre[a][2]) };
     unsigned open = 0u;
     int e;
     for (e = 0; e < ENV.n && open != mask; e++) {
         const struct fixblock *f = &ENV.lane[e / 8];
         const struct envshape *o = &ENV.shape[e];
         float slack = LANE_SLACK + (float)(8.0 * MARGIN_RATE * o->radius);
-        lanes d[3], d2, reach = lanes_set(SOLID[a].bound[3] + f->r[e % 8] + slack), m[12], h[3];
-        unsigned near;
+        lanes m[12], h[3];
+        unsigned near = lanes_near_fixed(c, f, e % 8, SOLID[a].bound[3] + f->r[e % 8] + slack)
+                        & mask & ~open;
         float r = 0.0f;
         int i;
-        d[0] = lanes_sub(lanes_load(c[0]), lanes_set(f->x[e % 8]));
-        d[1] = lanes_sub(lanes_load(c[1]), lanes_set(f->y[e % 8]));
-        d[2] = lanes_sub(lanes_load(c[2]), lanes_set(f->z[e % 8]));
-        d2 = lanes_add(lanes_add(lanes_mul(d[0], d[0]), lanes_mul(d[1], d[1])),
-                       lanes_mul(d[2], d[2]));
-        near = lanes_le(d2, lanes_mul(reach, reach)) & mask & ~open;
         if (!near) continue;
         lane_frame(k, SOLID[a].group, 0, o->s.pose, m);
         for (i = 0; i < 3; i++)

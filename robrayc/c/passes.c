@@ -25,6 +25,15 @@ struct pass {
     unsigned char gate_known[NGATEB_DECL];
 };
 
+/* records step position `at` of the pass as where each lane of `open` opened (from) */
+static void mark_from(struct pass *p, unsigned open, int at)
+{
+    if (open) {
+        int l;
+        for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = at;
+    }
+}
+
 /* starts the pass of the block of configurations q (8 x NQ) */
 static void pass_start(struct pass *p, const double *q)
 {
@@ -52,19 +61,13 @@ static unsigned long long gate_block(struct pass *p, const struct fixblock *fb, 
 {
     if (!p->gate_known[gb]) {
         const int g = SOLID_GATE[fb->solid];
-        const lanes x = lanes_load(p->k.gate[g][0]), y = lanes_load(p->k.gate[g][1]);
-        const lanes z = lanes_load(p->k.gate[g][2]);
+        const lanes c[3] = { lanes_load(p->k.gate[g][0]), lanes_load(p->k.gate[g][1]),
+                             lanes_load(p->k.gate[g][2]) };
         unsigned long long m = 0u;
         int j;
-        for (j = 0; j < 8 && fb->partner[j] >= 0; j++) {
-            lanes dx = lanes_sub(x, lanes_set(fb->x[j])), dy = lanes_sub(y, lanes_set(fb->y[j]));
-            lanes dz = lanes_sub(z, lanes_set(fb->z[j]));
-            lanes reach = lanes_set(GATE[g][3] + fb->r[j] + LANE_SLACK);
-            m |= (unsigned long long)lanes_le(lanes_add(lanes_add(lanes_mul(dx, dx),
-                                                                  lanes_mul(dy, dy)),
-                                                        lanes_mul(dz, dz)),
-                                              lanes_mul(reach, reach)) << (8 * j);
-        }
+        for (j = 0; j < 8 && fb->partner[j] >= 0; j++)
+            m |= (unsigned long long)lanes_near_fixed(c, fb, j, GATE[g][3] + fb->r[j] + LANE_SLACK)
+                 << (8 * j);
         p->gate_mask[gb] = m;
         p->gate_known[gb] = 1;
     }
@@ -80,17 +83,10 @@ static inline unsigned fixed_partner(struct pass *p, int step, int j, unsigned f
     const struct block *k = &p->k;
     const struct fixblock *fb = &FIXB[step];
     const int a = fb->solid;
-    lanes dx = lanes_sub(c[0], lanes_set(fb->x[j])), dy = lanes_sub(c[1], lanes_set(fb->y[j]));
-    lanes dz = lanes_sub(c[2], lanes_set(fb->z[j]));
-    lanes reach = lanes_set(SOLID[a].bound[3] + fb->r[j] + LANE_SLACK);
-    unsigned near = lanes_le(lanes_add(lanes_add(lanes_mul(dx, dx), lanes_mul(dy, dy)),
-                                       lanes_mul(dz, dz)), lanes_mul(reach, reach))
+    unsigned near = lanes_near_fixed(c, fb, j, SOLID[a].bound[3] + fb->r[j] + LANE_SLACK)
                     & ~(p->open | fresh);
     unsigned open = near ? lane_pair(k, fb->pair[j], a, fb->partner[j], near) : 0u;
-    if (open) {
-        int l;
-        for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = 8 * step + j;
-    }
+    mark_from(p, open, 8 * step + j);
     return open;
 }
 
@@ -101,7 +97,7 @@ static unsigned pass_step(struct pass *p, int step)
 {
     const struct block *k = &p->k;
     unsigned fresh = 0u;
-    int j, l;
+    int j;
     if (step >= 0 && step < NFB) {  /* a moving solid against 8 fixed partners (FIXB) */
         const int a = FIXB[step].solid;
         const lanes c[3] = { lanes_load(k->centre[a][0]), lanes_load(k->centre[a][1]),
@@ -122,8 +118,7 @@ static unsigned pass_step(struct pass *p, int step)
         for (j = 8 * step; j < 8 * step + 8 && j < NMP; j++) {
             unsigned near = lane_near(k, MOVA[j], MOVB[j]) & ~(p->open | fresh);
             unsigned open = near ? lane_pair(k, MOVP[j], MOVA[j], MOVB[j], near) : 0u;
-            if (open)
-                for (l = 0; l < 8; l++) if (open >> l & 1u) p->from[l] = LANE_MOVING + j;
+            mark_from(p, open, LANE_MOVING + j);
             fresh |= open;
         }
         return fresh;
@@ -134,7 +129,7 @@ static unsigned pass_step(struct pass *p, int step)
         for (j = 0; j < NS && ENV.n && (fresh | p->open) != 0xffu; j++)
             if (SOLID[j].group) fresh |= lane_obstacles(k, j, ~(fresh | p->open) & 0xffu);
     }
-    for (l = 0; l < 8; l++) if (fresh >> l & 1u) p->from[l] = LANE_ROBOT_END;
+    mark_from(p, fresh, LANE_ROBOT_END);
     return fresh;
 }
 
