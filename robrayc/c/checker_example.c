@@ -164,6 +164,7 @@ static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
 #include "points.c"
 #include "cylinders.c"
 #include "convex.c"
+#include "nodeboxes.c"
 #include "meshes.c"
 #include "hulls.c"
 #include "lanes.c"

@@ -387,76 +387,7 @@ static int tri_cylinder(const double *v, double r, double hh)
     return 2;
 }
 
-/* --- the trees ----------------------------------------------------------------------------- */
-
-/* node box o (frame a), grown by DECIDE_GAP + CONTACT_TOL so that sat_overlap (which
- * subtracts CONTACT_TOL along each axis, scaled by its length) finds it apart only where
- * the boxes lie farther apart than DECIDE_GAP: its pose in frame m maps frame a to, in w */
-static void grown_box(const double *o, const double *m, double *w, double *h)
-{
-    int k;
-    mul(m, o, w);
-    for (k = 0; k < 3; k++) h[k] = o[12 + k] + DECIDE_GAP + CONTACT_TOL;
-}
-
-/* are node boxes oa (frame a) and ob (frame b; t: b -> a) farther apart than DECIDE_GAP:
- * the 15 axes of the separating-axis test with ob grown by DECIDE_GAP + CONTACT_TOL (no axis
- * scaled by its length: the growth projects to at least DECIDE_GAP times its length on each),
- * |R_ij| + EPS_SAT as sat_overlap */
-static int boxes_apart_at(const double *oa, const double *w, const double *hb);
-
-static int boxes_apart(const double *oa, const double *ob, const double *t)
-{
-    double w[12], hb[3];
-    grown_box(ob, t, w, hb);
-    return boxes_apart_at(oa, w, hb);
-}
-
-/* boxes_apart with ob already in frame a: its pose w, its grown half extents hb */
-static int boxes_apart_at(const double *oa, const double *w, const double *hb)
-{
-    static const int i1[3] = { 1, 2, 0 }, i2[3] = { 2, 0, 1 };
-    double r[3][3], a[3][3], d[3], tl[3];
-    const double *ha = oa + 12;
-    int i, j;
-    for (i = 0; i < 3; i++) d[i] = w[9 + i] - oa[9 + i];
-    for (i = 0; i < 3; i++) {  /* in a's box frame: its axes are oa's columns */
-        tl[i] = oa[i] * d[0] + oa[3 + i] * d[1] + oa[6 + i] * d[2];
-        for (j = 0; j < 3; j++) {
-            r[i][j] = oa[i] * w[j] + oa[3 + i] * w[3 + j] + oa[6 + i] * w[6 + j];
-            a[i][j] = fabs(r[i][j]) + EPS_SAT;
-        }
-    }
-    for (i = 0; i < 3; i++)
-        if (fabs(tl[i]) > ha[i] + a[i][0] * hb[0] + a[i][1] * hb[1] + a[i][2] * hb[2])
-            return 1;
-    for (j = 0; j < 3; j++)
-        if (fabs(r[0][j] * tl[0] + r[1][j] * tl[1] + r[2][j] * tl[2])
-            > ha[0] * a[0][j] + ha[1] * a[1][j] + ha[2] * a[2][j] + hb[j]) return 1;
-    for (i = 0; i < 3; i++)
-        for (j = 0; j < 3; j++) {
-            double ra = ha[i1[i]] * a[i2[i]][j] + ha[i2[i]] * a[i1[i]][j];
-            double rb = hb[i1[j]] * a[i][i2[j]] + hb[i2[j]] * a[i][i1[j]];
-            if (fabs(tl[i2[i]] * r[i1[i]][j] - tl[i1[i]] * r[i2[i]][j]) > ra + rb) return 1;
-        }
-    return 0;
-}
-
-/* is node box o (frame a; m: frame a -> the solid's) farther than DECIDE_GAP from the box
- * of half extents h at the solid's origin, or (h null) from its sphere of radius r */
-static int apart_box(const double *o, const double *m, const double *h, double r)
-{
-    static const double origin[3] = { 0.0, 0.0, 0.0 };
-    double w[12], g[3], p[3];
-    if (h) {
-        double box[15] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0 };
-        box[12] = h[0]; box[13] = h[1]; box[14] = h[2];
-        return boxes_apart(box, o, m);
-    }
-    grown_box(o, m, w, g);
-    to_local(w, origin, p);  /* the sphere's centre in the box */
-    return box_distance(p, g) > r;
-}
+/* --- the trees (their nodes' boxes: nodeboxes.c) ------------------------------------------ */
 
 /* the triangles under node n of a mesh's tree against solid s (a sphere or box) of the frame
  * m maps the mesh's group frame to: 1 at a certain hit, else 0 (*open set when one could not

@@ -37,9 +37,9 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
                  ) -> str:
     """The C source of a checker model: its tables (templates/c_checker.c.j2) around the
     kernel (robrayc/c/checker_kernel.h, checker_kernel.c, kinematics.c, configuration.c,
-    cells.c, obstacles.c, points.c, cylinders.c, convex.c, meshes.c, hulls.c, lanes.c, passes.c,
-    motions.c and, with triangles, triangles.c, pasted in: the triangle trees then bound at
-    run time); it includes ``include``, or holds the header inline when None."""
+    cells.c, obstacles.c, points.c, cylinders.c, convex.c, nodeboxes.c, meshes.c, hulls.c,
+    lanes.c, passes.c, motions.c and, with triangles, triangles.c, pasted in: the triangle
+    trees then bound at run time); it includes ``include``, or holds the header inline when None."""
     from robrayc.templating import render
 
     # where the meshes' triangles are (meshes.c): bound at run time with triangles, static
@@ -55,7 +55,8 @@ def checker_text(model: dict, include: str | None, header: str, triangles: bool 
         "motion_code": kernel_source("motions.c"),
         "obstacle_code": "".join(kernel_source(f) for f in ("obstacles.c", "points.c",
                                                              "cylinders.c")),
-        "convex_code": "".join(kernel_source(f) for f in ("convex.c", "meshes.c", "hulls.c")),
+        "convex_code": "".join(kernel_source(f) for f in ("convex.c", "nodeboxes.c", "meshes.c",
+                                                           "hulls.c")),
         "triangle_mode": mode,
         "triangle_code": kernel_source("triangles.c") if triangles else ""})
 

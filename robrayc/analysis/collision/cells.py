@@ -482,9 +482,9 @@ def _cache_key(checker, model: dict, models: Models) -> str:
     """What the cells depend on: robrayc's version and the code that proves them (this
     module, the kinematics, the compiled checker (the module of models and c_build), its
     templates, its kernel and the triangle proofs (triangles.py's trees, triangles.c and the
-    triangle tests of meshes.c and convex.c): a change while the version stays is not served
-    stale cells),
-    the checker's solids (meshes included), pairs, kinematics and ranges, and its trees."""
+    triangle tests of nodeboxes.c, meshes.c and convex.c): a change while the version stays is
+    not served stale cells), the checker's solids (meshes included), pairs, kinematics and
+    ranges, and its trees."""
     import hashlib
 
     from robrayc import __version__, _templates, kinematics
@@ -495,7 +495,7 @@ def _cache_key(checker, model: dict, models: Models) -> str:
                    _templates.__name__, triangles.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
     for part in ("checker_kernel.c", "kinematics.c", "cells.c", "triangles.c", "convex.c",
-                 "meshes.c"):
+                 "nodeboxes.c", "meshes.c"):
         digest.update(c_build.kernel_source(part).encode())  # the tests and the provers
     for part in (model["solids"], model["pairs"], model["fk_code"], model["n_config"]):
         digest.update(repr(part).encode())
