@@ -51,7 +51,9 @@ static int boxes_apart_at(const double *oa, const double *w, const double *hb)
     /* rows of a's rotation (its axes are the columns): entry i of a vector is axis i's */
     const __m256d row0 = _mm256_loadu_pd(oa), row1 = _mm256_loadu_pd(oa + 3);
     const __m256d row2 = _mm256_loadu_pd(oa + 6);
-    const __m256d ha = _mm256_set_pd(0.0, oa[14], oa[13], oa[12]);
+    /* a's half extents (oa[11..14] turned down one, the 4th entry 0) */
+    const __m256d ha = _mm256_blend_pd(_mm256_permute4x64_pd(_mm256_loadu_pd(oa + 11), 0xf9),
+                                       _mm256_setzero_pd(), 8);
     __m256d rc[3], ac[3], tl, apart;
     double r[3][4], a[3][4], t[4];
     int j;
