@@ -417,40 +417,22 @@ static int mesh_solid(int n, const double *m, const struct solid *s, int *open)
     return 0;
 }
 
-/* which of two children (centres c0, c1) to open first against a node centred at o: the
- * nearer. The order changes no answer (every child is opened until a certain hit) but finds a
- * hit sooner: a pair that collides crosses where the two meshes meet, most often near their
- * nodes' nearest centres (UR5's colliding configurations, their time in decide_meshes about
- * halved; docs/performance.md) */
-static int nearer(const double *c0, const double *c1, const double *o)
+/* the triangles under nodes na (frame a) and nb (frame b) of two meshes' trees, whose
+ * spheres and boxes meet (t: b -> a, u: a -> b): 1 at a certain hit, else 0 (*open as
+ * mesh_solid). The larger node is split (an internal node has two children): the other's box
+ * is moved into its frame once for both children, and each child tested against it, the
+ * nearer first. The order changes no answer (every child is opened until a certain hit) but
+ * finds a hit sooner: a pair that collides crosses where the two meshes meet, most often near
+ * their nodes' nearest centres (UR5's colliding configurations, their time in decide_meshes
+ * about halved; docs/performance.md) */
+static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open)
 {
-    double d0[3], d1[3];
-    sub3(c0, o, d0);
-    sub3(c1, o, d1);
-    return dot3(d1, d1) < dot3(d0, d0);
-}
-
-/* the triangles under nodes na (frame a) and nb (frame b; pb: its centre in frame a; t: b ->
- * a; wb: nb's box moved into frame a, or null) of two meshes' trees: 1 at a certain hit,
- * else 0 (*open as mesh_solid). The larger node is opened first, its nearer child first (an
- * internal node has two children); na's children get nb's box as moved here */
-static int mesh_mesh(int na, int nb, const double *pb, const double *t, const double *wb,
-                     int *open)
-{
-    double d[3], reach, w[12], hb[3];
-    int f, s;
-    sub3(pb, TNODE[na], d);
-    reach = TNODE[na][3] + TNODE[nb][3] + DECIDE_GAP;
-    if (dot3(d, d) > reach * reach) return 0;
-    if (wb) {
-        for (s = 0; s < 3; s++) hb[s] = TBOX[nb][12 + s] + DECIDE_GAP + CONTACT_TOL;
-    } else {
-        grown_box(TBOX[nb], t, w, hb);
-        wb = w;
-    }
-    if (boxes_apart_at(TBOX[na], wb, hb)) return 0;
+    const int split_b = TKID[nb][1] > 0 && (TKID[na][1] < 0 || TNODE[nb][3] >= TNODE[na][3]);
+    const int kept = split_b ? na : nb, first = TKID[split_b ? nb : na][0];
+    double w[12], h[3], o[3], d2[2];
+    int k, near;
     if (TKID[na][1] < 0 && TKID[nb][1] < 0) {
-        int i, j, k;
+        int i, j;
         for (j = TKID[nb][0]; j < TKID[nb][0] - TKID[nb][1]; j++) {
             double v[9];
             for (k = 0; k < 3; k++) apply_d(t, TRI[j] + 3 * k, v + 3 * k);
@@ -462,17 +444,22 @@ static int mesh_mesh(int na, int nb, const double *pb, const double *t, const do
         }
         return 0;
     }
-    if (TKID[nb][1] > 0 && (TKID[na][1] < 0 || TNODE[nb][3] >= TNODE[na][3])) {
-        double c[2][3];
-        f = TKID[nb][0];
-        apply_d(t, TNODE[f], c[0]);
-        apply_d(t, TNODE[f + 1], c[1]);
-        s = nearer(c[0], c[1], TNODE[na]);
-        return mesh_mesh(na, f + s, c[s], t, 0, open) || mesh_mesh(na, f + !s, c[!s], t, 0, open);
+    apply_d(split_b ? u : t, TNODE[kept], o);  /* the node kept, in the split one's frame */
+    grown_box(TBOX[kept], split_b ? u : t, w, h);
+    for (k = 0; k < 2; k++) {
+        double d[3];
+        sub3(TNODE[first + k], o, d);
+        d2[k] = dot3(d, d);
     }
-    f = TKID[na][0];
-    s = nearer(TNODE[f], TNODE[f + 1], pb);
-    return mesh_mesh(f + s, nb, pb, t, wb, open) || mesh_mesh(f + !s, nb, pb, t, wb, open);
+    near = d2[1] < d2[0];
+    for (k = 0; k < 2; k++) {
+        const int c = k ? !near : near;
+        const double reach = TNODE[first + c][3] + TNODE[kept][3] + DECIDE_GAP;
+        if (d2[c] > reach * reach || boxes_apart_at(TBOX[first + c], w, h)) continue;
+        if (split_b ? mesh_mesh(na, first + c, t, u, open) : mesh_mesh(first + c, nb, t, u, open))
+            return 1;
+    }
+    return 0;
 }
 
 static int has_triangles(int s)
@@ -489,14 +476,23 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
     return mesh_solid(TROOT[a], m, s, &open) ? 1 : open ? 2 : 0;
 }
 
-/* two meshes a and b (with triangles) at group poses g */
+/* two meshes a and b (with triangles) at group poses g: their roots' spheres and boxes, then
+ * mesh_mesh */
 static int decide_meshes(double g[][12], int a, int b)
 {
-    double m[12], pb[3];
+    const double *ga = g[SOLID[a].group], *gb = g[SOLID[b].group];
+    const int ra = TROOT[a], rb = TROOT[b];
+    const double reach = TNODE[ra][3] + TNODE[rb][3] + DECIDE_GAP;
+    double m[12], back[12], w[12], h[3], pb[3], d[3];
     int open = 0;
-    relative_d(g[SOLID[a].group], g[SOLID[b].group], m);
-    apply_d(m, TNODE[TROOT[b]], pb);
-    return mesh_mesh(TROOT[a], TROOT[b], pb, m, 0, &open) ? 1 : open ? 2 : 0;
+    relative_d(ga, gb, m);
+    apply_d(m, TNODE[rb], pb);
+    sub3(pb, TNODE[ra], d);
+    if (dot3(d, d) > reach * reach) return 0;
+    grown_box(TBOX[rb], m, w, h);
+    if (boxes_apart_at(TBOX[ra], w, h)) return 0;
+    relative_d(gb, ga, back);
+    return mesh_mesh(ra, rb, m, back, &open) ? 1 : open ? 2 : 0;
 }
 #else
 static int has_triangles(int s)
