@@ -7,6 +7,7 @@ ctypes."""
 
 from __future__ import annotations
 
+import functools
 import math
 import subprocess
 import sysconfig
@@ -15,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from robrayc.analysis.collision import Box, CollisionChecker, Sphere, c_build
+from robrayc.analysis.collision import Box, CollisionChecker, Sphere, c_build, motions
 from robrayc.analysis.collision.c_build import CtypesCaller
 from robrayc.frontend import load_scene
 from robrayc.resources import resource_path
@@ -108,7 +109,8 @@ def assert_alike(checker: CollisionChecker, rows: np.ndarray) -> None:
     answers = [[outcome(checker.check, x) for x in inputs(q)] for q in rows]
     pairs = list(zip(rows[:-1], rows[1:], strict=True))[:40]
     resolutions = (32.0, 4, np.float64(8.0), True, 0.0, -1.0, math.nan, math.inf, "32", 1e300)
-    motions = [[outcome(checker.check_motion, a, b, r) for r in resolutions] for a, b in pairs]
+    motions_answers = [[outcome(checker.check_motion, a, b, r) for r in resolutions]
+                       for a, b in pairs]
     for a, b in pairs:
         for (x, read), (y, _) in zip(forms(a), forms(b), strict=True):
             got, want = fast.decide_motion(x, y, 32.0), slow.decide_motion(x, y, 32.0)
@@ -116,13 +118,15 @@ def assert_alike(checker: CollisionChecker, rows: np.ndarray) -> None:
         for r in resolutions:
             assert fast.decide_motion(a, b, r) in (slow.decide_motion(a, b, r), None)
     kernel.caller = slow
+    motions.bind_check(checker)  # check: the ctypes path's check_or now
     try:
         assert answers == [[outcome(checker.check, x) for x in inputs(q)]
                            for q in rows]
-        assert motions == [[outcome(checker.check_motion, a, b, r) for r in resolutions]
-                           for a, b in pairs]
+        assert motions_answers == [[outcome(checker.check_motion, a, b, r) for r in resolutions]
+                                   for a, b in pairs]
     finally:
         kernel.caller = fast
+        motions.bind_check(checker)
 
 
 def test_extension_answers_as_ctypes_on_a_small_arm(tmp_path: Path) -> None:
@@ -182,6 +186,28 @@ def test_checkers_of_one_library_each_see_their_obstacles(tmp_path: Path) -> Non
     assert one.check([math.pi, 0.0]) and not two.check([math.pi, 0.0])
     assert two.check_motion([0.0, 0.0], [-2.0, 0.0]) and not one.check_motion([0.0, 0.0],
                                                                                 [-2.0, 0.0])
+
+
+def test_check_is_one_call_until_the_checker_is_restricted(tmp_path: Path) -> None:
+    """A compiled checker's check is its Caller's check_or with no Python frame between
+    (a functools.partial of it); restricted to some frame pairs, the method again (the C
+    answers for every pair); the one call again once the restriction is lifted. It answers
+    as the exact checker all along."""
+    python_headers()
+    checker = _arm(tmp_path)
+    exact = CollisionChecker(checker.scene)
+    rows = np.concatenate([configurations(checker.scene, 80, seed=4), [[0.0, 3.0]]])
+    want = [bool(x) for x in exact.in_collision(rows)]
+    assert any(want) and not all(want)
+    bound = vars(checker).get("check")
+    assert isinstance(bound, functools.partial) and bound.func.__name__ == "check_or"
+    assert [checker.check(q) for q in rows] == want
+    checker.restrict(np.zeros(len(exact.collision_matrix(rows[:1])[0]), dtype=bool))
+    assert "check" not in vars(checker)
+    assert not any(checker.check(q) for q in rows)
+    checker.restrict(None)
+    assert isinstance(vars(checker).get("check"), functools.partial)
+    assert [checker.check(q) for q in rows] == want
 
 
 def test_without_python_headers_the_checker_answers_through_ctypes(

@@ -21,6 +21,7 @@
    its slower path, which reads every other input and raises on bad ones.
    caller.decide_motion(a, b, resolution) -> the same for the motion a -> b (resolution an
    int or a float).
+   caller.check_or(fallback, q) -> decide(q) where it decides, else fallback(q).
    The GIL is held while the C runs (a check takes about a microsecond); the library's
    obstacle tables are global, so the checkers of one robot are used from one thread at a
    time (docs/guides/compiled-checker.md). */
@@ -236,6 +237,23 @@ static PyObject *caller_decide_motion(Caller *self, PyObject *const *args, Py_ss
     return out;
 }
 
+/* check_or(fallback, q): decide(q) where it decides, else fallback(q) (the slower path that
+   answers every input): CollisionChecker.check is a functools.partial of it, so that a
+   decided configuration costs one call with no Python frame in it */
+static PyObject *caller_check_or(Caller *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    PyObject *out;
+    if (nargs != 2) {
+        PyErr_SetString(PyExc_TypeError, "check_or(fallback, q) takes two");
+        return NULL;
+    }
+    out = caller_decide(self, args + 1, 1);
+    if (out != Py_None)  /* True, False, or NULL: an error */
+        return out;
+    Py_DECREF(out);
+    return PyObject_CallFunctionObjArgs(args[0], args[1], NULL);
+}
+
 static PyObject *caller_new(PyTypeObject *type, PyObject *args, PyObject *kwargs)
 {
     unsigned long long check, motion;
@@ -279,6 +297,8 @@ static PyMethodDef caller_methods[] = {
       "decide(q): True (collides), False (free) or None (not decided, or not read)" },
     { "decide_motion", (PyCFunction)(void (*)(void))caller_decide_motion, METH_FASTCALL,
       "decide_motion(a, b, resolution): decide for the straight-line motion a -> b" },
+    { "check_or", (PyCFunction)(void (*)(void))caller_check_or, METH_FASTCALL,
+      "check_or(fallback, q): decide(q), or fallback(q) where it does not decide" },
     { NULL, NULL, 0, NULL }
 };
 

@@ -17,6 +17,7 @@ import subprocess
 import sys
 import sysconfig
 import tempfile
+from collections.abc import Callable
 from importlib.machinery import ExtensionFileLoader
 from pathlib import Path
 from types import ModuleType
@@ -312,6 +313,9 @@ class Caller(Protocol):
 
     def decide_motion(self, a, b, resolution: float) -> bool | None: ...
 
+    def check_or(self, fallback: Callable[[Any], bool], q) -> bool:
+        """decide(q) where it decides, else fallback(q)."""
+
 
 def python_caller(kernel: Any) -> Caller:
     """The Python entry points of a compiled.Kernel (which imports this module): pycall.c's
@@ -336,6 +340,10 @@ class CtypesCaller:
 
     def decide_motion(self, a, b, resolution: float) -> bool | None:
         return _decided(self.kernel.check_motion_one(a, b, resolution))
+
+    def check_or(self, fallback: Callable[[Any], bool], q) -> bool:
+        hit = self.decide(q)
+        return fallback(q) if hit is None else hit
 
 
 def _decided(state: int) -> bool | None:

@@ -127,6 +127,7 @@ class CollisionChecker(RunTimeObstacles):
         try:
             self._kernel = kernel_for(self, sphere_size, cells)
             self.backend = "compiled"
+            motions.bind_check(self)
         except CompilerMissing as exc:
             if required:
                 raise
@@ -459,6 +460,7 @@ class CollisionChecker(RunTimeObstacles):
             has = self._cell_pair >= 0
             live[has] = self._active[self._cell_pair[has]]
             self._reach2_now = np.where(live, self._cell_reach2, -np.inf)
+        motions.bind_check(self)
 
     def _compiled_block(self, q: np.ndarray, hits: np.ndarray) -> np.ndarray:
         """_dense_block by the compiled kernel (hits: the constant pairs already set)."""

@@ -14,6 +14,7 @@ through collision_matrix.
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any
 
@@ -80,6 +81,17 @@ def check(checker: CollisionChecker, config) -> bool:
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     return bool(checker.in_collision(checker.config_vector(config)[None])[0])
+
+
+def bind_check(checker: CollisionChecker) -> None:
+    """checker.check as one foreign call where the kernel answers for the checker as it is
+    (called when its kernel or its restriction changes): a partial of the kernel's
+    Caller.check_or, so that no Python frame runs between (Panda: docs/performance.md, "One
+    Python call"), with check as its fallback for what the C leaves open; else the method."""
+    vars(checker).pop("check", None)
+    caller = kernel_caller(checker)
+    if caller is not None:
+        checker.check = functools.partial(caller.check_or, functools.partial(check, checker))
 
 
 def check_motion(checker: CollisionChecker, a, b,
