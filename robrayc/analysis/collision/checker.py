@@ -549,7 +549,8 @@ class CollisionChecker(RunTimeObstacles):
 
     def check(self, config: Config) -> bool:
         """in_collision of one configuration (a mapping or a vector, as colliding_pairs);
-        compiled: one call into C when it decides."""
+        compiled: one call into C when it decides (an unrestricted compiled checker has
+        this method replaced by a partial of its Caller's check_or: motions.bind_check)."""
         return motions.check(self, config)
 
     def check_motion(self, a: Config, b: Config,
