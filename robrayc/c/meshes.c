@@ -417,6 +417,14 @@ static int mesh_solid(int n, const double *m, const struct solid *s, int *open)
     return 0;
 }
 
+/* is node n apart from node `kept`, given as moved into n's frame: its box w (half extents h,
+ * grown: grown_box) and d2, the squared distance of their centres */
+static int nodes_apart(int n, int kept, double d2, const double *w, const double *h)
+{
+    const double reach = TNODE[n][3] + TNODE[kept][3] + DECIDE_GAP;
+    return d2 > reach * reach || boxes_apart_at(TBOX[n], w, h);
+}
+
 /* the triangles under nodes na (frame a) and nb (frame b) of two meshes' trees, whose
  * spheres and boxes meet (t: b -> a, u: a -> b): 1 at a certain hit, else 0 (*open as
  * mesh_solid). The larger node is split (an internal node has two children): the other's box
@@ -454,8 +462,7 @@ static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open
     near = d2[1] < d2[0];
     for (k = 0; k < 2; k++) {
         const int c = k ? !near : near;
-        const double reach = TNODE[first + c][3] + TNODE[kept][3] + DECIDE_GAP;
-        if (d2[c] > reach * reach || boxes_apart_at(TBOX[first + c], w, h)) continue;
+        if (nodes_apart(first + c, kept, d2[c], w, h)) continue;
         if (split_b ? mesh_mesh(na, first + c, t, u, open) : mesh_mesh(first + c, nb, t, u, open))
             return 1;
     }
@@ -482,15 +489,13 @@ static int decide_meshes(double g[][12], int a, int b)
 {
     const double *ga = g[SOLID[a].group], *gb = g[SOLID[b].group];
     const int ra = TROOT[a], rb = TROOT[b];
-    const double reach = TNODE[ra][3] + TNODE[rb][3] + DECIDE_GAP;
     double m[12], back[12], w[12], h[3], pb[3], d[3];
     int open = 0;
     relative_d(ga, gb, m);
     apply_d(m, TNODE[rb], pb);
-    sub3(pb, TNODE[ra], d);
-    if (dot3(d, d) > reach * reach) return 0;
+    sub3(TNODE[ra], pb, d);
     grown_box(TBOX[rb], m, w, h);
-    if (boxes_apart_at(TBOX[ra], w, h)) return 0;
+    if (nodes_apart(ra, rb, dot3(d, d), w, h)) return 0;
     relative_d(gb, ga, back);
     return mesh_mesh(ra, rb, m, back, &open) ? 1 : open ? 2 : 0;
 }

@@ -6,9 +6,9 @@
  * boxes_apart_at is the separating-axis test of two oriented boxes over its 15 axes (Gottschalk,
  * Lin and Manocha's OBB test): with AVX2, all of them at once, three to a vector (a 4-wide
  * vector holds three values and a fourth not looked at); without, one after another, each
- * tested as soon as made. Along b's own axes the centres' offset is taken straight (w's column
- * j . the offset, not R's column j . a's frame's offset: the same in exact arithmetic). The two give the
- * same answers: the same products and sums in the same order. Most node pairs of a search lie
+ * tested as soon as made. Along b's own axes the centres' offset is taken straight (w's
+ * column j . the offset, not R's column j . a's frame's offset: the same in exact arithmetic).
+ * The two give the same answers: the same products and sums in the same order. Most node pairs of a search lie
  * within each other's boxes, so most tests make every axis anyway: with AVX2, UR5's NAME_check
  * over 4,000 rows takes 12 % less time (its searches' box tests were a third of it), Fetch's
  * 10 % (docs/performance.md). grown_box moves a box into another frame (mul) a rotation row to
@@ -39,20 +39,10 @@ static void grown_box(const double *o, const double *m, double *w, double *h)
     for (k = 0; k < 3; k++) h[k] = o[12 + k] + DECIDE_GAP + CONTACT_TOL;
 }
 
-/* are node boxes oa (frame a) and ob (frame b; t: b -> a) farther apart than DECIDE_GAP:
- * the 15 axes of the separating-axis test with ob grown by DECIDE_GAP + CONTACT_TOL (no axis
- * scaled by its length: the growth projects to at least DECIDE_GAP times its length on each),
- * |R_ij| + EPS_SAT as sat_overlap */
-static int boxes_apart_at(const double *oa, const double *w, const double *hb);
-
-static int boxes_apart(const double *oa, const double *ob, const double *t)
-{
-    double w[12], hb[3];
-    grown_box(ob, t, w, hb);
-    return boxes_apart_at(oa, w, hb);
-}
-
-/* boxes_apart with ob already in frame a: its pose w, its grown half extents hb */
+/* are node box oa (frame a) and a box moved into frame a (pose w, half extents hb grown by
+ * DECIDE_GAP + CONTACT_TOL: grown_box) farther apart than DECIDE_GAP: the 15 axes of the
+ * separating-axis test (no axis scaled by its length: the growth projects to at least
+ * DECIDE_GAP times its length on each), |R_ij| + EPS_SAT as sat_overlap */
 #if defined(__AVX2__)
 /* the entries x, y, z of v turned to y, z, x, and to z, x, y (the fourth kept) */
 #define TURN1(v) _mm256_permute4x64_pd((v), 0xc9)
@@ -140,6 +130,14 @@ static int boxes_apart_at(const double *oa, const double *w, const double *hb)
     return 0;
 }
 #endif
+
+/* boxes_apart_at of node boxes oa (frame a) and ob (frame b; t: b -> a) */
+static int boxes_apart(const double *oa, const double *ob, const double *t)
+{
+    double w[12], hb[3];
+    grown_box(ob, t, w, hb);
+    return boxes_apart_at(oa, w, hb);
+}
 
 /* is node box o (frame a; m: frame a -> the solid's) farther than DECIDE_GAP from the box
  * of half extents h at the solid's origin, or (h null) from its sphere of radius r */

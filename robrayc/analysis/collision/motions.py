@@ -77,7 +77,14 @@ def check(checker: CollisionChecker, config) -> bool:
         hit = caller.decide(config)
         if hit is not None:
             return hit
-        state = checker._kernel.check_one(config)  # (sequences the caller does not read)
+    return left_open(checker, config)
+
+
+def left_open(checker: CollisionChecker, config) -> bool:
+    """check's answer where the Caller did not decide: the kernel's own call (it reads the
+    sequences the Caller does not), else in_collision's way."""
+    if kernel_caller(checker) is not None:
+        state = checker._kernel.check_one(config)
         if state in (FREE, COLLIDES):
             return state == COLLIDES
     return bool(checker.in_collision(checker.config_vector(config)[None])[0])
@@ -87,11 +94,12 @@ def bind_check(checker: CollisionChecker) -> None:
     """checker.check as one foreign call where the kernel answers for the checker as it is
     (called when its kernel or its restriction changes): a partial of the kernel's
     Caller.check_or, so that no Python frame runs between (Panda: docs/performance.md, "One
-    Python call"), with check as its fallback for what the C leaves open; else the method."""
+    Python call"), with left_open as its fallback for what the C leaves open; else the
+    method."""
     vars(checker).pop("check", None)
     caller = kernel_caller(checker)
     if caller is not None:
-        checker.check = functools.partial(caller.check_or, functools.partial(check, checker))
+        checker.check = functools.partial(caller.check_or, functools.partial(left_open, checker))
 
 
 def check_motion(checker: CollisionChecker, a, b,
