@@ -701,7 +701,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
             w('};\n'
               "/* each mesh solid's hull points (group frame; hulls.c): THULLS[s] = { f"
               'irst double, count },\n'
-              " * the points' x, then their y, then their z */\n"
+              " * in clusters: the points' x, then their y, then their z; then the clus"
+              "ters' spheres */\n"
               f'static const double THULL[{_v133!s}] = {{\n')
             # c_checker.c.j2:187
             for l_p_136 in ctx['thull']:
@@ -1585,7 +1586,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x789cec8d, render_c_checker_c_j2),
+    'c_checker.c.j2': (0xe82c15ee, render_c_checker_c_j2),
     'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

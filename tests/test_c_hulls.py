@@ -12,21 +12,24 @@ import numpy as np
 import pytest
 
 from robrayc.analysis.collision import CollisionChecker
-from robrayc.analysis.collision.triangles import hull_points
+from robrayc.analysis.collision.triangles import HULL_CLUSTER, hull_clusters, hull_points
+from robrayc.frontend import load_scene
+from robrayc.resources import resource_dir
 from tests.backends.test_c_checker import needs_cc
 from tests.test_c_lanes import PROVEN, SIMD, _library, _ones, near_contact
-from tests.test_collision_motions import among_boxes, configurations
+from tests.test_collision_motions import STRICT, among_boxes, configurations
 
 FREE = 0
 
 
-def _bumpy_sphere(rng: np.random.Generator) -> np.ndarray:
+def _bumpy_sphere(rng: np.random.Generator, subdivisions: int = 2, least: float = 0.7
+                  ) -> np.ndarray:
     """(T, 3, 3): a closed, non-convex mesh: a sphere's triangles, every corner pushed in or
-    out at random (the pushed-in ones lie inside the hull)."""
+    out at random, to least of its radius (the pushed-in ones lie inside the hull)."""
     import trimesh
 
-    mesh = trimesh.creation.icosphere(subdivisions=2)
-    radius = rng.uniform(0.7, 1.0, len(mesh.vertices))[:, None]
+    mesh = trimesh.creation.icosphere(subdivisions=subdivisions)
+    radius = rng.uniform(least, 1.0, len(mesh.vertices))[:, None]
     return (mesh.vertices * radius)[mesh.faces]
 
 
@@ -59,6 +62,95 @@ def test_hull_points_without_scipy_are_every_corner(monkeypatch: pytest.MonkeyPa
     tri = _bumpy_sphere(np.random.default_rng(4))
     monkeypatch.setattr(builtins, "__import__", no_scipy)
     assert len(hull_points(tri)) == len(np.unique(tri.reshape(-1, 3), axis=0))
+
+
+def test_hull_clusters_hold_their_points() -> None:
+    """hulls.c's layout: the same points, in runs of HULL_CLUSTER (the last may be shorter),
+    each run inside its cluster's sphere with room to spare, and hulls.c's cluster size the
+    same."""
+    points = hull_points(_bumpy_sphere(np.random.default_rng(6), 4, 0.98))
+    layout = hull_clusters(points)
+    n, k = len(points), -(-len(points) // HULL_CLUSTER)
+    assert len(layout) == 3 * n + 4 * k and k > 4
+    ordered = layout[:3 * n].reshape(3, n).T
+    assert sorted(map(tuple, ordered)) == sorted(map(tuple, points))
+    spheres = layout[3 * n:].reshape(4, k).T
+    for j in range(k):
+        run = ordered[j * HULL_CLUSTER:(j + 1) * HULL_CLUSTER]
+        gap = spheres[j, 3] - np.linalg.norm(run - spheres[j, :3], axis=1)
+        assert gap.min() > 1e-10
+    # the clusters lie close together: far smaller than the mesh
+    assert np.median(spheres[:, 3]) < 0.5 * np.ptp(points, axis=0).max()
+    hulls_c = (resource_dir("c") / "hulls.c").read_text()
+    assert f"#define HULL_CLUSTER {HULL_CLUSTER}\n" in hulls_c
+
+
+SUPPORTS = r"""
+#include <stdio.h>
+#include "rb.c"
+int main(void)
+{
+    double w[3];
+    int s;
+    while (scanf("%lf %lf %lf", &w[0], &w[1], &w[2]) == 3)
+        for (s = 0; s < NS; s++)
+            if (TROOT[s] >= 0 && THULLS[s][1] > 0) {
+                const double *p = THULL + THULLS[s][0];
+                const int n = THULLS[s][1];
+                double every = -HUGE_VAL;
+                int at, every_at = 0;
+                double best = hull_max(p, n, w, &at);
+                hull_run(p, n, 0, n, w, &every, &every_at);
+                printf("%d %.17g %.17g %.17g\n", n, best, every,
+                       w[0] * p[at] + w[1] * p[n + at] + w[2] * p[2 * n + at]);
+            }
+    return 0;
+}
+"""
+
+
+@needs_cc
+@pytest.mark.parametrize("simd", sorted(SIMD))
+def test_supports_over_clusters_are_the_largest_over_every_point(tmp_path: Path,
+                                                                 simd: str) -> None:
+    """A mesh of a thousand hull points (a bumpy sphere of 2,562 corners): hull_max, which
+    skips clusters by their spheres, finds for every direction the value a test of every
+    point finds (bit for bit, AVX2 and the portable path), a point reaching it, and numpy's
+    largest dot product over the hull points (to rounding). Directions: random ones of any
+    length, and the axes (ties among points)."""
+    import trimesh
+
+    rng = np.random.default_rng(7)
+    tri = _bumpy_sphere(rng, 4, 0.98)
+    mesh = trimesh.Trimesh(tri.reshape(-1, 3), np.arange(3 * len(tri)).reshape(-1, 3))
+    mesh.export(tmp_path / "bumpy.obj")
+    (tmp_path / "scene.robray").write_text(
+        'frame a { geometry { mesh "bumpy.obj"; } }\n'
+        'frame slide { type prismatic; axis [1, 0, 0]; translation [3, 0, 0];\n'
+        '    geometry { shape box; dimension [0.1, 0.1, 0.1]; } }\n')
+    checker = CollisionChecker(load_scene([str(tmp_path / "scene.robray")]))
+    from robrayc.analysis.collision.compiled import c_source
+
+    (tmp_path / "rb.c").write_text(c_source(checker, "rb")[0])
+    (tmp_path / "supports.c").write_text(SUPPORTS)
+    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD[simd], "-o",
+                          str(tmp_path / "supports"), str(tmp_path / "supports.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    w = rng.normal(size=(300, 3)) * 10.0 ** rng.uniform(-3, 3, (300, 1))
+    w = np.concatenate([w, np.eye(3), -np.eye(3)])
+    out = subprocess.run([str(tmp_path / "supports")], capture_output=True, text=True,
+                         check=True,
+                         input="\n".join(" ".join(map(repr, r)) for r in w.tolist())).stdout
+    rows = np.array([[float(x) for x in line.split()] for line in out.splitlines()])
+    assert len(rows) == len(w) and (rows[:, 0] > 4 * HULL_CLUSTER).all()
+    assert (rows[:, 1] == rows[:, 2]).all() and (rows[:, 1] == rows[:, 3]).all()
+    read = trimesh.load(tmp_path / "bumpy.obj", force="mesh")  # as written: 8 digits or so
+    points = np.unique(read.vertices, axis=0)
+    reference = (points @ w.T).max(axis=0)
+    scale = np.abs(points).max() * np.linalg.norm(w, axis=1)
+    assert np.abs(rows[:, 1] - reference).max() <= 1e-12 * scale.max()
+    assert (np.abs(rows[:, 1] - reference) <= 1e-14 * scale).all()
 
 
 def _proven(tmp_path: Path, q: np.ndarray, hulls: int) -> np.ndarray:

@@ -150,8 +150,9 @@ static const double TBOX[3][15] = {
     { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.05, 0.0, 0.5 },
     { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0.0, 0.0, 0.5, 0.0, 0.05, 0.5 },
 };
-static const double THULL[15] = {  /* 5 points: their x, y, z */
+static const double THULL[19] = {  /* 5 points: their x, y, z; their cluster's sphere */
     -0.05, 0.05, 0.0, 0.0, 0.0,  0.0, 0.0, -0.05, 0.05, 0.0,  0.0, 0.0, 0.0, 0.0, 1.0,
+    0.0, 0.0, 0.5, 0.503,
 };
 static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
 #endif

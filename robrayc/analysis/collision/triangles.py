@@ -16,6 +16,10 @@ from robrayc.records import record
 
 LEAF_TRIANGLES = 2
 
+# hull points a cluster (hulls.c's HULL_CLUSTER): a support skips every cluster whose sphere
+# says it cannot beat the best point found so far
+HULL_CLUSTER = 64
+
 
 @record(frozen=True)
 class TriangleTrees:
@@ -30,8 +34,9 @@ class TriangleTrees:
     roots: np.ndarray  # (solids,) int32
     node_solid: np.ndarray  # (N,) int64
     boxes: np.ndarray  # (N, 15) float64: each node's box, see node_boxes
-    hull: np.ndarray  # (3 H,) float64: each mesh's hull points (hull_points), group frame:
-    # their x, then their y, then their z
+    hull: np.ndarray  # float64: each mesh's hull points (hull_points, in clusters:
+    # hull_clusters), group frame: their x, then their y, then their z, then the clusters'
+    # spheres (centres' x, y, z, radii)
     hull_spans: np.ndarray  # (solids, 2) int32: each mesh's first double in hull, its points'
     # count
 
@@ -110,6 +115,35 @@ def hull_points(tri: np.ndarray) -> np.ndarray:
     return points[near]
 
 
+def _cluster_order(points: np.ndarray, index: np.ndarray) -> np.ndarray:
+    """index reordered so that each run of HULL_CLUSTER (all but the last full) lies close
+    together: halved along the points' widest spread, the first half a whole number of runs."""
+    if len(index) <= HULL_CLUSTER:
+        return index
+    p = points[index]
+    index = index[np.argsort(p[:, np.ptp(p, axis=0).argmax()], kind="stable")]
+    half = HULL_CLUSTER * -(-len(index) // (2 * HULL_CLUSTER))
+    return np.concatenate([_cluster_order(points, index[:half]),
+                           _cluster_order(points, index[half:])])
+
+
+def hull_clusters(points: np.ndarray) -> np.ndarray:
+    """hulls.c's layout of a mesh's hull points (H > 0, 3): in clusters of HULL_CLUSTER (the last
+    may hold fewer) that lie close together, their x, then y, then z; then each cluster's
+    sphere, its centres' x, y, z and radii. A radius holds its points by far more than the
+    rounding of the dot products hulls.c compares (a relative 1e-15 of the mesh's size): 1e-9
+    of that size more, so a cluster skipped for its sphere holds no point that could have
+    been the support."""
+    p = points[_cluster_order(points, np.arange(len(points)))]
+    runs = [p[k:k + HULL_CLUSTER] for k in range(0, len(p), HULL_CLUSTER)]
+    centres = np.array([(r.min(axis=0) + r.max(axis=0)) / 2 for r in runs]).reshape(-1, 3)
+    size = float(np.abs(p).max()) + float(np.ptp(p, axis=0).max())
+    radii = np.array([np.linalg.norm(r - c, axis=1).max() for r, c in zip(runs, centres,
+                                                                            strict=True)])
+    radii = radii * (1 + 1e-9) + 1e-9 * size
+    return np.concatenate([p.T.ravel(), centres.T.ravel(), radii])
+
+
 def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(nodes (N, 4), kids (N, 2) as in TriangleTrees with triangles numbered in the returned
     order, order (T,)) for triangles tri (T, 3, 3); breadth first, node 0 the root."""
@@ -162,9 +196,9 @@ def triangle_trees(checker) -> TriangleTrees:
         nodes.append(node)
         kids.append(kid)
         tris.append(tri[order].reshape(-1, 9))
-        spans[k] = sum(map(len, hulls)), 0
-        hulls.append(hull_points(tri).T.ravel())
-        spans[k, 1] = len(hulls[-1]) // 3
+        points = hull_points(tri)
+        spans[k] = sum(map(len, hulls)), len(points)
+        hulls.append(hull_clusters(points))
         owner.append(np.full(len(node), k))
         n_nodes += len(node)
         n_tris += len(tri)
