@@ -124,7 +124,7 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
  * reaching it (in at). The cluster whose sphere reaches farthest along w is taken first, then
  * every other whose sphere reaches the best found: a sphere holds its points by far more
  * than the dot products' rounding, so the largest is the one over every point (a Fetch mesh
- * has hundreds to thousands; 5 of its 22 clusters are taken, on average) */
+ * has hundreds to thousands of points: 3.6 of its 11.5 clusters a support, on average) */
 static double hull_max(const double *p, int n, const double *w, int *at)
 {
     const int clusters = (n + HULL_CLUSTER - 1) / HULL_CLUSTER;
