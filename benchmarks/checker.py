@@ -68,6 +68,17 @@ template <class I, class C> void pdqsort_branchless(I a, I b, C c) { std::sort(a
 template <class I, class C> void pdqsort(I a, I b, C c) { std::sort(a, b, c); }
 """
 
+# the start of the C harnesses that time on process time (planner.py, obstacles.py,
+# instructions.py): a process waiting for a core is not counted
+PROCESS_CLOCK_HARNESS = r"""
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "rb.h"
+static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+                          return t.tv_sec + 1e-9 * t.tv_nsec; }
+"""
+
 HARNESS = r"""
 #include <stdio.h>
 #include <stdlib.h>

@@ -39,13 +39,9 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include "rb.h"
-static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-                          return t.tv_sec + 1e-9 * t.tv_nsec; }
+from benchmarks.checker import PROCESS_CLOCK_HARNESS  # noqa: E402
+
+HARNESS = PROCESS_CLOCK_HARNESS + r"""
 /* main MODE N < configurations: MODE 8 (check8), 1 (check) or m (motions); prints the
  * answers' hash and the row's time an item (us) */
 int main(int argc, char **argv)

@@ -50,15 +50,15 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.checker import alternating, build_compiled, each_robot, robot_scene  # noqa: E402
+from benchmarks.checker import (  # noqa: E402
+    PROCESS_CLOCK_HARNESS,
+    alternating,
+    build_compiled,
+    each_robot,
+    robot_scene,
+)
 
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include "rb.h"
-static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-                          return t.tv_sec + 1e-9 * t.tv_nsec; }
+HARNESS = PROCESS_CLOCK_HARNESS + r"""
 /* argv: configurations, obstacles (0: none), points (0: none); stdin: configurations,
  * obstacles (kind, 12 pose, 3 size), points (x y z r) */
 int main(int argc, char **argv)

@@ -57,6 +57,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from benchmarks.checker import (  # noqa: E402
+    PROCESS_CLOCK_HARNESS,
     VAMP_ROBOTS,
     alternating,
     build_compiled,
@@ -68,13 +69,7 @@ from benchmarks.checker import (  # noqa: E402
 
 RESOLUTION = 32.0
 
-HARNESS = r"""
-#include <stdio.h>
-#include <stdlib.h>
-#include <time.h>
-#include "rb.h"
-static double now(void) { struct timespec t; clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-                          return t.tv_sec + 1e-9 * t.tv_nsec; }
+HARNESS = PROCESS_CLOCK_HARNESS + r"""
 int main(int argc, char **argv)
 {
     long n = atol(argv[1]), k, sink = 0, nf = 0;
