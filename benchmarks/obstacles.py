@@ -138,7 +138,8 @@ def run_harness(exe: Path, configs: np.ndarray, shapes=(), points=None) -> dict:
 
 
 def build_seconds(scene, builds: int) -> float:
-    """Seconds to a ready compiled checker of the scene, from an empty cache."""
+    """Seconds to a ready compiled checker of the scene, from an empty cache (the median of
+    builds; NaN for none)."""
     from robrayc.analysis.collision import CollisionChecker
 
     times = []
@@ -155,7 +156,7 @@ def build_seconds(scene, builds: int) -> float:
             os.environ.pop("XDG_CACHE_HOME", None)
         else:
             os.environ["XDG_CACHE_HOME"] = old
-    return statistics.median(times)
+    return statistics.median(times) if times else float("nan")
 
 
 def cloud(n: int, seed: int = 3) -> np.ndarray:
@@ -290,7 +291,8 @@ def main() -> None:
     parser.add_argument("--robots", default="panda", help="comma-separated robot keys")
     parser.add_argument("--configs", type=int, default=10000, help="random configurations")
     parser.add_argument("--rounds", type=int, default=5, help="turns of the timed runs")
-    parser.add_argument("--builds", type=int, default=2, help="timed builds of the old way")
+    parser.add_argument("--builds", type=int, default=2,
+                        help="timed builds of the old way (0: none, the build shows nan)")
     parser.add_argument("--points", default="10000,100000", help="point-cloud sizes")
     parser.add_argument("--shapes", choices=("boxes", "cylinders", "capsules", "spheres"),
                         default="boxes", help="the 20 obstacles as these shapes")
