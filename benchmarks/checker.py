@@ -161,17 +161,31 @@ def robot_scene(key: str, seed: int = 1):
                               quaternion=tuple((q / np.linalg.norm(q)).tolist()),
                               geometries=(ir.Geometry(ir.Box(tuple(
                                   rng.uniform(0.05, 0.25, 3).tolist()))),)))
-    # fixed geometry against fixed geometry (obstacles, the robot's base) is no question
-    from robrayc.kinematics import rigid_groups
-
     frames = scene.frames + tuple(boxes)
-    group = rigid_groups(ir.Scene(frames=frames)).group
-    fixed = sorted(f.name for f, g in zip(frames, group, strict=True) if g == 0)
-    allowed += tuple(ir.AllowedCollision(a, b) for i, a in enumerate(fixed) for b in fixed[i + 1:])
+    allowed += fixed_pairs(frames)
     scene = ir.Scene(frames=frames, allowed=tuple(sorted(set(scene.allowed) | set(allowed),
                                                          key=lambda p: (p.a, p.b))),
                      sources=scene.sources)
     return scene, path
+
+
+def fixed_pairs(frames: tuple) -> tuple:
+    """Every pair of frames that never move (obstacles, a robot's base), allowed: fixed
+    geometry against fixed geometry is no question."""
+    from robrayc import ir
+    from robrayc.kinematics import rigid_groups
+
+    group = rigid_groups(ir.Scene(frames=frames)).group
+    fixed = sorted(f.name for f, g in zip(frames, group, strict=True) if g == 0)
+    return tuple(ir.AllowedCollision(a, b) for i, a in enumerate(fixed) for b in fixed[i + 1:])
+
+
+def uniform_configs(scene, n: int, seed: int = 0) -> np.ndarray:
+    """n configurations uniform over the scene's joint ranges (the benchmarks' rows)."""
+    from robrayc.kinematics import sample_ranges
+
+    lo, hi = sample_ranges(scene)
+    return lo + np.random.default_rng(seed).random((n, len(lo))) * (hi - lo)
 
 
 def build_compiled(checker, tmp: Path, harness: str = HARNESS) -> Path:
@@ -352,7 +366,7 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
     scene, path = robot_scene(key)
     exact = CollisionChecker(scene)
     lo, hi = sample_ranges(scene)
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(0)  # (its next draws: the agreement's configurations)
     configs = lo + rng.random((args.configs, len(lo))) * (hi - lo)
     row: dict = {"robot": key, "pairs": len(exact._pi)}
     skip = set(args.skip.split(","))

@@ -34,12 +34,15 @@ import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
-
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from benchmarks.checker import PROCESS_CLOCK_HARNESS  # noqa: E402
+from benchmarks.checker import (  # noqa: E402
+    PROCESS_CLOCK_HARNESS,
+    fixed_pairs,
+    robot_scene,
+    uniform_configs,
+)
 
 HARNESS = PROCESS_CLOCK_HARNESS + r"""
 /* main MODE N < configurations: MODE 8 (check8), 1 (check) or m (motions); prints the
@@ -97,30 +100,21 @@ open(sys.argv[2] + "/rb.h", "w").write(header)
 
 def spheres_scene(vamp: Path):
     """VAMP's spherized Panda (planning.py's scene) among robot_scene's 20 boxes."""
-    from benchmarks.checker import robot_scene
     from benchmarks.planning import panda_scene
     from robrayc import ir
-    from robrayc.kinematics import rigid_groups
 
     boxes = tuple(f for f in robot_scene("panda")[0].frames if f.name.startswith("obstacle"))
     panda = panda_scene(vamp, "spheres")
     frames = panda.frames + boxes
-    group = rigid_groups(ir.Scene(frames=frames)).group
-    fixed = sorted(f.name for f, g in zip(frames, group, strict=True) if g == 0 and f.geometries)
-    allowed = {(p.a, p.b) for p in panda.allowed}
-    allowed |= {(a, b) for i, a in enumerate(fixed) for b in fixed[i + 1:]}
+    allowed = set(panda.allowed) | set(fixed_pairs(frames))
     return ir.Scene(frames=frames, sources=panda.sources,
-                    allowed=tuple(ir.AllowedCollision(a, b) for a, b in sorted(allowed)))
+                    allowed=tuple(sorted(allowed, key=lambda p: (p.a, p.b))))
 
 
 def scene_and_configs(key: str, vamp: Path | None, n: int):
     """The robot's scene among the boxes, and its configurations as the harness reads them."""
-    from benchmarks.checker import robot_scene
-    from robrayc.kinematics import sample_ranges
-
     scene = spheres_scene(vamp) if key == "panda-spheres" else robot_scene(key)[0]
-    lo, hi = sample_ranges(scene)
-    configs = lo + np.random.default_rng(0).random((n, len(lo))) * (hi - lo)
+    configs = uniform_configs(scene, n)
     return scene, "\n".join(" ".join(map(repr, row)) for row in configs.tolist())
 
 

@@ -64,6 +64,7 @@ from benchmarks.checker import (  # noqa: E402
     build_vamp,
     each_robot,
     robot_scene,
+    uniform_configs,
     vamp_boxes,
 )
 
@@ -180,13 +181,11 @@ def python_times(compiled, configs: np.ndarray, n_motions: int, passes: int) -> 
 
 def run_robot(key: str, args: argparse.Namespace) -> dict:
     from robrayc.analysis.collision import CollisionChecker
-    from robrayc.kinematics import sample_ranges
 
     scene, _ = robot_scene(key)
     exact = CollisionChecker(scene)
     compiled = CollisionChecker(scene, backend="compiled")
-    lo, hi = sample_ranges(scene)
-    configs = lo + np.random.default_rng(0).random((args.configs, len(lo))) * (hi - lo)
+    configs = uniform_configs(scene, args.configs)
     row: dict = {"robot": key, "py_path": type(compiled._kernel.caller).__name__}
     with tempfile.TemporaryDirectory() as tmp:
         exe = build_compiled(CollisionChecker(scene, broadphase="dense"), Path(tmp), HARNESS)

@@ -114,6 +114,13 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
     *at = top_at;
 }
 
+/* hull_run over cluster k of the n points p (its HULL_CLUSTER points; the last, the rest) */
+static void hull_cluster(const double *p, int n, int k, const double *w, double *best, int *at)
+{
+    const int lo = k * HULL_CLUSTER;
+    hull_run(p, n, lo, lo + HULL_CLUSTER < n ? lo + HULL_CLUSTER : n, w, best, at);
+}
+
 /* the clusters hull_max weighs, at least and at most: a mesh with fewer or more has its every
  * point tested */
 #define HULL_CLUSTERS_MIN 4
@@ -142,12 +149,9 @@ static double hull_max(const double *p, int n, const double *w, int *at)
                    + len * c[3 * clusters + k];
     for (k = 1; k < clusters; k++)
         if (reach[k] > reach[first]) first = k;
-    hull_run(p, n, first * HULL_CLUSTER, first + 1 < clusters ? (first + 1) * HULL_CLUSTER : n,
-             w, &best, at);
+    hull_cluster(p, n, first, w, &best, at);
     for (k = 0; k < clusters; k++)
-        if (k != first && reach[k] >= best)
-            hull_run(p, n, k * HULL_CLUSTER, k + 1 < clusters ? (k + 1) * HULL_CLUSTER : n, w,
-                     &best, at);
+        if (k != first && reach[k] >= best) hull_cluster(p, n, k, w, &best, at);
     return best;
 }
 

@@ -74,9 +74,7 @@ def check(checker: CollisionChecker, config) -> bool:
     it; else (MAYBE, INVALID, or a config the C call does not take) in_collision's way."""
     caller = kernel_caller(checker)
     if caller is not None:
-        hit = caller.decide(config)
-        if hit is not None:
-            return hit
+        return caller.check_or(functools.partial(left_open, checker), config)
     return left_open(checker, config)
 
 

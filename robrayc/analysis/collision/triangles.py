@@ -136,7 +136,7 @@ def hull_clusters(points: np.ndarray) -> np.ndarray:
     been the support."""
     p = points[_cluster_order(points, np.arange(len(points)))]
     runs = [p[k:k + HULL_CLUSTER] for k in range(0, len(p), HULL_CLUSTER)]
-    centres = np.array([(r.min(axis=0) + r.max(axis=0)) / 2 for r in runs]).reshape(-1, 3)
+    centres = np.array([(r.min(axis=0) + r.max(axis=0)) / 2 for r in runs])
     size = float(np.abs(p).max()) + float(np.ptp(p, axis=0).max())
     radii = np.array([np.linalg.norm(r - c, axis=1).max() for r, c in zip(runs, centres,
                                                                             strict=True)])
