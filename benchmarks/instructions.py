@@ -3,7 +3,7 @@ the figures behind docs/performance.md's comparisons of one change to the C agai
 before (a count is the same from run to run on a shared machine; a time is not).
 
     python benchmarks/instructions.py [--robots panda,ur5,fetch] [--configs 4000] [--vamp PATH]
-                                      [--against CHECKOUT] [--time N]
+                                      [--against CHECKOUT] [--time N] [--run-time]
 
 Per robot among benchmarks/checker.py's 20 random fixed boxes (robot_scene, as planner.py),
 the configurations of planner.py's C rows (uniform over the joint ranges, seed 0), the
@@ -17,8 +17,10 @@ With --vamp PATH (a checkout of KavrakiLab/vamp with its resources), also panda-
 own spherized Panda (panda_spherized.urdf, its SRDF's pairs allowed: planning.py's scene)
 among the same boxes. With --against CHECKOUT (another robrayc checkout, e.g. a git worktree
 of the commit before a change), the same rows for the checker that checkout's code generates
-for the same scene. With --time N, also each build's time an item of each row (gcc -O3
--march=native, process time of the row's loop, N runs of the builds in turns, medians, µs).
+for the same scene. With --run-time, the robot is compiled alone and the boxes are set at
+run time (NAME_set_obstacles, obstacles.py's split: the path of planning.py's planner). With
+--time N, also each build's time an item of each row (gcc -O3 -march=native, process time of
+the row's loop, N runs of the builds in turns, medians, µs).
 Needs valgrind.
 """
 
@@ -45,17 +47,25 @@ from benchmarks.checker import (  # noqa: E402
 )
 
 HARNESS = PROCESS_CLOCK_HARNESS + r"""
-/* main MODE N < configurations: MODE 8 (check8), 1 (check) or m (motions); prints the
- * answers' hash and the row's time an item (us) */
+/* main MODE N [M] < configurations [obstacles]: MODE 8 (check8), 1 (check) or m (motions);
+ * M obstacles set at run time (kind, 12 pose, 3 size each); prints the answers' hash and the
+ * row's time an item (us) */
 int main(int argc, char **argv)
 {
     const char mode = argc > 2 ? argv[1][0] : '1';
-    const long n = argc > 2 ? atol(argv[2]) : 0;
+    const long n = argc > 2 ? atol(argv[2]) : 0, m = argc > 3 ? atol(argv[3]) : 0;
     long k, nf = 0, h = 0, items = 0;
-    int r, l, out[8];
+    int r, l, j, out[8];
     double *q = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG);
     double *fq = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG), t;
+    struct rb_obstacle *o = malloc(sizeof *o * (m + 1));
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
+    for (k = 0; k < m; k++) {
+        if (scanf("%d", &o[k].kind) != 1) return 1;
+        for (j = 0; j < 12; j++) if (scanf("%lf", &o[k].pose[j]) != 1) return 1;
+        for (j = 0; j < 3; j++) if (scanf("%lf", &o[k].size[j]) != 1) return 1;
+    }
+    if (m && rb_set_obstacles(o, (int)m)) return 2;
     for (k = 0; k < n; k++)
         if (rb_check(q + k * RB_N_CONFIG) == RB_FREE) {
             for (r = 0; r < RB_N_CONFIG; r++) fq[nf * RB_N_CONFIG + r] = q[k * RB_N_CONFIG + r];
@@ -111,11 +121,19 @@ def spheres_scene(vamp: Path):
                     allowed=tuple(sorted(allowed, key=lambda p: (p.a, p.b))))
 
 
-def scene_and_configs(key: str, vamp: Path | None, n: int):
-    """The robot's scene among the boxes, and its configurations as the harness reads them."""
-    scene = spheres_scene(vamp) if key == "panda-spheres" else robot_scene(key)[0]
-    configs = uniform_configs(scene, n)
-    return scene, "\n".join(" ".join(map(repr, row)) for row in configs.tolist())
+def scene_and_input(key: str, args: argparse.Namespace):
+    """The robot's scene among the boxes (--run-time: the robot alone), the harness's input
+    (its configurations, then the boxes as run-time obstacles) and how many obstacles."""
+    from benchmarks.obstacles import obstacle_lines, split_scene
+
+    scene = spheres_scene(args.vamp) if key == "panda-spheres" else robot_scene(key)[0]
+    configs = uniform_configs(scene, args.configs)
+    lines = [" ".join(map(repr, row)) for row in configs.tolist()]
+    shapes: list = []
+    if args.run_time:
+        scene, shapes = split_scene(scene)
+        lines += obstacle_lines(shapes)
+    return scene, "\n".join(lines), len(shapes)
 
 
 def build(scene_file: Path, checkout: Path, tmp: Path) -> dict[str, Path]:
@@ -134,19 +152,19 @@ def build(scene_file: Path, checkout: Path, tmp: Path) -> dict[str, Path]:
     return exes
 
 
-def count(exe: Path, mode: str, function: str, n: int, text: str) -> tuple[float, str]:
+def count(exe: Path, mode: str, function: str, n: list[str], text: str) -> tuple[float, str]:
     """Millions of instructions inside function, and the answers' hash."""
     with tempfile.TemporaryDirectory() as out:
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
-                              f"--callgrind-out-file={out}/cg", str(exe), mode, str(n)],
+                              f"--callgrind-out-file={out}/cg", str(exe), mode, *n],
                              input=text, capture_output=True, text=True, check=True)
     collected = re.search(r"Collected : (\d+)", run.stderr)
     return int(collected.group(1)) / 1e6, run.stdout.split()[0]
 
 
-def timed(exe: Path, mode: str, n: int, text: str) -> float:
+def timed(exe: Path, mode: str, n: list[str], text: str) -> float:
     """µs an item of the row (the harness's own clock)."""
-    run = subprocess.run([str(exe), mode, str(n)], input=text, capture_output=True, text=True,
+    run = subprocess.run([str(exe), mode, *n], input=text, capture_output=True, text=True,
                          check=True)
     return float(run.stdout.split()[1])
 
@@ -154,7 +172,8 @@ def timed(exe: Path, mode: str, n: int, text: str) -> float:
 def robot_rows(key: str, args: argparse.Namespace) -> list[str]:
     """One line a build (this checkout, then --against's) of the robot's rows."""
     checkouts = {"this": REPO, **({"against": args.against} if args.against else {})}
-    scene, text = scene_and_configs(key, args.vamp, args.configs)
+    scene, text, obstacles = scene_and_input(key, args)
+    sizes = [str(args.configs), str(obstacles)]
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "scene.pickle").write_bytes(pickle.dumps(scene))
         exes = {name: build(Path(tmp) / "scene.pickle", path, Path(tmp) / name)
@@ -164,10 +183,9 @@ def robot_rows(key: str, args: argparse.Namespace) -> list[str]:
             times: dict[str, list[float]] = {name: [] for name in checkouts}
             for _ in range(args.time):  # the builds in turns
                 for name in checkouts:
-                    times[name].append(timed(exes[name]["time"], mode, args.configs, text))
+                    times[name].append(timed(exes[name]["time"], mode, sizes, text))
             for name in checkouts:
-                millions, answers = count(exes[name]["count"], mode, function, args.configs,
-                                          text)
+                millions, answers = count(exes[name]["count"], mode, function, sizes, text)
                 cell = f"{row}={millions:.1f}M ({answers})"
                 if times[name]:
                     cell += f" {statistics.median(times[name]):.4g}us"
@@ -183,6 +201,8 @@ def main() -> None:
                    help="a checkout of KavrakiLab/vamp: its spherized Panda too")
     p.add_argument("--against", type=Path, metavar="CHECKOUT",
                    help="another robrayc checkout: its checker's rows too")
+    p.add_argument("--run-time", action="store_true",
+                   help="the boxes set at run time (NAME_set_obstacles), not compiled in")
     p.add_argument("--time", type=int, default=0, metavar="N",
                    help="also time each row, N runs of the builds in turns")
     args = p.parse_args()

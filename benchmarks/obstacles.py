@@ -119,14 +119,18 @@ def split_scene(scene):
     return robot, shapes
 
 
-def run_harness(exe: Path, configs: np.ndarray, shapes=(), points=None) -> dict:
+def obstacle_lines(shapes) -> list[str]:
+    """The shapes as the C harnesses read them: a line an obstacle (kind, 12 pose, 3 size)."""
     from robrayc.analysis.collision.c_environment import c_records
     from robrayc.analysis.collision.obstacles import pack
 
+    return [" ".join(map(repr, [int(r["kind"]), *r["pose"].tolist(), *r["size"].tolist()]))
+            for r in c_records(pack(shapes))]
+
+
+def run_harness(exe: Path, configs: np.ndarray, shapes=(), points=None) -> dict:
     lines = [" ".join(map(repr, row)) for row in configs.tolist()]
-    for r in c_records(pack(shapes)):
-        lines.append(" ".join(map(repr, [int(r["kind"]), *r["pose"].tolist(),
-                                         *r["size"].tolist()])))
+    lines += obstacle_lines(shapes)
     pts = np.zeros((0, 4)) if points is None else points
     lines += [" ".join(map(repr, row)) for row in pts.tolist()]
     out = subprocess.run([str(exe), str(len(configs)), str(len(shapes)), str(len(pts))],

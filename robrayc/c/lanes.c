@@ -306,21 +306,16 @@ static unsigned lane_tree_solid(const struct block *k, int a, int b, unsigned ma
     return mask ? lane_tree(SOLID[a].root, m, h, r, LANE_SLACK, mask) : 0u;
 }
 
-/* the lanes of mask in which solid a's bounding sphere reaches solid b's bounding box
- * (BOX[b]), grown by LANE_SLACK: check1's sphere_misses_box(b, a), here in b's group frame
- * (a's centre moved into it; a fixed solid's centre is its bound, in the world) */
-static unsigned lane_sphere_box(const struct block *k, int a, int b, unsigned mask)
+/* the lanes of mask in which the point c (world) lies within `reach` of solid b's bounding
+ * box (BOX[b]), tested in b's group frame (c moved into it) */
+static unsigned lane_point_box(const struct block *k, lanes *c, int b, float reach,
+                               unsigned mask)
 {
     const float *o = BOX[b];
     const int g = SOLID[b].group;
-    lanes c[3], d[3], d2 = lanes_set(0.0f), reach = lanes_set(SOLID[a].bound[3] + LANE_SLACK);
+    lanes d[3], d2 = lanes_set(0.0f), r = lanes_set(reach);
     int i;
-    if (SOLID[a].group) {
-        for (i = 0; i < 3; i++) c[i] = lanes_load(k->centre[a][i]);
-    } else {
-        for (i = 0; i < 3; i++) c[i] = lanes_set(SOLID[a].bound[i]);
-    }
-    if (g) {  /* the group's rotation transposed, times the centre less its origin */
+    if (g) {  /* the group's rotation transposed, times the point less its origin */
         const float (*w)[8] = k->gf[g];
         lanes t[3];
         for (i = 0; i < 3; i++) t[i] = lanes_sub(c[i], lanes_load(w[9 + i]));
@@ -337,7 +332,22 @@ static unsigned lane_sphere_box(const struct block *k, int a, int b, unsigned ma
                             lanes_set(o[12 + i]));
         d2 = lanes_add(d2, lanes_mul(e, e));
     }
-    return mask & lanes_le(d2, lanes_mul(reach, reach));
+    return mask & lanes_le(d2, lanes_mul(r, r));
+}
+
+/* the lanes of mask in which solid a's bounding sphere reaches solid b's bounding box
+ * (BOX[b]), grown by LANE_SLACK: check1's sphere_misses_box(b, a), here in b's group frame
+ * (a fixed solid's centre is its bound, in the world) */
+static unsigned lane_sphere_box(const struct block *k, int a, int b, unsigned mask)
+{
+    lanes c[3];
+    int i;
+    if (SOLID[a].group) {
+        for (i = 0; i < 3; i++) c[i] = lanes_load(k->centre[a][i]);
+    } else {
+        for (i = 0; i < 3; i++) c[i] = lanes_set(SOLID[a].bound[i]);
+    }
+    return lane_point_box(k, c, b, SOLID[a].bound[3] + LANE_SLACK, mask);
 }
 
 /* the lanes of mask in which solid pair p (solids a, b; b may be fixed, a moves), its
@@ -417,6 +427,12 @@ static unsigned lane_obstacles(const struct block *k, int a, unsigned mask)
         float r = 0.0f;
         int i;
         if (!near) continue;
+        {  /* the obstacle's bounding sphere against a's box first: it spares most frames */
+            lanes centre[3] = { lanes_set(f->x[e % 8]), lanes_set(f->y[e % 8]),
+                                lanes_set(f->z[e % 8]) };
+            near = lane_point_box(k, centre, a, f->r[e % 8] + slack, near);
+            if (!near) continue;
+        }
         lane_frame(k, SOLID[a].group, 0, o->s.pose, m);
         for (i = 0; i < 3; i++)
             h[i] = lanes_set(o->kind == OBSTACLE_BOX ? o->dims[i]
