@@ -28,6 +28,11 @@
  * nothing at float's scale. LANE_SLACK is 8 MARGIN_RATE X = 32e-6 X, about
  * 540 u X, over four times the ~115 u X of both together: whatever check1 computes for a pair
  * the lanes proved apart, it finds it apart too (or skips it earlier), and answers FREE.
+ * One lane test is not check1's: a run-time obstacle's bounding sphere against a solid's box
+ * (lane_obstacle; env_pair starts at the boxes). Where it proves them apart, the two lie
+ * farther apart than LANE_SLACK less both tests' rounding (over 400 u X, far beyond
+ * DECIDE_GAP's 1e-6 X), so each test check1 makes on them finds them apart, or its exact
+ * decision (meshes.c, convex.c) answers FREE.
  */
 
 #define LANE_SLACK ((float)(8.0 * MARGIN_RATE * (GROUP_REACH + SOLID_REACH)))
