@@ -45,8 +45,9 @@ from benchmarks.checker import (  # noqa: E402
     robot_scene,
     uniform_configs,
 )
+from benchmarks.obstacles import READ_OBSTACLES, obstacle_lines, split_scene  # noqa: E402
 
-HARNESS = PROCESS_CLOCK_HARNESS + r"""
+HARNESS = PROCESS_CLOCK_HARNESS + READ_OBSTACLES + r"""
 /* main MODE N [M] < configurations [obstacles]: MODE 8 (check8), 1 (check) or m (motions);
  * M obstacles set at run time (kind, 12 pose, 3 size each); prints the answers' hash and the
  * row's time an item (us) */
@@ -55,16 +56,12 @@ int main(int argc, char **argv)
     const char mode = argc > 2 ? argv[1][0] : '1';
     const long n = argc > 2 ? atol(argv[2]) : 0, m = argc > 3 ? atol(argv[3]) : 0;
     long k, nf = 0, h = 0, items = 0;
-    int r, l, j, out[8];
+    int r, l, out[8];
     double *q = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG);
     double *fq = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG), t;
     struct rb_obstacle *o = malloc(sizeof *o * (m + 1));
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
-    for (k = 0; k < m; k++) {
-        if (scanf("%d", &o[k].kind) != 1) return 1;
-        for (j = 0; j < 12; j++) if (scanf("%lf", &o[k].pose[j]) != 1) return 1;
-        for (j = 0; j < 3; j++) if (scanf("%lf", &o[k].size[j]) != 1) return 1;
-    }
+    if (read_obstacles(o, m)) return 1;
     if (m && rb_set_obstacles(o, (int)m)) return 2;
     for (k = 0; k < n; k++)
         if (rb_check(q + k * RB_N_CONFIG) == RB_FREE) {
@@ -124,8 +121,6 @@ def spheres_scene(vamp: Path):
 def scene_and_input(key: str, args: argparse.Namespace):
     """The robot's scene among the boxes (--run-time: the robot alone), the harness's input
     (its configurations, then the boxes as run-time obstacles) and how many obstacles."""
-    from benchmarks.obstacles import obstacle_lines, split_scene
-
     scene = spheres_scene(args.vamp) if key == "panda-spheres" else robot_scene(key)[0]
     configs = uniform_configs(scene, args.configs)
     lines = [" ".join(map(repr, row)) for row in configs.tolist()]

@@ -58,7 +58,23 @@ from benchmarks.checker import (  # noqa: E402
     robot_scene,
 )
 
-HARNESS = PROCESS_CLOCK_HARNESS + r"""
+# the C harnesses' reader of what obstacle_lines writes (this one's and instructions.py's)
+READ_OBSTACLES = r"""
+/* m obstacles from stdin, a line each (kind, 12 pose, 3 size): 0, or 1 on bad input */
+static int read_obstacles(struct rb_obstacle *o, long m)
+{
+    long k;
+    int j;
+    for (k = 0; k < m; k++) {
+        if (scanf("%d", &o[k].kind) != 1) return 1;
+        for (j = 0; j < 12; j++) if (scanf("%lf", &o[k].pose[j]) != 1) return 1;
+        for (j = 0; j < 3; j++) if (scanf("%lf", &o[k].size[j]) != 1) return 1;
+    }
+    return 0;
+}
+"""
+
+HARNESS = PROCESS_CLOCK_HARNESS + READ_OBSTACLES + r"""
 /* argv: configurations, obstacles (0: none), points (0: none); stdin: configurations,
  * obstacles (kind, 12 pose, 3 size), points (x y z r) */
 int main(int argc, char **argv)
@@ -68,14 +84,10 @@ int main(int argc, char **argv)
     double *pts = malloc(sizeof(double) * (4 * np + 1));
     struct rb_obstacle *o = malloc(sizeof *o * (m + 1));
     double t, best = 1e30, set = 1e30, setp = 1e30;
-    int r, j;
+    int r;
     (void)argc;
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
-    for (k = 0; k < m; k++) {
-        if (scanf("%d", &o[k].kind) != 1) return 1;
-        for (j = 0; j < 12; j++) if (scanf("%lf", &o[k].pose[j]) != 1) return 1;
-        for (j = 0; j < 3; j++) if (scanf("%lf", &o[k].size[j]) != 1) return 1;
-    }
+    if (read_obstacles(o, m)) return 1;
     for (k = 0; k < 4 * np; k++) if (scanf("%lf", &pts[k]) != 1) return 1;
     for (r = 0; r < 5; r++) {
         t = now();
