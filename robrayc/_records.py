@@ -1672,6 +1672,7 @@ def _make53(
 ):
     def __init__(
             self, nodes, kids, triangles, roots, node_solid, boxes, hull, hull_spans,
+            node_hulls,
     ):
         _setattr(self, 'nodes', nodes)
         _setattr(self, 'kids', kids)
@@ -1681,26 +1682,28 @@ def _make53(
         _setattr(self, 'boxes', boxes)
         _setattr(self, 'hull', hull)
         _setattr(self, 'hull_spans', hull_spans)
+        _setattr(self, 'node_hulls', node_hulls)
     def __repr__(self):
         return (f'{self.__class__.__qualname__}('
                 f'nodes={self.nodes!r}, kids={self.kids!r}, triangles={self.triangles!r}, '
                 f'roots={self.roots!r}, node_solid={self.node_solid!r}, boxes={self.boxes!r}, '
-                f'hull={self.hull!r}, hull_spans={self.hull_spans!r}'
+                f'hull={self.hull!r}, hull_spans={self.hull_spans!r}, '
+                f'node_hulls={self.node_hulls!r}'
                 ')')
     def __eq__(self, other):
         if other.__class__ is not self.__class__:
             return NotImplemented
         return (
             self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
-            self.hull, self.hull_spans,
+            self.hull, self.hull_spans, self.node_hulls,
         ) == (
             other.nodes, other.kids, other.triangles, other.roots, other.node_solid,
-            other.boxes, other.hull, other.hull_spans,
+            other.boxes, other.hull, other.hull_spans, other.node_hulls,
         )
     def __hash__(self):
         return hash((
             self.nodes, self.kids, self.triangles, self.roots, self.node_solid, self.boxes,
-            self.hull, self.hull_spans,
+            self.hull, self.hull_spans, self.node_hulls,
         ))
     return {'__init__': __init__, '__repr__': __repr__, '__eq__': __eq__, '__hash__': __hash__}
 
@@ -3195,6 +3198,7 @@ FACTORIES = {
         ('boxes', '', True, True),
         ('hull', '', True, True),
         ('hull_spans', '', True, True),
+        ('node_hulls', '', True, True),
     ), True, True, False, False): _make53,
     ((
         ('options', '', True, True),

@@ -714,29 +714,40 @@ def render_c_checker_c_j2(ctx: dict) -> str:
             for l_p_139 in ctx['thull_spans']:
                 w(f'    {{ {l_p_139!s} }},\n')
             # c_checker.c.j2:191
+            _v140 = ctx['n_tnodes_decl']
+            w('};\n'
+              "/* each triangle-tree node's hull points (hulls.c): TNHULLS[n] = { first"
+              ' double, count }; a\n'
+              " * root's are its mesh's, HULL_DEPTH below it each node's own; count 0: "
+              'none */\n'
+              f'static const int TNHULLS[{_v140!s}][2] = {{\n')
+            # c_checker.c.j2:195
+            for l_p_143 in ctx['tnode_hulls']:
+                w(f'    {{ {l_p_143!s} }},\n')
+            # c_checker.c.j2:196
             w('};\n')
-        # c_checker.c.j2:193
-        _v140 = ctx['kernel']
-        _v141 = ctx['configuration_code']
-        _v142 = ctx['cells_code']
-        _v143 = ctx['obstacle_code']
-        _v144 = ctx['convex_code']
-        _v145 = ctx['lane_code']
-        _v146 = ctx['motion_code']
-        _v147 = ctx['name']
-        _v148 = ctx['fk_code']
-        _v149 = ctx['fk8_code']
-        _v150 = ctx['name']
-        _v151 = ctx['travel']
-        _v152 = ctx['triangle_code']
-        w(f'{_v140!s}\n'
-          f'{_v141!s}\n'
-          f'{_v142!s}\n'
-          f'{_v143!s}\n'
-          f'{_v144!s}\n'
+        # c_checker.c.j2:198
+        _v144 = ctx['kernel']
+        _v145 = ctx['configuration_code']
+        _v146 = ctx['cells_code']
+        _v147 = ctx['obstacle_code']
+        _v148 = ctx['convex_code']
+        _v149 = ctx['lane_code']
+        _v150 = ctx['motion_code']
+        _v151 = ctx['name']
+        _v152 = ctx['fk_code']
+        _v153 = ctx['fk8_code']
+        _v154 = ctx['name']
+        _v155 = ctx['travel']
+        _v156 = ctx['triangle_code']
+        w(f'{_v144!s}\n'
           f'{_v145!s}\n'
           f'{_v146!s}\n'
-          f'/* --- the kinematics of "{_v147!s}'
+          f'{_v147!s}\n'
+          f'{_v148!s}\n'
+          f'{_v149!s}\n'
+          f'{_v150!s}\n'
+          f'/* --- the kinematics of "{_v151!s}'
           '" ------------------------------------------------------- */\n'
           '\n'
           "/* every group's pose, parents first: the parent's pose times the consta"
@@ -750,7 +761,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    int i;\n'
           '    (void)q;\n'
           '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-          f'{_v148!s}\n'
+          f'{_v152!s}\n'
           '}\n'
           '\n'
           '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -764,18 +775,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    for (i = 0; i < 12; i++)\n'
           '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
           '    for (l = 0; l < 8; l++) {\n'
-          f'{_v149!s}\n'
+          f'{_v153!s}\n'
           '    }\n'
           '}\n'
           '\n'
-          f'/* how far the prismatic joints of "{_v150!s}'
+          f'/* how far the prismatic joints of "{_v154!s}'
           '" have slid (checker_kernel.c, world_frame) */\n'
           'static double travel(const double *q)\n'
           '{\n'
           '    (void)q;\n'
-          f'    return {_v151!s};\n'
+          f'    return {_v155!s};\n'
           '}\n'
-          f'{_v152!s}\n')
+          f'{_v156!s}\n')
     return "".join(out)
 
 
@@ -1586,7 +1597,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0xe82c15ee, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x187c2ce7, render_c_checker_c_j2),
     'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

@@ -190,3 +190,139 @@ def test_lanes_prove_near_mesh_pairs_apart_by_their_hulls(tmp_path: Path) -> Non
     assert fresh.sum() >= 20, (fresh.sum(), without.sum())
     assert (ones[with_hulls] == FREE).all()
     assert not exact.in_collision(everything[:len(fresh)][fresh]).any()
+
+
+def test_tree_nodes_hulls_hold_their_triangles() -> None:
+    """triangle_trees' node hulls: a root's span is its mesh's; every node HULL_DEPTH below a
+    root has points of its own whose convex hull holds every corner of the triangles under it
+    (to rounding), those points being corners of those triangles; no other node has any."""
+    from scipy.spatial import ConvexHull
+
+    from robrayc.analysis.collision.triangles import HULL_DEPTH, triangle_trees
+
+    scene = among_boxes("ur5", seed=11, boxes=2)
+    t = triangle_trees(CollisionChecker(scene))
+    tri = t.triangles.reshape(-1, 3, 3)
+    spans = t.node_hulls
+    meshes = np.flatnonzero(t.roots >= 0)
+    assert len(meshes) >= 5
+    with_hulls = set(np.flatnonzero(spans[:, 1] > 0).tolist())
+    expected = set()
+    for s in meshes.tolist():
+        root = int(t.roots[s])
+        assert spans[root].tolist() == t.hull_spans[s].tolist()
+        level = [root]
+        for _ in range(HULL_DEPTH):
+            level = [int(t.kids[n, 0]) + c for n in level if t.kids[n, 1] > 0 for c in (0, 1)]
+        expected |= {root, *level}
+        for n in level:
+            first, count = (int(x) for x in spans[n])
+            points = t.hull[first:first + 3 * count].reshape(3, count).T
+            under = _triangles_under(t.kids, n)
+            corners = tri[under].reshape(-1, 3)
+            assert {tuple(p) for p in points} <= {tuple(c) for c in corners}
+            if count >= 4 and np.linalg.matrix_rank(points - points[0]) == 3:
+                planes = ConvexHull(points).equations
+                size = np.abs(corners).max()
+                assert (corners @ planes[:, :3].T + planes[:, 3]).max() <= 1e-12 * size
+    assert with_hulls == expected
+
+
+def _triangles_under(kids: np.ndarray, n: int) -> list[int]:
+    if kids[n, 1] < 0:
+        return list(range(int(kids[n, 0]), int(kids[n, 0] - kids[n, 1])))
+    return [t for c in (0, 1) for t in _triangles_under(kids, int(kids[n, 0]) + c)]
+
+
+NODE_PROOFS = r"""
+#include <stdio.h>
+#include "rb.c"
+int main(void)
+{
+    double q[NQ_DECL], g[NG][12], t[12];
+    int p, i, j, k;
+    for (;;) {  /* a configuration a line: its answer, then every node pair of two meshes
+                 * (each a root or HULL_DEPTH below one) whose spheres meet and that
+                 * nodes_hulls_apart proves apart */
+        for (k = 0; k < NQ; k++) if (scanf("%lf", &q[k]) != 1) return 0;
+        printf("check %d\n", checker_check(q));
+        fk(q, g);
+        for (p = 0; p < NP; p++) {
+            const int a = PAIR[p][0], b = PAIR[p][1];
+            if (TROOT[a] < 0 || TROOT[b] < 0) continue;
+            relative_d(g[SOLID[a].group], g[SOLID[b].group], t);
+            for (i = 0; i < N_HULL_NODES; i++)
+                for (j = 0; j < N_HULL_NODES; j++) {
+                    double c[3], d[3];
+                    if (HULL_OWNER[i] != a || HULL_OWNER[j] != b) continue;
+                    apply_d(t, TNODE[HULL_NODE[j]], c);
+                    sub3(c, TNODE[HULL_NODE[i]], d);
+                    if (sqrt(dot3(d, d)) > TNODE[HULL_NODE[i]][3] + TNODE[HULL_NODE[j]][3]
+                        || !nodes_hulls_apart(HULL_NODE[i], HULL_NODE[j], t)) continue;
+                    printf("apart %d %d", HULL_NODE[i], HULL_NODE[j]);
+                    for (k = 0; k < 12; k++) printf(" %.17g", t[k]);
+                    printf("\n");
+                }
+        }
+    }
+}
+"""
+
+
+@needs_cc
+@pytest.mark.slow
+def test_triangle_search_proves_node_pairs_apart_by_their_hulls(tmp_path: Path) -> None:
+    """UR5 among boxes, random configurations and ones a hair from contact: every two tree
+    nodes (roots, or HULL_DEPTH below them) that hulls.c's nodes_hulls_apart proves apart lie
+    apart by FCL's distance between their triangles, such proofs are found near contact
+    (hundreds), and NAME_check answers as it does with no hull proofs (CHECKER_HULLS 0)."""
+    import fcl
+
+    from robrayc.analysis.collision.triangles import triangle_trees
+
+    scene = among_boxes("ur5", seed=11, boxes=10)
+    exact = CollisionChecker(scene)
+    plain = _library(exact, tmp_path, "avx2", ["-DCHECKER_HULLS=0", "-Wno-unused-const-variable"])
+    q = configurations(scene, 200, seed=4)
+    q = np.ascontiguousarray(np.concatenate([q, near_contact(plain, q,
+                                                             np.random.default_rng(6))]))
+    trees = triangle_trees(exact)
+    nodes = np.flatnonzero(trees.node_hulls[:, 1] > 0)
+    source = (tmp_path / "rb_avx2.c").read_text() + (
+        f"\n#define N_HULL_NODES {len(nodes)}\n"
+        f"static const int HULL_NODE[] = {{ {', '.join(map(str, nodes.tolist()))} }};\n"
+        "static const int HULL_OWNER[] = { "
+        f"{', '.join(str(int(trees.node_solid[n])) for n in nodes)} }};\n")
+    (tmp_path / "rb.c").write_text(source)
+    (tmp_path / "proofs.c").write_text(NODE_PROOFS)
+    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD["avx2"], "-o",
+                          str(tmp_path / "proofs"), str(tmp_path / "proofs.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = subprocess.run([str(tmp_path / "proofs")], capture_output=True, text=True, check=True,
+                         input="\n".join(" ".join(map(repr, r)) for r in q.tolist())).stdout
+    lines = [line.split() for line in out.splitlines()]
+    answers = np.array([int(w[1]) for w in lines if w[0] == "check"])
+    assert (answers == _ones(plain, q)).all()
+    proofs = [w[1:] for w in lines if w[0] == "apart"]
+    assert len(proofs) >= 200, len(proofs)
+    tri = trees.triangles.reshape(-1, 3, 3)
+    models = {}
+
+    def model(n: int):
+        if n not in models:
+            under = tri[_triangles_under(trees.kids, n)].reshape(-1, 3)
+            m = fcl.BVHModel()
+            m.beginModel(len(under), len(under) // 3)
+            m.addSubModel(under, np.arange(len(under)).reshape(-1, 3))
+            m.endModel()
+            models[n] = m
+        return models[n]
+
+    rng = np.random.default_rng(8)
+    for k in rng.choice(len(proofs), size=min(300, len(proofs)), replace=False).tolist():
+        na, nb, *t = proofs[k]
+        m = np.array([float(x) for x in t])
+        a = fcl.CollisionObject(model(int(na)), fcl.Transform())
+        b = fcl.CollisionObject(model(int(nb)), fcl.Transform(m[:9].reshape(3, 3), m[9:]))
+        assert fcl.distance(a, b, fcl.DistanceRequest(), fcl.DistanceResult()) > 0.0

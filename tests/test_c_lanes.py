@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ctypes
 import subprocess
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -57,14 +58,16 @@ def test_lane_sine_and_cosine_are_within_their_bound_of_libm(tmp_path: Path) -> 
     assert worst <= 4e-15
 
 
-def _library(checker: CollisionChecker, tmp_path: Path, simd: str) -> ctypes.CDLL:
-    """The generated checker built under strict gcc with the AVX2 path or the portable one."""
+def _library(checker: CollisionChecker, tmp_path: Path, simd: str,
+             flags: Sequence[str] = ()) -> ctypes.CDLL:
+    """The generated checker built under strict gcc with the AVX2 path or the portable one
+    (and gcc's flags, such as -DCHECKER_HULLS=0)."""
     from robrayc.analysis.collision.compiled import c_source
 
     source, _ = c_source(checker, "rb", cells=True)
     (tmp_path / f"rb_{simd}.c").write_text(source)
     lib = tmp_path / f"rb_{simd}.so"
-    run = subprocess.run(["gcc", *STRICT, "-O2", *SIMD[simd], "-fPIC", "-shared", "-o",
+    run = subprocess.run(["gcc", *STRICT, "-O2", *SIMD[simd], *flags, "-fPIC", "-shared", "-o",
                           str(lib), str(tmp_path / f"rb_{simd}.c"), "-lm"],
                          capture_output=True, text=True)
     assert run.returncode == 0, run.stderr

@@ -155,6 +155,7 @@ static const double THULL[19] = {  /* 5 points: their x, y, z; their cluster's s
     0.0, 0.0, 0.5, 0.503,
 };
 static const int THULLS[NS_DECL][2] = { { 0, 0 }, { 0, 0 }, { 0, 5 } };
+static const int TNHULLS[3][2] = { { 0, 5 }, { 0, 0 }, { 0, 0 } };  /* the root's: the mesh's */
 #endif
 
 #include "checker_kernel.c"

@@ -37,8 +37,9 @@
  *   CHECKER_FK_TURNS   the kinematics turns about an axis that is not a frame axis (turn())
  *   CHECKER_TRIANGLES  where the meshes' triangle trees are (meshes.c): 0 none, 1 static
  *                      tables TNODE, TKID, TRI, TROOT, TBOX and the hull points THULL,
- *                      THULLS, 2 bound at run time (checker_tbind, checker_hbind)
- *   CHECKER_HULLS      (default 1) 0: the lanes prove nothing by the meshes' hulls (hulls.c)
+ *                      THULLS, TNHULLS, 2 bound at run time (checker_tbind, checker_hbind)
+ *   CHECKER_HULLS      (default 1) 0: nothing is proven by the meshes' hulls (hulls.c: the
+ *                      lanes' proof, and the triangle search's on the tree nodes')
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
  * GROUP_SOLIDS[NG] (1: the group holds solids),

@@ -42,15 +42,17 @@
 
 #if CHECKER_TRIANGLES == 2
 /* each mesh's hull points (THULLS[s] = { first double in THULL, count }; in clusters, as
- * hull_max reads them), bound at run time (as the triangle trees, meshes.c): until they are,
- * nothing is proven here */
+ * hull_max reads them) and each triangle-tree node's (TNHULLS[n], likewise), bound at run
+ * time (as the triangle trees, meshes.c): until they are, nothing is proven here */
 static const double *THULL;
 static const int (*THULLS)[2];
+static const int (*TNHULLS)[2];
 
-void checker_hbind(const double *hull, const int *spans)
+void checker_hbind(const double *hull, const int *spans, const int *node_spans)
 {
     THULL = hull;
     THULLS = (const int (*)[2])spans;
+    TNHULLS = (const int (*)[2])node_spans;
 }
 #define HULLS_BOUND (THULL != 0)
 #else
@@ -310,6 +312,29 @@ static int hull_apart(const double *ga, int a, const double *pose, int b,
     return hull_gjk(&sa, &sb);
 }
 
+/* are triangle-tree nodes na (frame a) and nb (frame b; t: b -> a) farther apart than
+ * HULL_GAP, by their own hull points (TNHULLS; 0 where either has none): meshes.c's mesh_mesh
+ * asks before it opens a node pair. A node's hull points hold its triangles as a mesh's hold
+ * the mesh, so the proof is hull_apart's, and check1's FREE for the node pair as there. */
+static int nodes_hulls_apart(int na, int nb, const double *t)
+{
+    struct hullshape sa, sb;
+    int k;
+    if (!HULLS_BOUND || TNHULLS[na][1] <= 0 || TNHULLS[nb][1] <= 0) return 0;
+    sa.kind = sb.kind = -1;
+    sa.first = TNHULLS[na][0];
+    sa.count = TNHULLS[na][1];
+    sb.first = TNHULLS[nb][0];
+    sb.count = TNHULLS[nb][1];
+    for (k = 0; k < 12; k++) {
+        sa.m[k] = k < 9 && k % 4 == 0 ? 1.0 : 0.0;  /* a's frame: the identity */
+        sb.m[k] = t[k];
+    }
+    for (k = 0; k < 3; k++) sa.centre[k] = TNODE[na][k];
+    apply_d(t, TNODE[nb], sb.centre);
+    return hull_gjk(&sa, &sb);
+}
+
 /* the lanes of mask in which solids a and b (a mesh with another mesh, a sphere or a box; any
  * other pair keeps its lanes) are not shown apart by hull_apart at group poses g (lanes.c's
  * block's g[group][entry][lane], flat) */
@@ -336,6 +361,16 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
 }
 
 #else
+#if CHECKER_TRIANGLES
+static int nodes_hulls_apart(int na, int nb, const double *t)
+{
+    (void)na;
+    (void)nb;
+    (void)t;
+    return 0;
+}
+#endif
+
 static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
 {
     (void)g;

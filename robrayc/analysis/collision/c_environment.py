@@ -105,8 +105,8 @@ class KernelEnvironment:
 
     def bind_triangles(self, arrays: tuple) -> None:
         """The triangle trees' arrays (Kernel.bind_triangles; NAME_tbind's order, then
-        NAME_hbind's: the meshes' hull points), bound now and again whenever this checker
-        takes the library back."""
+        NAME_hbind's: the meshes' and their tree nodes' hull points), bound now and again
+        whenever this checker takes the library back."""
         self._triangles = arrays
         self._bind_trees()
         self.holder[0] = None

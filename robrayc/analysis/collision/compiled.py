@@ -498,7 +498,8 @@ class Kernel:
                   np.ascontiguousarray(speeds, np.float32),
                   np.ascontiguousarray(trees.boxes, np.float64),
                   np.ascontiguousarray(trees.hull, np.float64),
-                  np.ascontiguousarray(trees.hull_spans, np.int32))
+                  np.ascontiguousarray(trees.hull_spans, np.int32),
+                  np.ascontiguousarray(trees.node_hulls, np.int32))
         self._triangles = arrays
         self._speeds = True
         self.env.bind_triangles(arrays)

@@ -19,6 +19,12 @@ LEAF_TRIANGLES = 2
 # hull points a cluster (hulls.c's HULL_CLUSTER): a support skips every cluster whose sphere
 # says it cannot beat the best point found so far
 HULL_CLUSTER = 64
+# The depth of the tree nodes that get hull points of their own besides the roots (16 parts of
+# a mesh): meshes.c's search tries a plane between two nodes' hulls where both have them. The
+# search splits the larger node first, so a small mesh's root meets these parts of a large one
+# (UR5's third wrist link, the sixteenths of its forearm): NAME_check8 -30 %, NAME_check
+# -12 % of UR5's instructions (docs/performance.md; other depths measured there).
+HULL_DEPTH = 4
 
 
 @record(frozen=True)
@@ -39,6 +45,8 @@ class TriangleTrees:
     # spheres (centres' x, y, z, radii)
     hull_spans: np.ndarray  # (solids, 2) int32: each mesh's first double in hull, its points'
     # count
+    node_hulls: np.ndarray  # (N, 2) int32: as hull_spans for each node (a root: its mesh's; a
+    # node HULL_DEPTH below it: its own triangles' hull points); count 0: none
 
 
 def _segments(lo: np.ndarray, hi: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -65,17 +73,33 @@ def _spheres(tri: np.ndarray, order: np.ndarray, lo: np.ndarray, hi: np.ndarray
     return np.column_stack([centre, radius * (1 + 1e-12) + 1e-300])
 
 
+def _triangle_spans(kids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The first and one past the last triangle under each node of a tree (kids as in
+    TriangleTrees, numbered from 0)."""
+    first = np.empty(len(kids), np.int64)
+    last = np.empty(len(kids), np.int64)
+    leaf = kids[:, 1] < 0
+    first[leaf], last[leaf] = kids[leaf, 0], kids[leaf, 0] - kids[leaf, 1]
+    for n in np.flatnonzero(~leaf)[::-1]:  # children come after their parent
+        first[n], last[n] = first[kids[n, 0]], last[kids[n, 0] + 1]
+    return first, last
+
+
+def _nodes_at_depth(kids: np.ndarray, depth: int) -> np.ndarray:
+    """The nodes `depth` levels below the root of a tree (kids numbered from 0)."""
+    level = np.zeros(1, np.int64)
+    for _ in range(depth):
+        inner = level[kids[level, 1] > 0]
+        level = (kids[inner, 0][:, None] + np.arange(2)).ravel()
+    return level
+
+
 def node_boxes(tri: np.ndarray, nodes: np.ndarray, kids: np.ndarray) -> np.ndarray:
     """(N, 15): each node's oriented box holding its triangles (tri (T, 3, 3) in the tree's
     order): rotation row-major with the box axes as columns (its points' principal axes),
     centre, half extents. A thin or long triangle has a thin box where its sphere is wide:
     what lets meshes.c's exact tests skip most of two meshes that come close."""
-    first = np.empty(len(nodes), np.int64)
-    last = np.empty(len(nodes), np.int64)
-    leaf = kids[:, 1] < 0
-    first[leaf], last[leaf] = kids[leaf, 0], kids[leaf, 0] - kids[leaf, 1]
-    for n in np.flatnonzero(~leaf)[::-1]:  # children come after their parent
-        first[n], last[n] = first[kids[n, 0]], last[kids[n, 0] + 1]
+    first, last = _triangle_spans(kids)
     pos, label, starts = _segments(first, last)
     pts = tri[pos].reshape(-1, 3)  # 3 corners a triangle
     plabel, pstarts = np.repeat(label, 3), 3 * starts
@@ -177,10 +201,10 @@ def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def triangle_trees(checker) -> TriangleTrees:
     """The triangle trees of the checker's mesh solids."""
     s = checker.solids
-    nodes, kids, tris, owner, boxes, hulls = [], [], [], [], [], []
+    nodes, kids, tris, owner, boxes, hulls, node_hulls = [], [], [], [], [], [], []
     roots = np.full(len(s), -1, dtype=np.int32)
     spans = np.zeros((len(s), 2), dtype=np.int32)
-    n_nodes = n_tris = 0
+    n_nodes = n_tris = n_hull = 0
     for k, item in enumerate(s.items):
         if item.faces is None or not len(item.faces):
             continue
@@ -189,6 +213,19 @@ def triangle_trees(checker) -> TriangleTrees:
         tri = v[item.faces]
         node, kid, order = triangle_tree(tri)
         boxes.append(node_boxes(tri[order], node, kid))
+        points = hull_points(tri)
+        spans[k] = n_hull, len(points)
+        node_hull = np.zeros((len(node), 2), dtype=np.int32)
+        node_hull[0] = spans[k]
+        hulls.append(hull_clusters(points))
+        n_hull += len(hulls[-1])
+        first, last = _triangle_spans(kid)
+        for n in _nodes_at_depth(kid, HULL_DEPTH).tolist():
+            points = hull_points(tri[order[first[n]:last[n]]])
+            node_hull[n] = n_hull, len(points)
+            hulls.append(hull_clusters(points))
+            n_hull += len(hulls[-1])
+        node_hulls.append(node_hull)
         leaf = kid[:, 1] < 0
         kid[leaf, 0] += n_tris
         kid[~leaf, 0] += n_nodes
@@ -196,9 +233,6 @@ def triangle_trees(checker) -> TriangleTrees:
         nodes.append(node)
         kids.append(kid)
         tris.append(tri[order].reshape(-1, 9))
-        points = hull_points(tri)
-        spans[k] = sum(map(len, hulls)), len(points)
-        hulls.append(hull_clusters(points))
         owner.append(np.full(len(node), k))
         n_nodes += len(node)
         n_tris += len(tri)
@@ -207,7 +241,8 @@ def triangle_trees(checker) -> TriangleTrees:
                          np.concatenate(tris or [np.zeros((0, 9))]), roots,
                          np.concatenate(owner or [np.zeros(0)]).astype(np.int64),
                          np.concatenate(boxes or [np.zeros((0, 15))]),
-                         np.concatenate(hulls or [np.zeros(0)]), spans)
+                         np.concatenate(hulls or [np.zeros(0)]), spans,
+                         np.concatenate(node_hulls or [np.zeros((0, 2))]).astype(np.int32))
 
 
 def c_tables(t: TriangleTrees) -> dict:
@@ -225,4 +260,5 @@ def c_tables(t: TriangleTrees) -> dict:
             "n_hull_decl": max(1, len(t.hull)),
             "thull": [c_doubles(t.hull[k:k + 4].tolist()) for k in range(0, len(t.hull), 4)]
             or ["0"],
-            "thull_spans": [f"{a}, {b}" for a, b in t.hull_spans.tolist()]}
+            "thull_spans": [f"{a}, {b}" for a, b in t.hull_spans.tolist()],
+            "tnode_hulls": [f"{a}, {b}" for a, b in t.node_hulls.tolist()]}
