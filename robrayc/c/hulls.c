@@ -315,7 +315,9 @@ static int hull_apart(const double *ga, int a, const double *pose, int b,
 /* are triangle-tree nodes na (frame a) and nb (frame b; t: b -> a) farther apart than
  * HULL_GAP, by their own hull points (TNHULLS; 0 where either has none): meshes.c's mesh_mesh
  * asks before it opens a node pair. A node's hull points hold its triangles as a mesh's hold
- * the mesh, so the proof is hull_apart's, and check1's FREE for the node pair as there. */
+ * the mesh, so the proof is hull_apart's: every two of their triangles lie farther apart than
+ * DECIDE_GAP by far more than the triangle tests' rounding, and the search below the pair
+ * would find no crossing and leave nothing open: the answer it skips is the one it gives. */
 static int nodes_hulls_apart(int na, int nb, const double *t)
 {
     struct hullshape sa, sb;

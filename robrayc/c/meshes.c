@@ -433,10 +433,12 @@ static int nodes_hulls_apart(int na, int nb, const double *t);  /* (hulls.c) */
  * is moved into its frame once for both children, and each child tested against it, the
  * nearer first; then, where both nodes of the pair have hull points (a root, or a node
  * HULL_DEPTH below one: robrayc.analysis.collision.triangles), a plane between their hulls
- * (hulls.c's nodes_hulls_apart: UR5's third wrist link against the sixteenths of its forearm
- * saves most of their search when they are near but apart). The order changes no answer (every child is opened until a certain hit) but
- * finds a hit sooner: a pair that collides crosses where the two meshes meet, most often near
- * their nodes' nearest centres (UR5's colliding configurations, their time in decide_meshes
+ * (hulls.c's nodes_hulls_apart; the roots' own pair is never tried here, the lanes' hull
+ * proof tried it: only a pair a split makes is). UR5's third wrist link against the
+ * sixteenths of its forearm: most of their search saved when they are near but apart. The
+ * order changes no answer (every child is opened until a certain hit) but finds a hit
+ * sooner: a pair that collides crosses where the two meshes meet, most often near their
+ * nodes' nearest centres (UR5's colliding configurations, their time in decide_meshes
  * about halved; docs/performance.md) */
 static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open)
 {

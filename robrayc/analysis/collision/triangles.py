@@ -198,6 +198,22 @@ def triangle_tree(tri: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.concatenate(nodes), np.concatenate(kids), order
 
 
+def _mesh_hulls(tri: np.ndarray, kids: np.ndarray, at: int
+                ) -> tuple[list[np.ndarray], np.ndarray]:
+    """The hull points of one mesh (tri (T, 3, 3) in its tree's order; kids numbered from 0)
+    and of its nodes HULL_DEPTH below the root, in hull_clusters' layout, and each node's span
+    (first double, count; the root's the mesh's, 0 for none), the first at double `at`."""
+    spans = np.zeros((len(kids), 2), dtype=np.int32)
+    first, last = _triangle_spans(kids)
+    layouts = []
+    for n in [0, *_nodes_at_depth(kids, HULL_DEPTH).tolist()]:
+        points = hull_points(tri[first[n]:last[n]])
+        spans[n] = at, len(points)
+        layouts.append(hull_clusters(points))
+        at += len(layouts[-1])
+    return layouts, spans
+
+
 def triangle_trees(checker) -> TriangleTrees:
     """The triangle trees of the checker's mesh solids."""
     s = checker.solids
@@ -213,18 +229,10 @@ def triangle_trees(checker) -> TriangleTrees:
         tri = v[item.faces]
         node, kid, order = triangle_tree(tri)
         boxes.append(node_boxes(tri[order], node, kid))
-        points = hull_points(tri)
-        spans[k] = n_hull, len(points)
-        node_hull = np.zeros((len(node), 2), dtype=np.int32)
-        node_hull[0] = spans[k]
-        hulls.append(hull_clusters(points))
-        n_hull += len(hulls[-1])
-        first, last = _triangle_spans(kid)
-        for n in _nodes_at_depth(kid, HULL_DEPTH).tolist():
-            points = hull_points(tri[order[first[n]:last[n]]])
-            node_hull[n] = n_hull, len(points)
-            hulls.append(hull_clusters(points))
-            n_hull += len(hulls[-1])
+        layouts, node_hull = _mesh_hulls(tri[order], kid, n_hull)
+        spans[k] = node_hull[0]
+        hulls += layouts
+        n_hull += sum(map(len, layouts))
         node_hulls.append(node_hull)
         leaf = kid[:, 1] < 0
         kid[leaf, 0] += n_tris
