@@ -19,6 +19,32 @@ static int invalid(const unsigned char *active, unsigned char *states)
     return CHECKER_INVALID;
 }
 
+/* the pair at position `from` (below), where a lane of lanes.c's pass opened after its trees
+ * and hulls left the pair near, when it is two meshes with triangles: decide_pair's answer at
+ * once, not after the trees' tests the lane made already (UR5's NAME_check8 and motions -6 to
+ * -7 % of the instructions: docs/performance.md). pair_state's answer for the pair is FREE
+ * where a proof of its (the certified cells, the spheres against the boxes, the trees) shows
+ * it apart, else decide_pair's; where those proofs show it apart, decide_pair finds no certain
+ * hit, so its COLLIDES and its FREE are pair_state's answer too. -1: not two meshes, or
+ * decide_pair answered MAYBE (pair_state then answers, its proofs first). */
+static int opened_pair(double g[][12], int from)
+{
+    int a, b, r;
+    if (from <= 0) return -1;
+    if (from < NFB * 8) {  /* FIXB block from / 8, its partner from % 8 */
+        a = FIXB[from / 8].solid;
+        b = FIXB[from / 8].partner[from % 8];
+    } else if (from < NFB * 8 + NMP) {  /* MOVP from - 8 NFB */
+        a = MOVA[from - NFB * 8];
+        b = MOVB[from - NFB * 8];
+    } else {
+        return -1;
+    }
+    if (SOLID[a].exact != -1 || SOLID[b].exact != -1 || !decides(a, b)) return -1;
+    r = decide_pair(g, a, b);
+    return r == 2 ? -1 : r;
+}
+
 /* One configuration: FREE, COLLIDES or MAYBE (INVALID: see world_frame). Without states,
  * stops at the first certain collision; with states (NP bytes, zeroed by the caller), writes
  * the state of every solid pair (pairs with active[p] == 0 skipped; active may be NULL).
@@ -30,11 +56,17 @@ static int check1(const double *q, const unsigned char *active, unsigned char *s
     double g[NG][12], o[3];
     float centre[3][NS_DECL], slack;
     struct boxcache cache;
-    int k, l, hit = 0, maybe = 0, far, mfrom = from > NFB * 8 ? from - NFB * 8 : 0;
-    int ffrom = from > 0 && from < NFB * 8 ? from : from > 0 ? NFB * 8 : 0;
+    int k, l, hit = 0, maybe = 0, far, mfrom, ffrom;
     fk(q, g);
     slack = world_frame(q, g, o);
     if (slack < 0.0f) return invalid(active, states);
+    if (!states && !active) {  /* the pair where a lane opened (opened_pair) */
+        const int r = opened_pair(g, from);
+        if (r == 1) return 1;
+        from += r == 0;  /* FREE: the pass goes on from the next */
+    }
+    mfrom = from > NFB * 8 ? from - NFB * 8 : 0;
+    ffrom = from > 0 && from < NFB * 8 ? from : from > 0 ? NFB * 8 : 0;
     far = slack > 0.0f || o[0] != 0.0 || o[1] != 0.0 || o[2] != 0.0;
     solid_centres(g, centre);
     start_cache(&cache, g, centre, slack);
