@@ -289,17 +289,19 @@ static int hull_shape(const struct solid *s, int mesh, struct hullshape *out)
     return 1;
 }
 
+/* a frame's own pose in it (the first shape's of a pair hull_gjk compares) */
+static const double HULL_IDENTITY[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
+
 /* is mesh solid a (group pose ga) farther than HULL_GAP from solid b: another mesh at group
  * pose `pose` (b >= 0), or sphere or box s at world pose `pose` (b < 0) */
 static int hull_apart(const double *ga, int a, const double *pose, int b,
                       const struct solid *s)
 {
-    static const double identity[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
     struct hullshape sa, sb;
     int k;
     if (!HULLS_BOUND || !hull_shape(&SOLID[a], a, &sa)
         || !hull_shape(b >= 0 ? &SOLID[b] : s, b, &sb)) return 0;
-    for (k = 0; k < 12; k++) sa.m[k] = identity[k];
+    for (k = 0; k < 12; k++) sa.m[k] = HULL_IDENTITY[k];
     relative_d(ga, pose, sb.m);
     for (k = 0; k < 3; k++) {  /* their bounding spheres' centres (a mesh's: its group frame) */
         sa.centre[k] = SOLID[a].bound[k];
@@ -318,22 +320,23 @@ static int hull_apart(const double *ga, int a, const double *pose, int b,
  * the mesh, so the proof is hull_apart's: every two of their triangles lie farther apart than
  * DECIDE_GAP by far more than the triangle tests' rounding, and the search below the pair
  * would find no crossing and leave nothing open: the answer it skips is the one it gives. */
+/* tree node n's hull points (TNHULLS) as a hull shape at pose m, its sphere's centre there */
+static void node_shape(int n, const double *m, struct hullshape *out)
+{
+    int k;
+    out->kind = -1;
+    out->first = TNHULLS[n][0];
+    out->count = TNHULLS[n][1];
+    for (k = 0; k < 12; k++) out->m[k] = m[k];
+    apply_d(m, TNODE[n], out->centre);
+}
+
 static int nodes_hulls_apart(int na, int nb, const double *t)
 {
     struct hullshape sa, sb;
-    int k;
     if (!HULLS_BOUND || TNHULLS[na][1] <= 0 || TNHULLS[nb][1] <= 0) return 0;
-    sa.kind = sb.kind = -1;
-    sa.first = TNHULLS[na][0];
-    sa.count = TNHULLS[na][1];
-    sb.first = TNHULLS[nb][0];
-    sb.count = TNHULLS[nb][1];
-    for (k = 0; k < 12; k++) {
-        sa.m[k] = k < 9 && k % 4 == 0 ? 1.0 : 0.0;  /* a's frame: the identity */
-        sb.m[k] = t[k];
-    }
-    for (k = 0; k < 3; k++) sa.centre[k] = TNODE[na][k];
-    apply_d(t, TNODE[nb], sb.centre);
+    node_shape(na, HULL_IDENTITY, &sa);
+    node_shape(nb, t, &sb);
     return hull_gjk(&sa, &sb);
 }
 
