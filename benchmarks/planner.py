@@ -32,6 +32,12 @@ configuration on blocks of 8 collision-free configurations (vamp_8), and validat
 the robot's resolution (32 for Panda, UR5, Fetch) per motion; the harnesses take turns
 (--rounds, each figure the median of its rounds); and how many answers differ from robrayc's
 (exact) ones, configurations and motions (VAMP's own models and spheres: a sanity check).
+Each harness's 8-wide row takes the configurations it calls free, and a motion stops where
+its own answer does: near contact, where VAMP's fitted spheres meet, VAMP answers colliding
+at once while robrayc decides on the meshes. So the same rows are also timed on the same
+inputs for both (the rows named _both): one configuration and 8-wide over the
+configurations both call collision-free, and the motions both call free (every sample
+checked by both).
 With --vamp-python PATH (a Python with PyPI vamp-planner's module): vamp.validate per call
 from Python (float32 arrays) and vamp.validate_motion per motion (its Python binding samples
 at resolution 1: vamp_py_motion_r1, next to robrayc's py_motion_r1), by
@@ -139,16 +145,38 @@ def vamp_python_times(python: str, key: str, checker, configs: np.ndarray) -> di
     return {"vamp_py_one": float(out[0]), "vamp_py_motion_r1": float(out[1])}
 
 
-def vamp_differ(exe: Path, stdin: str, exact, compiled, configs: np.ndarray) -> dict:
-    """How many of VAMP's answers differ from robrayc's (exact) ones."""
+def vamp_differ(exe: Path, stdin: str, exact, compiled, configs: np.ndarray
+                ) -> tuple[dict, np.ndarray, np.ndarray]:
+    """How many of VAMP's answers differ from robrayc's (exact) ones; and the configurations
+    both call collision-free, and the motions both do (their configurations a -> b as rows
+    2k, 2k + 1)."""
     lines = subprocess.run([str(exe)], input=stdin, capture_output=True, text=True,
                            check=True).stdout.split("\n")
     valid = np.array([c == "1" for c in lines[0]])
     motion_valid = np.array([c == "1" for c in lines[2]])
+    hits = exact.in_collision(configs)
     motions = compiled.check_motions(configs[0:-1:2], configs[1::2], RESOLUTION)
-    return {"vamp_differ": int((valid == exact.in_collision(configs)).sum()),
-            "vamp_motion_differ": int((motion_valid == motions).sum()),
-            "motions": len(motions)}
+    both = np.flatnonzero(motion_valid & ~motions)
+    moves = np.stack([2 * both, 2 * both + 1], axis=1).ravel()
+    return ({"vamp_differ": int((valid == hits).sum()),
+             "vamp_motion_differ": int((motion_valid == motions).sum()),
+             "motions": len(motions), "both_free": int((valid & ~hits).sum()),
+             "both_free_motions": len(both)},
+            np.flatnonzero(valid & ~hits), moves)
+
+
+def vamp_subset(stdin: str, rows: np.ndarray) -> str:
+    """VAMP's harness input (build_vamp's: the box count, the boxes, the configuration count,
+    the configurations) with only the configurations `rows`."""
+    lines = stdin.split("\n")
+    boxes = int(lines[0])
+    configs = lines[boxes + 2:boxes + 2 + int(lines[boxes + 1])]
+    return "\n".join([*lines[:boxes + 1], str(len(rows)), *(configs[k] for k in rows)]) + "\n"
+
+
+def renamed(times: dict, keys: dict) -> dict:
+    """The figures of `times` named in `keys` (old: new), renamed."""
+    return {new: times[old] for old, new in keys.items()}
 
 
 def best_us(fn, count: int, passes: int) -> float:
@@ -196,7 +224,18 @@ def run_robot(key: str, args: argparse.Namespace) -> dict:
         if args.vamp and key in VAMP_ROBOTS:
             vexe, stdin = build_vamp(Path(args.vamp), key, exact, configs, Path(tmp))
             runs.append(lambda: vamp_times(vexe, stdin))
-            row.update(vamp_differ(vexe, stdin, exact, compiled, configs))
+            differ, free, moves = vamp_differ(vexe, stdin, exact, compiled, configs)
+            row.update(differ)
+            # the same inputs for both: the configurations both call free (the 8-wide and
+            # one-configuration rows), the motions both call free (every sample checked)
+            shared = (free, {"c_one": "c_one_both", "c_8": "c_8_both"},
+                      {"vamp_one": "vamp_one_both", "vamp_8": "vamp_8_both"})
+            motions = (moves, {"c_motion": "c_motion_both"}, {"vamp_motion": "vamp_motion_both"})
+            for rows, ckeys, vkeys in (shared, motions):
+                if len(rows) >= 16:
+                    sub, vin = configs[rows], vamp_subset(stdin, rows)
+                    runs.append(lambda sub=sub, k=ckeys: renamed(c_times(exe, sub), k))
+                    runs.append(lambda vin=vin, k=vkeys: renamed(vamp_times(vexe, vin), k))
         row.update(alternating(runs, args.rounds))
     return row
 
@@ -206,7 +245,8 @@ def print_row(row: dict) -> None:
              f"C free/collides/maybe {row['free']:.0%}/{row['collides']:.0%}/{row['maybe']:.0%}"]
     for col in ("c_one", "vamp_one", "c_8", "vamp_8", "c_batch", "py_one", "py_one_decided",
                 "vamp_py_one", "py_batch", "c_motion", "vamp_motion", "py_motion", "py_motions",
-                "py_motion_r1", "vamp_py_motion_r1"):
+                "py_motion_r1", "vamp_py_motion_r1", "c_one_both", "vamp_one_both", "c_8_both",
+                "vamp_8_both", "c_motion_both", "vamp_motion_both"):
         if col in row:
             cells.append(f"{col}={row[col]:.3g}")
     cells.append(f"py_batch/c_one={row['py_batch'] / row['c_one']:.1f}x")
@@ -216,7 +256,13 @@ def print_row(row: dict) -> None:
                      f"c_motion/vamp_motion={row['c_motion'] / row['vamp_motion']:.2f}x "
                      f"py_one/vamp_one={row['py_one'] / row['vamp_one']:.1f}x "
                      f"differ: {row['vamp_differ']} configurations, "
-                     f"{row['vamp_motion_differ']} of {row['motions']} motions")
+                     f"{row['vamp_motion_differ']} of {row['motions']} motions; "
+                     f"both free: {row['both_free']} configurations, "
+                     f"{row['both_free_motions']} motions")
+        for col in ("one", "8", "motion"):
+            if f"c_{col}_both" in row:
+                cells.append(f"c_{col}_both/vamp_{col}_both="
+                             f"{row[f'c_{col}_both'] / row[f'vamp_{col}_both']:.2f}x")
     print("  ".join(cells), flush=True)
 
 
