@@ -439,7 +439,8 @@ def render_c_checker_c_j2(ctx: dict) -> str:
     _v60 = ctx['name']
     _v61 = ctx['name']
     _v62 = ctx['name']
-    _v63 = ctx['kernel_header']
+    _v63 = ctx['name']
+    _v64 = ctx['kernel_header']
     w(f'#define NCELLTABLES_DECL {_v27!s}\n'
       f'#define NCELLBYTES_DECL {_v28!s}\n'
       f'#define ANY_CONST_HIT {_v29!s}\n'
@@ -469,19 +470,20 @@ def render_c_checker_c_j2(ctx: dict) -> str:
       f'#define checker_hbind {_v52!s}_hbind\n'
       f'#define checker_tprove {_v53!s}_tprove\n'
       f'#define checker_tcells {_v54!s}_tcells\n'
-      f'#define checker_obstacle {_v55!s}_obstacle\n'
-      f'#define checker_set_obstacles {_v56!s}_set_obstacles\n'
-      f'#define checker_set_points {_v57!s}_set_points\n'
-      f'#define checker_obstacle_states {_v58!s}_obstacle_states\n'
-      f'#define checker_obstacle_pairs {_v59!s}_obstacle_pairs\n'
-      f'#define checker_attach {_v60!s}_attach\n'
-      f'#define checker_bind_witnesses {_v61!s}_bind_witnesses\n'
-      f'#define checker_frame_names {_v62!s}_frame_names\n'
+      f'#define checker_crossings {_v55!s}_crossings\n'
+      f'#define checker_obstacle {_v56!s}_obstacle\n'
+      f'#define checker_set_obstacles {_v57!s}_set_obstacles\n'
+      f'#define checker_set_points {_v58!s}_set_points\n'
+      f'#define checker_obstacle_states {_v59!s}_obstacle_states\n'
+      f'#define checker_obstacle_pairs {_v60!s}_obstacle_pairs\n'
+      f'#define checker_attach {_v61!s}_attach\n'
+      f'#define checker_bind_witnesses {_v62!s}_bind_witnesses\n'
+      f'#define checker_frame_names {_v63!s}_frame_names\n'
       '\n'
-      f'{_v63!s}\n')
-    # c_checker.c.j2:71
+      f'{_v64!s}\n')
+    # c_checker.c.j2:72
     if ctx['cells_part']:
-        # c_checker.c.j2:72
+        # c_checker.c.j2:73
         w("/* robrayc's own build: the certified cells are a file of their own, com"
           'piled once they are\n'
           ' * proven (the "code" part compiles meanwhile) and linked with it; hidde'
@@ -491,263 +493,285 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '#else\n'
           '#define CHECKER_TABLE\n'
           '#endif\n')
-    # c_checker.c.j2:80
+    # c_checker.c.j2:81
     if (ctx['cells_part'] != 'tables'):
-        # c_checker.c.j2:81
-        _v64 = ctx['name']
-        w(f'/* --- the tables of "{_v64!s}'
+        # c_checker.c.j2:82
+        _v65 = ctx['name']
+        w(f'/* --- the tables of "{_v65!s}'
           '" (as checker_kernel.h and checker_kernel.c describe them) --- */\n'
           '\n'
           'const char *const checker_pair_names[NPAIRS_DECL][2] = {\n')
-        # c_checker.c.j2:84
-        for (l_a_67, l_b_68,) in ctx['pair_names']:
-            w(f'    {{ {l_a_67!s}, {l_b_68!s} }},\n')
         # c_checker.c.j2:85
+        for (l_a_68, l_b_69,) in ctx['pair_names']:
+            w(f'    {{ {l_a_68!s}, {l_b_69!s} }},\n')
+        # c_checker.c.j2:86
         if (not ctx['pair_names']):
             w('    { 0, 0 }\n')
-        # c_checker.c.j2:86
-        _v69 = ctx['frame_names']
-        _v70 = ctx['frame_group']
+        # c_checker.c.j2:87
+        _v70 = ctx['frame_names']
+        _v71 = ctx['frame_group']
         w('};\n'
           '\n'
-          f'const char *const checker_frame_names[NF_DECL] = {{ {_v69!s} }};\n'
+          f'const char *const checker_frame_names[NF_DECL] = {{ {_v70!s} }};\n'
           '\n'
           "/* each frame's rigid group and pose in it (rotation row-major, translat"
           "ion); each solid's\n"
           ' * frame */\n'
-          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v70!s} }};\n'
+          f'static const int FRAME_GROUP[NF_DECL] = {{ {_v71!s} }};\n'
           'static const double FRAME_POSE[NF_DECL][12] = {\n')
-        # c_checker.c.j2:94
-        for l_p_73 in ctx['frame_pose']:
-            w(f'    {{ {l_p_73!s} }},\n')
         # c_checker.c.j2:95
+        for l_p_74 in ctx['frame_pose']:
+            w(f'    {{ {l_p_74!s} }},\n')
+        # c_checker.c.j2:96
         if (not ctx['frame_pose']):
             w('    { 0.0 }\n')
-        # c_checker.c.j2:96
-        _v74 = ctx['solid_frame']
-        _v75 = ctx['const_hit']
+        # c_checker.c.j2:97
+        _v75 = ctx['solid_frame']
+        _v76 = ctx['const_hit']
         w('};\n'
-          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v74!s} }};\n'
+          f'static const int SOLID_FRAME[NS_DECL] = {{ {_v75!s} }};\n'
           '\n'
           '/* frame pairs colliding at every configuration (solids fixed to one ano'
           'ther) */\n'
-          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v75!s} }};\n'
+          f'static const unsigned char CONST_HIT[NPAIRS_DECL] = {{ {_v76!s} }};\n'
           '\n'
           'static const struct solid SOLID[NS_DECL] = {\n')
-        # c_checker.c.j2:103
-        for l_s_78 in ctx['solids']:
-            w(f'    {{ {l_s_78!s} }},\n')
         # c_checker.c.j2:104
+        for l_s_79 in ctx['solids']:
+            w(f'    {{ {l_s_79!s} }},\n')
+        # c_checker.c.j2:105
         if (not ctx['solids']):
             w('    { 0, 0, 0, 0, { 0.0f }, { 0.0 }, { 0.0 }, { 0.0 } }\n')
-        # c_checker.c.j2:105
-        _v79 = ctx['group_solids']
+        # c_checker.c.j2:106
+        _v80 = ctx['group_solids']
         w('};\n'
           '\n'
           '/* 1: the group holds solids */\n'
-          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v79!s} }};\n')
-        # c_checker.c.j2:109
+          f'static const unsigned char GROUP_SOLIDS[NG] = {{ {_v80!s} }};\n')
+        # c_checker.c.j2:110
         if (not ctx['certify']):
-            # c_checker.c.j2:110
+            # c_checker.c.j2:111
             w('\n'
               'static const float BOX[NS_DECL][15] = {\n')
-            # c_checker.c.j2:112
-            for l_s_82 in ctx['boxes']:
-                w(f'    {{ {l_s_82!s} }},\n')
             # c_checker.c.j2:113
+            for l_s_83 in ctx['boxes']:
+                w(f'    {{ {l_s_83!s} }},\n')
+            # c_checker.c.j2:114
             if (not ctx['boxes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:114
+            # c_checker.c.j2:115
             w('};\n'
               '\n'
               'static const float NODE[NODES_DECL][4] = {\n')
-            # c_checker.c.j2:117
-            for l_s_85 in ctx['nodes']:
-                w(f'    {{ {l_s_85!s} }},\n')
             # c_checker.c.j2:118
+            for l_s_86 in ctx['nodes']:
+                w(f'    {{ {l_s_86!s} }},\n')
+            # c_checker.c.j2:119
             if (not ctx['nodes']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:119
+            # c_checker.c.j2:120
             w('};\n'
               '\n'
               'static const int KID[NODES_DECL][2] = {\n')
-            # c_checker.c.j2:122
-            for l_k_88 in ctx['kids']:
-                w(f'    {{ {l_k_88!s} }},\n')
             # c_checker.c.j2:123
+            for l_k_89 in ctx['kids']:
+                w(f'    {{ {l_k_89!s} }},\n')
+            # c_checker.c.j2:124
             if (not ctx['kids']):
                 w('    { 0, 0 }\n')
-            # c_checker.c.j2:124
+            # c_checker.c.j2:125
             w('};\n'
               '\n'
               'static const float LEAF[LEAVES_DECL][15] = {\n')
-            # c_checker.c.j2:127
-            for l_s_91 in ctx['leaves']:
-                w(f'    {{ {l_s_91!s} }},\n')
             # c_checker.c.j2:128
+            for l_s_92 in ctx['leaves']:
+                w(f'    {{ {l_s_92!s} }},\n')
+            # c_checker.c.j2:129
             if (not ctx['leaves']):
                 w('    { 0.0f }\n')
-            # c_checker.c.j2:129
+            # c_checker.c.j2:130
             w('};\n')
-        # c_checker.c.j2:131
+        # c_checker.c.j2:132
         w('\n'
           'static const int PAIR[NP_DECL][3] = {\n')
-        # c_checker.c.j2:133
-        for l_p_94 in ctx['pairs']:
-            w(f'    {{ {l_p_94!s} }},\n')
         # c_checker.c.j2:134
+        for l_p_95 in ctx['pairs']:
+            w(f'    {{ {l_p_95!s} }},\n')
+        # c_checker.c.j2:135
         if (not ctx['pairs']):
             w('    { 0, 0, 0 }\n')
-        # c_checker.c.j2:135
+        # c_checker.c.j2:136
         w('};\n'
           '\n'
           'static const struct fixblock FIXB[NFB_DECL] = {\n')
-        # c_checker.c.j2:138
-        for l_f_97 in ctx['fixblocks']:
-            w(f'    {{ {l_f_97!s} }},\n')
         # c_checker.c.j2:139
+        for l_f_98 in ctx['fixblocks']:
+            w(f'    {{ {l_f_98!s} }},\n')
+        # c_checker.c.j2:140
         if (not ctx['fixblocks']):
             w('    { 0, { 0 }, { 0 }, { 0.0f }, { 0.0f }, { 0.0f }, { 0.0f } }\n')
-        # c_checker.c.j2:140
-        _v98 = ctx['movp']
-        _v99 = ctx['mova']
-        _v100 = ctx['movb']
-        _v101 = ctx['movr2']
-        _v102 = ctx['solid_gate']
-        _v103 = ctx['fixb_gate']
-        _v104 = ctx['gate_group']
-        _v105 = ctx['gates']
+        # c_checker.c.j2:141
+        _v99 = ctx['movp']
+        _v100 = ctx['mova']
+        _v101 = ctx['movb']
+        _v102 = ctx['movr2']
+        _v103 = ctx['solid_gate']
+        _v104 = ctx['fixb_gate']
+        _v105 = ctx['gate_group']
+        _v106 = ctx['gates']
         w('};\n'
           '\n'
-          f'static const int MOVP[NMP_DECL] = {{ {_v98!s} }};\n'
-          f'static const int MOVA[NMP_DECL] = {{ {_v99!s} }};\n'
-          f'static const int MOVB[NMP_DECL] = {{ {_v100!s} }};\n'
-          f'static const float MOVR2[NMP_DECL] = {{ {_v101!s} }};\n'
-          f'static const int SOLID_GATE[NS_DECL] = {{ {_v102!s} }};\n'
-          f'static const int FIXB_GATE[NFB_DECL] = {{ {_v103!s} }};\n'
-          f'static const int GATE_GROUP[NGATE_DECL] = {{ {_v104!s} }};\n'
-          f'static const float GATE[NGATE_DECL][4] = {{ {_v105!s} }};\n'
+          f'static const int MOVP[NMP_DECL] = {{ {_v99!s} }};\n'
+          f'static const int MOVA[NMP_DECL] = {{ {_v100!s} }};\n'
+          f'static const int MOVB[NMP_DECL] = {{ {_v101!s} }};\n'
+          f'static const float MOVR2[NMP_DECL] = {{ {_v102!s} }};\n'
+          f'static const int SOLID_GATE[NS_DECL] = {{ {_v103!s} }};\n'
+          f'static const int FIXB_GATE[NFB_DECL] = {{ {_v104!s} }};\n'
+          f'static const int GATE_GROUP[NGATE_DECL] = {{ {_v105!s} }};\n'
+          f'static const float GATE[NGATE_DECL][4] = {{ {_v106!s} }};\n'
           '\n')
-    # c_checker.c.j2:152
+    # c_checker.c.j2:153
     if (ctx['cells_part'] == 'code'):
-        # c_checker.c.j2:153
+        # c_checker.c.j2:154
         w('extern CHECKER_TABLE const int CELLTAB[NP_DECL];\n'
           'extern CHECKER_TABLE const struct celltable CELLS[];\n'
-          'extern CHECKER_TABLE const unsigned char CELLBITS[];\n')
+          'extern CHECKER_TABLE const unsigned char CELLBITS[];\n'
+          'extern CHECKER_TABLE const int XWITS[NS_DECL][2];\n'
+          'extern CHECKER_TABLE const int XWIT[][3];\n')
     else:
-        # c_checker.c.j2:157
-        _v106 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        _v107 = ctx['celltab']
-        _v108 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        w(f'{_v106!s} const int CELLTAB[NP_DECL] = {{ {_v107!s} }};\n'
-          f'{_v108!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
-        # c_checker.c.j2:159
-        for l_c_111 in ctx['celltables']:
-            w(f'    {{ {l_c_111!s} }},\n')
         # c_checker.c.j2:160
+        _v107 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        _v108 = ctx['celltab']
+        _v109 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        w(f'{_v107!s} const int CELLTAB[NP_DECL] = {{ {_v108!s} }};\n'
+          f'{_v109!s} const struct celltable CELLS[NCELLTABLES_DECL] = {{\n')
+        # c_checker.c.j2:162
+        for l_c_112 in ctx['celltables']:
+            w(f'    {{ {l_c_112!s} }},\n')
+        # c_checker.c.j2:163
         if (not ctx['celltables']):
             w('    { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }\n')
-        # c_checker.c.j2:161
-        _v112 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
-        w('};\n'
-          f'{_v112!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
-        # c_checker.c.j2:163
-        for l_row_115 in ctx['cellbytes']:
-            w(f'    {l_row_115!s},\n')
         # c_checker.c.j2:164
+        _v113 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+        w('};\n'
+          f'{_v113!s} const unsigned char CELLBITS[NCELLBYTES_DECL] = {{\n')
+        # c_checker.c.j2:166
+        for l_row_116 in ctx['cellbytes']:
+            w(f'    {l_row_116!s},\n')
+        # c_checker.c.j2:167
         if (not ctx['cellbytes']):
             w('    0\n')
-        # c_checker.c.j2:165
-        w('};\n')
-    # c_checker.c.j2:167
-    if (ctx['cells_part'] != 'tables'):
         # c_checker.c.j2:168
-        w('\n')
+        w('};\n')
         # c_checker.c.j2:169
-        if (ctx['triangle_mode'] == 1):
+        if (ctx['triangle_mode'] or ctx['cells_part']):
             # c_checker.c.j2:170
-            _v116 = ctx['n_tnodes_decl']
+            _v117 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+            _v118 = ctx['xwits']
+            _v119 = ('CHECKER_TABLE' if ctx['cells_part'] else 'static')
+            _v120 = ctx['n_xwit_decl']
+            w("/* each mesh solid's crossing witnesses (meshes.c): XWITS[s] = { first, "
+              'count } in XWIT, each\n'
+              " * { partner solid, its own triangle, the partner's } */\n"
+              f'{_v117!s} const int XWITS[NS_DECL][2] = {{ {_v118!s} }};\n'
+              f'{_v119!s} const int XWIT[{_v120!s}][3] = {{\n')
+            # c_checker.c.j2:174
+            for l_row_123 in ctx['xwit']:
+                w(f'    {{ {l_row_123!s} }},\n')
+            # c_checker.c.j2:175
+            if (not ctx['xwit']):
+                w('    { 0, 0, 0 }\n')
+            # c_checker.c.j2:176
+            w('};\n')
+    # c_checker.c.j2:179
+    if (ctx['cells_part'] != 'tables'):
+        # c_checker.c.j2:180
+        w('\n')
+        # c_checker.c.j2:181
+        if (ctx['triangle_mode'] == 1):
+            # c_checker.c.j2:182
+            _v124 = ctx['n_tnodes_decl']
             w("/* each mesh solid's triangles under a tree of spheres (group frame; mes"
               'hes.c) */\n'
-              f'static const double TNODE[{_v116!s}][4] = {{\n')
-            # c_checker.c.j2:172
-            for l_s_119 in ctx['tnodes']:
-                w(f'    {{ {l_s_119!s} }},\n')
-            # c_checker.c.j2:173
-            _v120 = ctx['n_tnodes_decl']
+              f'static const double TNODE[{_v124!s}][4] = {{\n')
+            # c_checker.c.j2:184
+            for l_s_127 in ctx['tnodes']:
+                w(f'    {{ {l_s_127!s} }},\n')
+            # c_checker.c.j2:185
+            _v128 = ctx['n_tnodes_decl']
             w('};\n'
-              f'static const int TKID[{_v120!s}][2] = {{\n')
-            # c_checker.c.j2:175
-            for l_k_123 in ctx['tkids']:
-                w(f'    {{ {l_k_123!s} }},\n')
-            # c_checker.c.j2:176
-            _v124 = ctx['n_tris_decl']
+              f'static const int TKID[{_v128!s}][2] = {{\n')
+            # c_checker.c.j2:187
+            for l_k_131 in ctx['tkids']:
+                w(f'    {{ {l_k_131!s} }},\n')
+            # c_checker.c.j2:188
+            _v132 = ctx['n_tris_decl']
             w('};\n'
-              f'static const double TRI[{_v124!s}][9] = {{\n')
-            # c_checker.c.j2:178
-            for l_t_127 in ctx['tris']:
-                w(f'    {{ {l_t_127!s} }},\n')
-            # c_checker.c.j2:179
-            _v128 = ctx['troots']
-            _v129 = ctx['n_tnodes_decl']
+              f'static const double TRI[{_v132!s}][9] = {{\n')
+            # c_checker.c.j2:190
+            for l_t_135 in ctx['tris']:
+                w(f'    {{ {l_t_135!s} }},\n')
+            # c_checker.c.j2:191
+            _v136 = ctx['troots']
+            _v137 = ctx['n_tnodes_decl']
             w('};\n'
-              f'static const int TROOT[NS_DECL] = {{ {_v128!s} }};\n'
-              f'static const double TBOX[{_v129!s}][15] = {{\n')
-            # c_checker.c.j2:182
-            for l_b_132 in ctx['tboxes']:
-                w(f'    {{ {l_b_132!s} }},\n')
-            # c_checker.c.j2:183
-            _v133 = ctx['n_hull_decl']
+              f'static const int TROOT[NS_DECL] = {{ {_v136!s} }};\n'
+              f'static const double TBOX[{_v137!s}][15] = {{\n')
+            # c_checker.c.j2:194
+            for l_b_140 in ctx['tboxes']:
+                w(f'    {{ {l_b_140!s} }},\n')
+            # c_checker.c.j2:195
+            _v141 = ctx['n_hull_decl']
             w('};\n'
               "/* each mesh solid's hull points (group frame; hulls.c): THULLS[s] = { f"
               'irst double, count },\n'
               " * in clusters: the points' x, then their y, then their z; then the clus"
               "ters' spheres */\n"
-              f'static const double THULL[{_v133!s}] = {{\n')
-            # c_checker.c.j2:187
-            for l_p_136 in ctx['thull']:
-                w(f'    {l_p_136!s},\n')
-            # c_checker.c.j2:188
+              f'static const double THULL[{_v141!s}] = {{\n')
+            # c_checker.c.j2:199
+            for l_p_144 in ctx['thull']:
+                w(f'    {l_p_144!s},\n')
+            # c_checker.c.j2:200
             w('};\n'
               'static const int THULLS[NS_DECL][2] = {\n')
-            # c_checker.c.j2:190
-            for l_p_139 in ctx['thull_spans']:
-                w(f'    {{ {l_p_139!s} }},\n')
-            # c_checker.c.j2:191
-            _v140 = ctx['n_tnodes_decl']
+            # c_checker.c.j2:202
+            for l_p_147 in ctx['thull_spans']:
+                w(f'    {{ {l_p_147!s} }},\n')
+            # c_checker.c.j2:203
+            _v148 = ctx['n_tnodes_decl']
             w('};\n'
               "/* each triangle-tree node's hull points (hulls.c): TNHULLS[n] = { first"
               ' double, count }; a\n'
               " * root's are its mesh's, HULL_DEPTH below it each node's own; count 0: "
               'none */\n'
-              f'static const int TNHULLS[{_v140!s}][2] = {{\n')
-            # c_checker.c.j2:195
-            for l_p_143 in ctx['tnode_hulls']:
-                w(f'    {{ {l_p_143!s} }},\n')
-            # c_checker.c.j2:196
+              f'static const int TNHULLS[{_v148!s}][2] = {{\n')
+            # c_checker.c.j2:207
+            for l_p_151 in ctx['tnode_hulls']:
+                w(f'    {{ {l_p_151!s} }},\n')
+            # c_checker.c.j2:208
             w('};\n')
-        # c_checker.c.j2:198
-        _v144 = ctx['kernel']
-        _v145 = ctx['configuration_code']
-        _v146 = ctx['cells_code']
-        _v147 = ctx['obstacle_code']
-        _v148 = ctx['convex_code']
-        _v149 = ctx['lane_code']
-        _v150 = ctx['motion_code']
-        _v151 = ctx['name']
-        _v152 = ctx['fk_code']
-        _v153 = ctx['fk8_code']
-        _v154 = ctx['name']
-        _v155 = ctx['travel']
-        _v156 = ctx['triangle_code']
-        w(f'{_v144!s}\n'
-          f'{_v145!s}\n'
-          f'{_v146!s}\n'
-          f'{_v147!s}\n'
-          f'{_v148!s}\n'
-          f'{_v149!s}\n'
-          f'{_v150!s}\n'
-          f'/* --- the kinematics of "{_v151!s}'
+        # c_checker.c.j2:210
+        _v152 = ctx['kernel']
+        _v153 = ctx['configuration_code']
+        _v154 = ctx['cells_code']
+        _v155 = ctx['obstacle_code']
+        _v156 = ctx['convex_code']
+        _v157 = ctx['lane_code']
+        _v158 = ctx['motion_code']
+        _v159 = ctx['name']
+        _v160 = ctx['fk_code']
+        _v161 = ctx['fk8_code']
+        _v162 = ctx['name']
+        _v163 = ctx['travel']
+        _v164 = ctx['triangle_code']
+        w(f'{_v152!s}\n'
+          f'{_v153!s}\n'
+          f'{_v154!s}\n'
+          f'{_v155!s}\n'
+          f'{_v156!s}\n'
+          f'{_v157!s}\n'
+          f'{_v158!s}\n'
+          f'/* --- the kinematics of "{_v159!s}'
           '" ------------------------------------------------------- */\n'
           '\n'
           "/* every group's pose, parents first: the parent's pose times the consta"
@@ -761,7 +785,7 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    int i;\n'
           '    (void)q;\n'
           '    for (i = 0; i < 12; i++) g[0][i] = identity[i];\n'
-          f'{_v152!s}\n'
+          f'{_v160!s}\n'
           '}\n'
           '\n'
           '/* fk for eight configurations, one a lane (lanes.c): the same blocks, e'
@@ -775,18 +799,18 @@ def render_c_checker_c_j2(ctx: dict) -> str:
           '    for (i = 0; i < 12; i++)\n'
           '        for (l = 0; l < 8; l++) g[0][i][l] = identity[i];\n'
           '    for (l = 0; l < 8; l++) {\n'
-          f'{_v153!s}\n'
+          f'{_v161!s}\n'
           '    }\n'
           '}\n'
           '\n'
-          f'/* how far the prismatic joints of "{_v154!s}'
+          f'/* how far the prismatic joints of "{_v162!s}'
           '" have slid (checker_kernel.c, world_frame) */\n'
           'static double travel(const double *q)\n'
           '{\n'
           '    (void)q;\n'
-          f'    return {_v155!s};\n'
+          f'    return {_v163!s};\n'
           '}\n'
-          f'{_v156!s}\n')
+          f'{_v164!s}\n')
     return "".join(out)
 
 
@@ -1597,7 +1621,7 @@ def render_c_standalone_h_j2(ctx: dict) -> str:
 TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
-    'c_checker.c.j2': (0x187c2ce7, render_c_checker_c_j2),
+    'c_checker.c.j2': (0x14c47f57, render_c_checker_c_j2),
     'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),

@@ -134,6 +134,10 @@ static const struct celltable CELLS[NCELLTABLES_DECL] = {
     { { 0 }, { 0 }, { 0 }, { 0.0 }, { 0.0 }, 0 }
 };
 static const unsigned char CELLBITS[NCELLBYTES_DECL] = { 0 };
+#if CHECKER_TRIANGLES
+static const int XWITS[NS_DECL][2] = { { 0 } };  /* no crossing witnesses */
+static const int XWIT[1][3] = { { 0, 0, 0 } };
+#endif
 
 #if CHECKER_TRIANGLES == 1
 static const double TNODE[3][4] = {

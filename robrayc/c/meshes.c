@@ -427,6 +427,11 @@ static int nodes_apart(int n, int kept, double d2, const double *w, const double
 
 static int nodes_hulls_apart(int na, int nb, const double *t);  /* (hulls.c) */
 
+/* where mesh_mesh writes every crossing it finds, rather than stop at the first (at build
+ * time: triangles.c's checker_crossings): rows of 4 ints, tag[0], tag[1] and the two
+ * triangles, at most max of them */
+struct crossing_log { int *out; long n, max; int tag[2]; };
+
 /* the triangles under nodes na (frame a) and nb (frame b) of two meshes' trees, whose
  * spheres and boxes meet (t: b -> a, u: a -> b): 1 at a certain hit, else 0 (*open as
  * mesh_solid). The larger node is split (an internal node has two children): the other's box
@@ -439,8 +444,10 @@ static int nodes_hulls_apart(int na, int nb, const double *t);  /* (hulls.c) */
  * order changes no answer (every child is opened until a certain hit) but finds a hit
  * sooner: a pair that collides crosses where the two meshes meet, most often near their
  * nodes' nearest centres (UR5's colliding configurations, their time in decide_meshes
- * about halved; docs/performance.md) */
-static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open)
+ * about halved; docs/performance.md). With a log, every crossing is written there and the
+ * search goes on (0) */
+static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open,
+                     struct crossing_log *log)
 {
     const int split_b = TKID[nb][1] > 0 && (TKID[na][1] < 0 || TNODE[nb][3] >= TNODE[na][3]);
     const int kept = split_b ? na : nb, first = TKID[split_b ? nb : na][0];
@@ -453,7 +460,11 @@ static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open
             for (k = 0; k < 3; k++) apply_d(t, TRI[j] + 3 * k, v + 3 * k);
             for (i = TKID[na][0]; i < TKID[na][0] - TKID[na][1]; i++) {
                 int r = tri_tri(TRI[i], v);
-                if (r == 1) return 1;
+                if (r == 1 && !log) return 1;
+                if (r == 1 && log->n < log->max) {
+                    int *row = log->out + 4 * log->n++;
+                    row[0] = log->tag[0]; row[1] = log->tag[1]; row[2] = i; row[3] = j;
+                }
                 *open |= r == 2;
             }
         }
@@ -471,7 +482,7 @@ static int mesh_mesh(int na, int nb, const double *t, const double *u, int *open
         const int c = k ? !near : near, ca = split_b ? na : first + c;
         const int cb = split_b ? first + c : nb;
         if (nodes_apart(first + c, kept, d2[c], w, h) || nodes_hulls_apart(ca, cb, t)) continue;
-        if (mesh_mesh(ca, cb, t, u, open)) return 1;
+        if (mesh_mesh(ca, cb, t, u, open, log)) return 1;
     }
     return 0;
 }
@@ -490,8 +501,45 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
     return mesh_solid(TROOT[a], m, s, &open) ? 1 : open ? 2 : 0;
 }
 
-/* two meshes a and b (with triangles) at group poses g: their roots' spheres and boxes, then
- * mesh_mesh */
+/* 0: no crossing witness is tried (for comparisons: the answers are the same) */
+#ifndef CHECKER_WITNESSES
+#define CHECKER_WITNESSES 1
+#endif
+
+/* does a crossing witness of meshes a and b cross at the pose m (b -> a): pairs of their
+ * triangles that crossed at many random configurations when the checker was built
+ * (robrayc.analysis.collision.witnesses; XWITS[a] = { first, count } of a's in XWIT, each
+ * { partner, a's triangle, the partner's }). A colliding pair most often crosses at one of
+ * them: UR5's colliding configurations end here, not after a search (docs/performance.md).
+ * The answer is mesh_mesh's: a witness that crosses (by crosses, the certificate of its
+ * leaves) lies in node pairs whose spheres and boxes all meet, which it opens until a hit.
+ * One whose second triangle lies wholly on one side of the first's plane crosses neither way
+ * (a crossing point lies in both planes) and is passed over without crosses (a witness
+ * passed over leaves its hit to the search: no answer depends on this test) */
+static int witness_crosses(const double *m, int a, int b)
+{
+    int k, i;
+    if (!CHECKER_WITNESSES) return 0;
+    for (k = XWITS[a][0]; k < XWITS[a][0] + XWITS[a][1]; k++) {
+        const double *u = TRI[XWIT[k][1]];
+        double v[9], e1[3], e2[3], n[3], w[3], s[3];
+        if (XWIT[k][0] != b) continue;
+        for (i = 0; i < 3; i++) apply_d(m, TRI[XWIT[k][2]] + 3 * i, v + 3 * i);
+        sub3(u + 3, u, e1); sub3(u + 6, u, e2);
+        cross3(e1, e2, n);
+        for (i = 0; i < 3; i++) {
+            sub3(v + 3 * i, u, w);
+            s[i] = dot3(w, n);
+        }
+        if ((s[0] > 0.0 && s[1] > 0.0 && s[2] > 0.0) || (s[0] < 0.0 && s[1] < 0.0 && s[2] < 0.0))
+            continue;
+        if (crosses(u, v) || crosses(v, u)) return 1;
+    }
+    return 0;
+}
+
+/* two meshes a and b (with triangles) at group poses g: their roots' spheres and boxes, their
+ * crossing witnesses, then mesh_mesh */
 static int decide_meshes(double g[][12], int a, int b)
 {
     const double *ga = g[SOLID[a].group], *gb = g[SOLID[b].group];
@@ -503,8 +551,9 @@ static int decide_meshes(double g[][12], int a, int b)
     sub3(TNODE[ra], pb, d);
     grown_box(TBOX[rb], m, w, h);
     if (nodes_apart(ra, rb, dot3(d, d), w, h)) return 0;
+    if (witness_crosses(m, a, b)) return 1;
     relative_d(gb, ga, back);
-    return mesh_mesh(ra, rb, m, back, &open) ? 1 : open ? 2 : 0;
+    return mesh_mesh(ra, rb, m, back, &open, 0) ? 1 : open ? 2 : 0;
 }
 #else
 static int has_triangles(int s)

@@ -319,3 +319,32 @@ long checker_tcells(int a, int b, int dims, const int *var, const double *lo,
             }
     return c.budget;
 }
+
+/* --- build time: the crossing witnesses' candidates (robrayc.analysis.collision.witnesses) - */
+
+/* every crossing pair of triangles of each solid pair of two meshes (PAIR) at each of the n
+ * configurations q (n x NQ), as meshes.c's search finds them (mesh_mesh with a log): rows of
+ * 4 ints in out (the configuration's index, the pair's, a's triangle, b's: a and b as PAIR
+ * holds them), at most max; returns their count */
+long checker_crossings(const double *q, long n, int *out, long max)
+{
+    struct crossing_log log;
+    long k;
+    int p;
+    log.out = out; log.n = 0; log.max = max;
+    for (k = 0; k < n && log.n < max; k++) {
+        double g[NG][12], m[12], back[12];
+        fk(q + k * NQ, g);
+        for (p = 0; p < NP; p++) {
+            const int a = PAIR[p][0], b = PAIR[p][1];
+            int open = 0;
+            if (TROOT[a] < 0 || TROOT[b] < 0) continue;
+            relative_d(g[SOLID[a].group], g[SOLID[b].group], m);
+            relative_d(g[SOLID[b].group], g[SOLID[a].group], back);
+            log.tag[0] = (int)k;
+            log.tag[1] = p;
+            (void)mesh_mesh(TROOT[a], TROOT[b], m, back, &open, &log);
+        }
+    }
+    return log.n;
+}

@@ -26,7 +26,7 @@ from pathlib import Path
 
 import numpy as np
 
-from robrayc.analysis.collision import c_build
+from robrayc.analysis.collision import c_build, witnesses
 from robrayc.analysis.collision.c_build import CompilerMissing, cache_dir, checker_text, load
 from robrayc.analysis.collision.solids import BOX, SPHERE
 from robrayc.analysis.collision.tolerance import CONTACT_TOL
@@ -127,9 +127,11 @@ def _grid(lo: float, hi: float, periodic: bool, cells: int) -> tuple[float, floa
 
 
 def empty_tables(n_pairs: int) -> dict:
-    """The templates' cell variables when no pair has a table."""
+    """The templates' cell variables when no pair has a table (and no crossing witnesses:
+    robrayc.analysis.collision.witnesses, proven with the cells)."""
     return {"celltab": ", ".join(["-1"] * max(1, n_pairs)), "n_celltables_decl": 1,
-            "celltables": [], "n_cellbytes_decl": 1, "cellbytes": [], "certify": False}
+            "celltables": [], "n_cellbytes_decl": 1, "cellbytes": [], "certify": False,
+            **witnesses.empty_witnesses()}
 
 
 def prover_model(model: dict) -> dict:
@@ -263,6 +265,12 @@ class _Prover:
         self.lib.rcells_tbind(*(x.ctypes.data_as(ctypes.c_void_p) for x in self._triangles[1:]))
         return self._triangles[0]
 
+    def crossings(self, q: np.ndarray) -> np.ndarray:
+        """Every crossing of two meshes' triangles at configurations q (witnesses.crossings;
+        a prover built with triangles)."""
+        self._bind_triangles()
+        return witnesses.crossings(self.lib, "rcells", q)
+
     def apart_share(self, p: int, var: list[int], q: np.ndarray) -> float:
         """The share of configurations q at which solid pair p's trees are apart."""
         return sum(bool(self.cells(p, var[:1], [(float(row[var[0]]), 0.0, 0)], 1, row)[0])
@@ -307,9 +315,12 @@ class CellTable:
 Models = Callable[..., dict]
 
 
-def prove_cells(checker, models: Models, model: dict | None = None) -> list[CellTable]:
+def prove_cells(checker, models: Models, model: dict | None = None,
+                provers: list | None = None) -> list[CellTable]:
     """The checker's tables of proven cells (none without a C compiler); model: the
-    checker's c_model, when made already (its trees are tried first)."""
+    checker's c_model, when made already (its trees are tried first); the prover built for
+    them is appended to provers, when given (built with triangles when two meshes are a
+    checked pair: the crossing witnesses' too)."""
     from robrayc.kinematics import sample_configs
 
     try:
@@ -338,11 +349,10 @@ def prove_cells(checker, models: Models, model: dict | None = None) -> list[Cell
              for _, var, n, _ in chosen]
     try:
         # with the triangle proofs when a table may need them (they cost its build time)
-        meshes = _meshes(checker)
-        triangles = any(len(var) <= 2 and meshes[int(checker._pi[p])]
-                        and meshes[int(checker._pj[p])] for p, var, _, _ in chosen)
         coarse = _Prover(checker, model if model is not None else models(checker), lo, hi,
-                         triangles)
+                         bool(witnesses.mesh_pairs(checker)))
+        if provers is not None:
+            provers.append(coarse)
         bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
                 for (p, var, n, _), grid in zip(chosen, grids, strict=True)]
         _refine(checker, models, coarse, chosen, grids, bits, samples)
@@ -360,6 +370,22 @@ def prove_cells(checker, models: Models, model: dict | None = None) -> list[Cell
 def _meshes(checker) -> list[bool]:
     """Per solid: whether it is a mesh (has triangles)."""
     return [item.faces is not None and len(item.faces) > 0 for item in checker.solids.items]
+
+
+def crossing_witnesses(checker, models: Models, model: dict | None,
+                       prover: _Prover | None) -> dict:
+    """The templates' witness variables (witnesses.found_by) of prover, the cells' certifying
+    build when it has triangles, else one built for them."""
+    if not witnesses.mesh_pairs(checker):
+        return witnesses.empty_witnesses()
+    try:
+        if prover is None or not prover.triangles:
+            lo, hi = sample_ranges(checker.scene)
+            prover = _Prover(checker, model if model is not None else models(checker), lo, hi,
+                             True)
+        return witnesses.found_by(checker, prover)
+    except (RangeError, CompilerMissing):
+        return witnesses.empty_witnesses()
 
 
 def _refine(checker, models: Models, coarse: _Prover, chosen: list, grids: list,
@@ -492,7 +518,7 @@ def _cache_key(checker, model: dict, models: Models) -> str:
 
     digest = hashlib.sha256(__version__.encode())
     for module in (__name__, kinematics.__name__, models.__module__, c_build.__name__,
-                   _templates.__name__, triangles.__name__):
+                   _templates.__name__, triangles.__name__, witnesses.__name__):
         digest.update(Path(sys.modules[module].__file__).read_bytes())
     for part in ("checker_kernel.c", "kinematics.c", "cells.c", "triangles.c", "convex.c",
                  "nodeboxes.c", "meshes.c"):
@@ -517,9 +543,11 @@ def _cell_texts(checker, model: dict | None, models: Models) -> dict:
     """The templates' cell variables, proven now."""
     from robrayc.ctext import c_double
 
-    tables = prove_cells(checker, models, model)
+    provers: list[_Prover] = []
+    tables = prove_cells(checker, models, model, provers)
+    found = crossing_witnesses(checker, models, model, provers[0] if provers else None)
     if not tables:
-        return empty_tables(len(checker._pi))
+        return {**empty_tables(len(checker._pi)), **found}
     celltab, texts, first = [-1] * len(checker._pi), [], 0
     for t in tables:
         celltab[t.pair] = len(texts)
@@ -533,7 +561,7 @@ def _cell_texts(checker, model: dict | None, models: Models) -> dict:
     rows = [", ".join(map(str, packed[k:k + 24].tolist())) for k in range(0, len(packed), 24)]
     return {"celltab": ", ".join(map(str, celltab)), "n_celltables_decl": len(texts),
             "celltables": texts, "n_cellbytes_decl": len(packed), "cellbytes": rows,
-            "certify": False}
+            "certify": False, **found}
 
 
 def _near_pairs(checker, lo: np.ndarray, hi: np.ndarray, samples: np.ndarray

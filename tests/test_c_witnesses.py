@@ -1,0 +1,101 @@
+"""Crossing witnesses (robrayc.analysis.collision.witnesses, robrayc/c/meshes.c): pairs of two
+meshes' triangles that crossed at many random configurations when the checker was built,
+tried before the search of the pair's triangles. A witness that crosses is a hit the search
+would find too, so the answers are those of a build without them; judged here by FCL."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import numpy as np
+
+from robrayc.analysis.collision import CollisionChecker
+from robrayc.analysis.collision.witnesses import choose
+from tests.backends.test_c_checker import needs_cc
+from tests.test_c_lanes import SIMD, _library, _ones, near_contact
+from tests.test_collision_motions import STRICT, among_boxes, configurations
+
+
+def test_choose_covers_the_most_configurations_first() -> None:
+    """Greedy: the triangle pair crossing in the most configurations, then the one crossing
+    in the most of those left; none crossing in fewer than two; a pair with no such one has
+    none."""
+    crossing = {(1, 1): [0, 1, 2], (2, 2): [2, 3], (3, 3): [3, 4], (4, 4): [4]}
+    records = [(k, 0, i, j) for (i, j), ks in crossing.items() for k in ks]
+    records += [(7, 1, 5, 5)]
+    got = choose(np.array(records, dtype=np.int32))
+    assert got == {0: [(1, 1), (3, 3)]}
+    assert choose(np.array(records, dtype=np.int32), per_pair=1) == {0: [(1, 1)]}
+
+
+# each mesh pair's witness that crosses at each configuration read (pair, its two solids),
+# and NAME_check's answer
+WITNESS_HITS = r"""
+#include <stdio.h>
+#include "rb.c"
+int main(void)
+{
+    double q[NQ_DECL];
+    int i;
+    for (;;) {
+        double g[NG][12];
+        int p;
+        for (i = 0; i < NQ; i++)
+            if (scanf("%lf", &q[i]) != 1) return 0;
+        printf("check %d\n", checker_check(q));
+        fk(q, g);
+        for (p = 0; p < NP; p++) {
+            const int a = PAIR[p][0], b = PAIR[p][1];
+            double m[12];
+            if (TROOT[a] < 0 || TROOT[b] < 0) continue;
+            relative_d(g[SOLID[a].group], g[SOLID[b].group], m);
+            if (witness_crosses(m, a, b)) printf("hit %d %d\n", a, b);
+        }
+    }
+}
+"""
+
+
+@needs_cc
+def test_witnesses_cross_where_fcl_finds_the_meshes_colliding(tmp_path: Path) -> None:
+    """UR5 among boxes, random configurations and ones a hair from contact: its checker has
+    witnesses; where one crosses, FCL finds the two meshes colliding (~90 such hits);
+    and NAME_check answers as it does with none tried (CHECKER_WITNESSES 0)."""
+    import fcl
+
+    scene = among_boxes("ur5", seed=11, boxes=10)
+    exact = CollisionChecker(scene)
+    plain = _library(exact, tmp_path, "avx2", ["-DCHECKER_WITNESSES=0",
+                                               "-Wno-unused-const-variable"])
+    q = configurations(scene, 300, seed=5)
+    q = np.ascontiguousarray(np.concatenate([q, near_contact(plain, q,
+                                                             np.random.default_rng(7))]))
+    source = (tmp_path / "rb_avx2.c").read_text()
+    assert "const int XWIT[" in source and "{ 0, 0, 0 }" not in source.split("XWIT[")[1][:80]
+    (tmp_path / "rb.c").write_text(source)
+    (tmp_path / "hits.c").write_text(WITNESS_HITS)
+    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD["avx2"], "-o",
+                          str(tmp_path / "hits"), str(tmp_path / "hits.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    out = subprocess.run([str(tmp_path / "hits")], capture_output=True, text=True, check=True,
+                         input="\n".join(" ".join(map(repr, r)) for r in q.tolist())).stdout
+    answers, hits, row = [], [], -1
+    for words in (line.split() for line in out.splitlines()):
+        if words[0] == "check":
+            answers.append(int(words[1]))
+            row += 1
+        else:
+            hits.append((row, int(words[1]), int(words[2])))
+    assert (np.array(answers) == _ones(plain, q)).all()
+    assert len(hits) >= 50, len(hits)
+    poses = exact._solid_poses(q)
+    s = exact.solids
+    for k, a, b in hits:
+        objects = []
+        for solid in (a, b):
+            o = s.fcl_object(solid)
+            o.setTransform(fcl.Transform(poses[k, solid, :3, :3], poses[k, solid, :3, 3]))
+            objects.append(o)
+        assert fcl.collide(*objects, fcl.CollisionRequest(), fcl.CollisionResult()) > 0, (k, a, b)
