@@ -16,7 +16,7 @@ from robrayc.analysis.collision.triangles import HULL_CLUSTER, hull_clusters, hu
 from robrayc.frontend import load_scene
 from robrayc.resources import resource_dir
 from tests.backends.test_c_checker import needs_cc
-from tests.test_c_lanes import PROVEN, SIMD, _library, _ones, near_contact
+from tests.test_c_lanes import PROVEN, SIMD, _library, _ones, near_contact, run_harness
 from tests.test_collision_motions import STRICT, among_boxes, configurations
 
 FREE = 0
@@ -293,14 +293,7 @@ def test_triangle_search_proves_node_pairs_apart_by_their_hulls(tmp_path: Path) 
         f"static const int HULL_NODE[] = {{ {', '.join(map(str, nodes.tolist()))} }};\n"
         "static const int HULL_OWNER[] = { "
         f"{', '.join(str(int(trees.node_solid[n])) for n in nodes)} }};\n")
-    (tmp_path / "rb.c").write_text(source)
-    (tmp_path / "proofs.c").write_text(NODE_PROOFS)
-    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD["avx2"], "-o",
-                          str(tmp_path / "proofs"), str(tmp_path / "proofs.c"), "-lm"],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    out = subprocess.run([str(tmp_path / "proofs")], capture_output=True, text=True, check=True,
-                         input="\n".join(" ".join(map(repr, r)) for r in q.tolist())).stdout
+    out = run_harness(tmp_path, source, NODE_PROOFS, q)
     lines = [line.split() for line in out.splitlines()]
     answers = np.array([int(w[1]) for w in lines if w[0] == "check"])
     assert (answers == _ones(plain, q)).all()

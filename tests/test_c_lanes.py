@@ -82,6 +82,20 @@ def _library(checker: CollisionChecker, tmp_path: Path, simd: str,
     return out
 
 
+def run_harness(tmp_path: Path, source: str, harness: str, q: np.ndarray) -> str:
+    """What harness (C that includes "rb.c": source, a generated checker) prints, built under
+    strict gcc with AVX2 and given the configurations q, one a line."""
+    (tmp_path / "rb.c").write_text(source)
+    (tmp_path / "harness.c").write_text(harness)
+    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD["avx2"], "-o",
+                          str(tmp_path / "harness"), str(tmp_path / "harness.c"), "-lm"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    return subprocess.run([str(tmp_path / "harness")], capture_output=True, text=True,
+                          check=True,
+                          input="\n".join(" ".join(map(repr, r)) for r in q.tolist())).stdout
+
+
 PROVEN = r"""
 #include <stdio.h>
 #include "rb.c"

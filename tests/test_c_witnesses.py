@@ -5,7 +5,6 @@ would find too, so the answers are those of a build without them; judged here by
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -13,8 +12,8 @@ import numpy as np
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.analysis.collision.witnesses import choose
 from tests.backends.test_c_checker import needs_cc
-from tests.test_c_lanes import SIMD, _library, _ones, near_contact
-from tests.test_collision_motions import STRICT, among_boxes, configurations
+from tests.test_c_lanes import _library, _ones, near_contact, run_harness
+from tests.test_collision_motions import among_boxes, configurations
 
 
 def test_choose_covers_the_most_configurations_first() -> None:
@@ -73,14 +72,7 @@ def test_witnesses_cross_where_fcl_finds_the_meshes_colliding(tmp_path: Path) ->
                                                              np.random.default_rng(7))]))
     source = (tmp_path / "rb_avx2.c").read_text()
     assert "const int XWIT[" in source and "{ 0, 0, 0 }" not in source.split("XWIT[")[1][:80]
-    (tmp_path / "rb.c").write_text(source)
-    (tmp_path / "hits.c").write_text(WITNESS_HITS)
-    run = subprocess.run(["gcc", *STRICT, "-Wno-unused-function", "-O2", *SIMD["avx2"], "-o",
-                          str(tmp_path / "hits"), str(tmp_path / "hits.c"), "-lm"],
-                         capture_output=True, text=True)
-    assert run.returncode == 0, run.stderr
-    out = subprocess.run([str(tmp_path / "hits")], capture_output=True, text=True, check=True,
-                         input="\n".join(" ".join(map(repr, r)) for r in q.tolist())).stdout
+    out = run_harness(tmp_path, source, WITNESS_HITS, q)
     answers, hits, row = [], [], -1
     for words in (line.split() for line in out.splitlines()):
         if words[0] == "check":
