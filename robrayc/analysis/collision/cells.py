@@ -348,7 +348,8 @@ def prove_cells(checker, models: Models, model: dict | None = None,
     grids = [[_grid(float(lo[v]), float(hi[v]), periodic[v], n) for v in var]
              for _, var, n, _ in chosen]
     try:
-        # with the triangle proofs when a table may need them (they cost its build time)
+        # with the triangles when two meshes are a checked pair: a table may need their
+        # proofs, and the crossing witnesses are found on them
         coarse = _Prover(checker, model if model is not None else models(checker), lo, hi,
                          bool(witnesses.mesh_pairs(checker)))
         if provers is not None:

@@ -22,10 +22,12 @@ import numpy as np
 # random configurations the candidates come from (UR5: ~0.4 s of C, 0.2 s to choose; 1,000
 # gain UR5's NAME_check two thirds as much, 4,000 hardly more)
 SAMPLES = 2000
-# witnesses a pair at most: 8 cost UR5's NAME_check8 on collision-free configurations about
-# 2 % more instructions (tried in vain near contact), 16 about 3 % for a quarter more gain
+# witnesses a pair at most: 8 cost UR5's NAME_check8 on collision-free configurations 2 % more
+# instructions (tried in vain near contact); 12 and 16 cost 3 and 3.5 % for a few percent
+# more of the gain (docs/performance.md)
 PER_PAIR = 8
-# a witness must cross in this many sampled configurations the ones before it miss
+# a witness must cross in this many sampled configurations the ones before it miss (10: UR5's
+# NAME_check loses two thirds of the gain: the witnesses that cover few still end many searches)
 MIN_COVER = 2
 # crossings recorded at most (past it, the later configurations' are not looked at)
 MAX_CROSSINGS = 1 << 20
