@@ -351,7 +351,7 @@ def prove_cells(checker, models: Models, model: dict | None = None,
         # with the triangles when two meshes are a checked pair: a table may need their
         # proofs, and the crossing witnesses are found on them
         coarse = _Prover(checker, model if model is not None else models(checker), lo, hi,
-                         bool(witnesses.mesh_pairs(checker)))
+                         bool(_mesh_pairs(checker)))
         if provers is not None:
             provers.append(coarse)
         bits = [coarse.cells(p, var, grid, n, (lo + hi) / 2)
@@ -373,11 +373,18 @@ def _meshes(checker) -> list[bool]:
     return [item.faces is not None and len(item.faces) > 0 for item in checker.solids.items]
 
 
+def _mesh_pairs(checker) -> list[int]:
+    """The checker's checked solid pairs of two meshes."""
+    meshes = _meshes(checker)
+    return [p for p, (a, b) in enumerate(zip(checker._pi.tolist(), checker._pj.tolist(),
+                                             strict=True)) if meshes[a] and meshes[b]]
+
+
 def crossing_witnesses(checker, models: Models, model: dict | None,
                        prover: _Prover | None) -> dict:
     """The templates' witness variables (witnesses.found_by) of prover, the cells' certifying
     build when it has triangles, else one built for them."""
-    if not witnesses.mesh_pairs(checker):
+    if not _mesh_pairs(checker):
         return witnesses.empty_witnesses()
     try:
         if prover is None or not prover.triangles:

@@ -58,13 +58,6 @@ def choose(records: np.ndarray, per_pair: int = PER_PAIR) -> dict[int, list[tupl
     return out
 
 
-def mesh_pairs(checker) -> list[int]:
-    """The checker's checked solid pairs of two meshes."""
-    meshes = [item.faces is not None and len(item.faces) > 0 for item in checker.solids.items]
-    return [p for p, (a, b) in enumerate(zip(checker._pi.tolist(), checker._pj.tolist(),
-                                             strict=True)) if meshes[a] and meshes[b]]
-
-
 def found_by(checker, prover) -> dict:
     """The templates' witness variables, chosen among the crossings prover (cells._Prover,
     with triangles) finds at SAMPLES random configurations."""
