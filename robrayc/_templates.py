@@ -983,10 +983,14 @@ def render_c_checker_h_j2(ctx: dict) -> str:
       ' resolution / 8)), as\n'
       " * VAMP's validate_motion takes them, and a itself; in VAMP's raked orde"
       'r (eight rakes spread\n'
-      ' * over the motion, stepping back together), stopping at the first sampl'
-      'e that is not FREE:\n'
-      ' * its answer, COLLIDES, MAYBE (a later sample may collide for certain) '
-      'or INVALID; else FREE.\n'
+      " * over the motion, stepping back together, a step's eight samples check"
+      'ed together),\n'
+      ' * stopping at the first step with a sample that is not FREE: the answer'
+      ' of one of its\n'
+      ' * samples that are not (one found colliding for certain first, else the'
+      ' first in raked\n'
+      ' * order), COLLIDES, MAYBE (a later sample may collide for certain) or I'
+      'NVALID; else FREE.\n'
       ' * INVALID also for a resolution that is not positive, and for more than'
       ' 2^30 samples (or a\n'
       ' * length that overflows). */\n'
@@ -1622,7 +1626,7 @@ TEMPLATES = {
     'amino_c.c.j2': (0xcaf96a2c, render_amino_c_c_j2),
     'amino_c.h.j2': (0x86b8c47c, render_amino_c_h_j2),
     'c_checker.c.j2': (0x14c47f57, render_c_checker_c_j2),
-    'c_checker.h.j2': (0xafde9096, render_c_checker_h_j2),
+    'c_checker.h.j2': (0x5b958ff6, render_c_checker_h_j2),
     'c_standalone.c.j2': (0x31e92a03, render_c_standalone_c_j2),
     'c_standalone.h.j2': (0x34149c6e, render_c_standalone_h_j2),
 }

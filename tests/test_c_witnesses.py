@@ -10,10 +10,11 @@ from pathlib import Path
 import numpy as np
 
 from robrayc.analysis.collision import CollisionChecker
+from robrayc.analysis.collision.motions import FREE
 from robrayc.analysis.collision.witnesses import choose
 from tests.backends.test_c_checker import needs_cc
 from tests.test_c_lanes import _library, _ones, near_contact, run_harness
-from tests.test_collision_motions import among_boxes, configurations
+from tests.test_collision_motions import among_boxes, block_answers, configurations, raked
 
 
 def test_choose_covers_the_most_configurations_first() -> None:
@@ -91,3 +92,31 @@ def test_witnesses_cross_where_fcl_finds_the_meshes_colliding(tmp_path: Path) ->
             o.setTransform(fcl.Transform(poses[k, solid, :3, :3], poses[k, solid, :3, 3]))
             objects.append(o)
         assert fcl.collide(*objects, fcl.CollisionRequest(), fcl.CollisionResult()) > 0, (k, a, b)
+
+
+@needs_cc
+def test_motions_answer_the_witnesses_hits_first(tmp_path: Path) -> None:
+    """UR5 among boxes, long motions (most collide, most of those by two of its meshes): a
+    motion's pass answers first the samples whose meshes' witness crosses (passes.c's
+    check_first); each answer is one of the first block of eight's that are not FREE, as
+    NAME_check answers its samples, and a motion is FREE exactly where the build without
+    witnesses finds it so."""
+    scene = among_boxes("ur5", seed=11, boxes=10)
+    checker = CollisionChecker(scene)
+    plain_dir, witness_dir = tmp_path / "plain", tmp_path / "witnesses"
+    plain_dir.mkdir()
+    witness_dir.mkdir()
+    plain = _library(checker, plain_dir, "avx2", ["-DCHECKER_WITNESSES=0",
+                                                  "-Wno-unused-const-variable"])
+    lib = _library(checker, witness_dir, "avx2")
+    q = configurations(scene, 160, seed=9)
+    a, b = np.ascontiguousarray(q[:80]), np.ascontiguousarray(q[80:])
+    answers = []
+    for x, y in zip(a, b, strict=True):
+        each = _ones(plain, np.ascontiguousarray(raked(x, y, 32.0))).tolist()
+        got = lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+        assert got in block_answers(each)
+        assert (got == FREE) == (plain.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+                                 == FREE)
+        answers.append(got)
+    assert 20 <= sum(x != FREE for x in answers) < len(answers), answers

@@ -66,6 +66,18 @@ def raked(a: np.ndarray, b: np.ndarray, resolution: float) -> np.ndarray:
     return np.array([*out, a])
 
 
+def block_answers(each: list[int]) -> set[int]:
+    """What a motion may answer, given its samples' answers in raked order: those that are not
+    FREE of the first block of eight (a step of the eight rakes, checked together; the start
+    a alone, last) that holds one (the C answers first the samples its lanes find colliding
+    for certain), else FREE."""
+    for k in range(0, len(each), 8):
+        found = {int(x) for x in each[k:k + 8] if x != FREE}
+        if found:
+            return found
+    return {FREE}
+
+
 def configurations(scene: ir.Scene, n: int, seed: int) -> np.ndarray:
     lo, hi = sample_ranges(scene)
     return lo + np.random.default_rng(seed).random((n, len(lo))) * (hi - lo)
@@ -130,9 +142,9 @@ def _at(x: np.ndarray) -> int:
 @pytest.mark.slow
 def test_generated_motion_check_is_its_samples_checked_one_by_one(ur5: ir.Scene,
                                                                    tmp_path: Path) -> None:
-    """NAME_check_motion answers as the first of its samples (written out here from the
-    definition, in raked order, as NAME_motion_configs lists them) that is not FREE, else
-    FREE; the batches answer as one call each."""
+    """NAME_check_motion answers as a sample that is not FREE of the first block of eight
+    (its samples written out here from the definition, in raked order, as NAME_motion_configs
+    lists them) that holds one, else FREE; the batches answer as one call each."""
     lib = strict_library(CollisionChecker(ur5), tmp_path)
     q = configurations(ur5, 120, seed=1)
     # long motions (most collide somewhere), short ones (most free), and very short ones
@@ -149,9 +161,8 @@ def test_generated_motion_check_is_its_samples_checked_one_by_one(ur5: ir.Scene,
             assert lib.rb_motion_configs(_at(a), _at(b), resolution, _at(got)) == len(samples)
             assert np.allclose(got, samples, rtol=0, atol=1e-12)
             each = [lib.rb_check(_at(s)) for s in samples]
-            expected = next((x for x in each if x != FREE), FREE)
             answers.append(lib.rb_check_motion(_at(a), _at(b), resolution))
-            assert answers[-1] == expected
+            assert answers[-1] in block_answers(each)
         seen |= set(answers)
         out = np.empty(len(starts), dtype=np.int32)
         open_ = lib.rb_check_motions(_at(starts), _at(ends), len(starts), resolution, _at(out))

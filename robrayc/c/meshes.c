@@ -538,6 +538,28 @@ static int witness_crosses(const double *m, int a, int b)
     return 0;
 }
 
+/* the lanes of mask in which a crossing witness of meshes a and b crosses, at group poses g
+ * (lanes.c's block's double poses g[group][entry][lane], flat): lanes in which the two
+ * collide for certain, which passes.c's check_first answers first. No answer depends on it:
+ * each such lane is still answered by check1 (which tries the same witness at fk's poses) */
+static unsigned witness_lanes(const double *g, int a, int b, unsigned mask)
+{
+    unsigned hit = 0u;
+    int l, i;
+    if (!CHECKER_WITNESSES || !XWITS[a][1] || !has_triangles(a) || !has_triangles(b)) return 0u;
+    for (l = 0; l < 8; l++) {
+        double ga[12], gb[12], m[12];
+        if (!(mask >> l & 1u)) continue;
+        for (i = 0; i < 12; i++) {
+            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
+            gb[i] = g[(SOLID[b].group * 12 + i) * 8 + l];
+        }
+        relative_d(ga, gb, m);
+        if (witness_crosses(m, a, b)) hit |= 1u << l;
+    }
+    return hit;
+}
+
 /* two meshes a and b (with triangles) at group poses g: their roots' spheres and boxes, their
  * crossing witnesses, then mesh_mesh */
 static int decide_meshes(double g[][12], int a, int b)
@@ -569,6 +591,15 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
     (void)ws;
     (void)s;
     return 2;
+}
+
+static unsigned witness_lanes(const double *g, int a, int b, unsigned mask)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)mask;
+    return 0u;
 }
 
 static int decide_meshes(double g[][12], int a, int b)

@@ -10,7 +10,10 @@
  * colliding configuration is not free. The samples are taken in VAMP's raked order: eight
  * rakes spread evenly over the motion (the first ends at 1/8 of it, the last at b), each
  * stepping back by 1 / (8 n) at a time, so that a collision anywhere on the motion is met
- * after few samples; the first sample that is not FREE ends the check.
+ * after few samples. The eight rakes' samples of a step are one block of the lanes; the
+ * first block with a sample that is not FREE ends the check, with that sample's answer (the
+ * samples the lanes find colliding for certain first, then the others in raked order:
+ * passes.c's check_first).
  *
  * A motion is INVALID (no answer, never FREE) when a sample is (a value that is not a finite
  * number: checker_check), and when its resolution is not a positive number or it would take
@@ -75,9 +78,9 @@ long checker_motion_configs(const double *a, const double *b, double resolution,
 }
 
 /* The straight-line motion a -> b (NQ doubles each) at `resolution` samples per unit of
- * configuration-space length, in raked order: the answer of the first sample that is not
- * FREE (COLLIDES; MAYBE, a sphere-only checker's "colliding": a later sample may collide for
- * certain; INVALID), else FREE. */
+ * configuration-space length, in raked order: the answer of a sample that is not FREE, of
+ * the first block of eight that holds one (COLLIDES; MAYBE, a sphere-only checker's
+ * "colliding": a later sample may collide for certain; INVALID), else FREE. */
 int checker_check_motion(const double *a, const double *b, double resolution)
 {
     long n = motion_steps(a, b, resolution), step;
