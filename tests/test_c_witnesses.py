@@ -1,7 +1,9 @@
 """Crossing witnesses (robrayc.analysis.collision.witnesses, robrayc/c/meshes.c): pairs of two
 meshes' triangles that crossed at many random configurations when the checker was built,
 tried before the search of the pair's triangles. A witness that crosses is a hit the search
-would find too, so the answers are those of a build without them; judged here by FCL."""
+would find too, so the answers are those of a build without them; judged here by FCL. A
+motion's pass answers first the lanes where a witness crosses, or where a mesh's hull point lies
+inside a box (passes.c's pass_hits): judged by FCL too."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from pathlib import Path
 import numpy as np
 
 from robrayc.analysis.collision import CollisionChecker
+from robrayc.analysis.collision.compiled import c_source
 from robrayc.analysis.collision.motions import FREE
 from robrayc.analysis.collision.witnesses import choose
 from tests.backends.test_c_checker import needs_cc
@@ -120,3 +123,59 @@ def test_motions_answer_the_witnesses_hits_first(tmp_path: Path) -> None:
                                  == FREE)
         answers.append(got)
     assert 20 <= sum(x != FREE for x in answers) < len(answers), answers
+
+
+# each pair of a mesh and a box or sphere with a hull point of the mesh inside the other at
+# each configuration read (its two solids): hulls.c's hull_point_lanes in lane 0
+HULL_POINT_HITS = r"""
+#include <stdio.h>
+#include "rb.c"
+int main(void)
+{
+    double q[NQ_DECL];
+    int i;
+    for (;;) {
+        double g[NG][12], lanes[NG][12][8];
+        int p, s;
+        for (i = 0; i < NQ; i++)
+            if (scanf("%lf", &q[i]) != 1) return 0;
+        fk(q, g);
+        for (s = 0; s < NG; s++)
+            for (i = 0; i < 12; i++) lanes[s][i][0] = g[s][i];
+        printf("row\n");
+        for (p = 0; p < NP; p++)
+            if (hull_point_lanes(lanes[0][0], PAIR[p][0], PAIR[p][1], 1u))
+                printf("hit %d %d\n", PAIR[p][0], PAIR[p][1]);
+    }
+}
+"""
+
+
+@needs_cc
+def test_hull_points_inside_a_box_are_collisions_fcl_finds(tmp_path: Path) -> None:
+    """UR5 among boxes: where a hull point of a mesh (a corner of its triangles) lies inside a
+    box (hulls.c's hull_point_lanes, which a motion's pass answers first), FCL finds the
+    mesh and the box colliding (~55 such hits in 2,000 random configurations)."""
+    import fcl
+
+    scene = among_boxes("ur5", seed=11, boxes=10)
+    exact = CollisionChecker(scene)
+    source, _ = c_source(exact, "rb", cells=True)
+    q = np.ascontiguousarray(configurations(scene, 2000, seed=6))
+    out = run_harness(tmp_path, source, HULL_POINT_HITS, q)
+    hits, row = [], -1
+    for words in (line.split() for line in out.splitlines()):
+        if words[0] == "row":
+            row += 1
+        else:
+            hits.append((row, int(words[1]), int(words[2])))
+    assert len(hits) >= 20, len(hits)
+    poses = exact._solid_poses(q)
+    s = exact.solids
+    for k, a, b in hits:
+        objects = []
+        for solid in (a, b):
+            o = s.fcl_object(solid)
+            o.setTransform(fcl.Transform(poses[k, solid, :3, :3], poses[k, solid, :3, 3]))
+            objects.append(o)
+        assert fcl.collide(*objects, fcl.CollisionRequest(), fcl.CollisionResult()) > 0, (k, a, b)

@@ -365,6 +365,46 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     return mask;
 }
 
+/* the lanes of mask in which a hull point of the mesh of solids a and b lies inside the other,
+ * a box or a sphere, by more than HULL_GAP, at group poses g (as hull_lanes): lanes where the
+ * two collide for certain, which passes.c's check_first answers first. A hull point is a
+ * corner of the mesh's triangles: check1's tri_box and tri_sphere find it inside by more
+ * than their DECIDE_GAP at fk's poses (~1e-14 a joint from these), a certain hit */
+static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
+{
+    const struct solid *s;
+    unsigned hit = 0u;
+    int l, i, k, n;
+    if (SOLID[a].exact >= 0) { int t = a; a = b; b = t; }
+    s = &SOLID[b];
+    if (!HULLS_BOUND || SOLID[a].exact != -1 || (s->exact != 0 && s->exact != 1)
+        || TROOT[a] < 0 || (n = THULLS[a][1]) <= 0) return 0u;
+    for (l = 0; l < 8; l++) {
+        const double *h = THULL + THULLS[a][0], r = s->half[0] - HULL_GAP;
+        double ga[12], gb[12], wb[12], m[12];
+        if (!(mask >> l & 1u)) continue;
+        for (i = 0; i < 12; i++) {
+            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
+            gb[i] = g[(s->group * 12 + i) * 8 + l];
+        }
+        mul(gb, s->pose, wb);
+        relative_d(wb, ga, m);  /* a's group frame in b's */
+        for (k = 0; k < n; k++) {
+            const double x[3] = { h[k], h[n + k], h[2 * n + k] };
+            double y[3];
+            apply_d(m, x, y);
+            if (s->exact == 1 ? fabs(y[0]) < s->half[0] - HULL_GAP
+                                && fabs(y[1]) < s->half[1] - HULL_GAP
+                                && fabs(y[2]) < s->half[2] - HULL_GAP
+                              : r > 0.0 && dot3(y, y) < r * r) {
+                hit |= 1u << l;
+                break;
+            }
+        }
+    }
+    return hit;
+}
+
 #else
 #if CHECKER_TRIANGLES
 static int nodes_hulls_apart(int na, int nb, const double *t)
@@ -382,5 +422,14 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     (void)a;
     (void)b;
     return mask;
+}
+
+static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
+{
+    (void)g;
+    (void)a;
+    (void)b;
+    (void)mask;
+    return 0u;
 }
 #endif

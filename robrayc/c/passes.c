@@ -134,23 +134,23 @@ static unsigned pass_step(struct pass *p, int step)
 }
 
 /* the lanes of fresh (just opened) in which the pair they opened at (from) collides for
- * certain: two meshes whose crossing witness crosses (meshes.c's witness_lanes). A lane opens
- * at two meshes when their hulls overlap there (lane_pair's last test), near contact, where
- * the witnesses cross most often. A motion's pass only: NAME_check8's blocks, mostly of
+ * certain: two meshes whose crossing witness crosses (meshes.c's witness_lanes; a lane opens
+ * at two meshes where their hulls overlap, lane_pair's last test: near contact, where the
+ * witnesses cross most often), a mesh with a hull point inside a box or a sphere
+ * (hulls.c's hull_point_lanes). A motion's pass only: NAME_check8's blocks, mostly of
  * collision-free configurations, would pay the tests for nothing */
 static unsigned pass_hits(const struct pass *p, unsigned fresh)
 {
+    const double *g = p->k.g[0][0];
     unsigned hit = 0u;
     int l;
     for (l = 0; l < 8; l++) {
         const int at = p->from[l];
-        if (!(fresh >> l & 1u)) continue;
-        if (at < LANE_MOVING)
-            hit |= witness_lanes(p->k.g[0][0], FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8],
-                                 1u << l);
-        else if (at < LANE_ROBOT_END)
-            hit |= witness_lanes(p->k.g[0][0], MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING],
-                                 1u << l);
+        int a, b;
+        if (!(fresh >> l & 1u) || at >= LANE_ROBOT_END) continue;  /* (obstacles: not known) */
+        a = at < LANE_MOVING ? FIXB[at / 8].solid : MOVA[at - LANE_MOVING];
+        b = at < LANE_MOVING ? FIXB[at / 8].partner[at % 8] : MOVB[at - LANE_MOVING];
+        hit |= witness_lanes(g, a, b, 1u << l) | hull_point_lanes(g, a, b, 1u << l);
     }
     return hit;
 }
