@@ -13,7 +13,7 @@ import numpy as np
 
 from robrayc.analysis.collision import CollisionChecker
 from robrayc.analysis.collision.compiled import c_source
-from robrayc.analysis.collision.motions import FREE
+from robrayc.analysis.collision.motions import COLLIDES, FREE
 from robrayc.analysis.collision.witnesses import choose
 from tests.backends.test_c_checker import needs_cc
 from tests.test_c_lanes import _library, _ones, near_contact, run_harness
@@ -65,8 +65,6 @@ def test_witnesses_cross_where_fcl_finds_the_meshes_colliding(tmp_path: Path) ->
     """UR5 among boxes, random configurations and ones a hair from contact: its checker has
     witnesses; where one crosses, FCL finds the two meshes colliding (~90 such hits);
     and NAME_check answers as it does with none tried (CHECKER_WITNESSES 0)."""
-    import fcl
-
     scene = among_boxes("ur5", seed=11, boxes=10)
     exact = CollisionChecker(scene)
     plain = _library(exact, tmp_path, "avx2", ["-DCHECKER_WITNESSES=0",
@@ -77,21 +75,35 @@ def test_witnesses_cross_where_fcl_finds_the_meshes_colliding(tmp_path: Path) ->
     source = (tmp_path / "rb_avx2.c").read_text()
     assert "const int XWIT[" in source and "{ 0, 0, 0 }" not in source.split("XWIT[")[1][:80]
     out = run_harness(tmp_path, source, WITNESS_HITS, q)
-    answers, hits, row = [], [], -1
+    answers, hits = _answers_and_hits(out)
+    assert (np.array(answers) == _ones(plain, q)).all()
+    assert len(hits) >= 50, len(hits)
+    _assert_fcl_collides(exact, q, hits)
+
+
+def _answers_and_hits(out: str) -> tuple[list[int], list[tuple[int, int, int]]]:
+    """A harness's output: each configuration's "check ANSWER" line, then its "hit A B" lines
+    (as (configuration, A, B))."""
+    answers: list[int] = []
+    hits = []
     for words in (line.split() for line in out.splitlines()):
         if words[0] == "check":
             answers.append(int(words[1]))
-            row += 1
         else:
-            hits.append((row, int(words[1]), int(words[2])))
-    assert (np.array(answers) == _ones(plain, q)).all()
-    assert len(hits) >= 50, len(hits)
+            hits.append((len(answers) - 1, int(words[1]), int(words[2])))
+    return answers, hits
+
+
+def _assert_fcl_collides(exact: CollisionChecker, q: np.ndarray,
+                         hits: list[tuple[int, int, int]]) -> None:
+    """FCL finds the two solids of each hit colliding at its configuration."""
+    import fcl
+
     poses = exact._solid_poses(q)
-    s = exact.solids
     for k, a, b in hits:
         objects = []
         for solid in (a, b):
-            o = s.fcl_object(solid)
+            o = exact.solids.fcl_object(solid)
             o.setTransform(fcl.Transform(poses[k, solid, :3, :3], poses[k, solid, :3, 3]))
             objects.append(o)
         assert fcl.collide(*objects, fcl.CollisionRequest(), fcl.CollisionResult()) > 0, (k, a, b)
@@ -125,8 +137,9 @@ def test_motions_answer_the_witnesses_hits_first(tmp_path: Path) -> None:
     assert 20 <= sum(x != FREE for x in answers) < len(answers), answers
 
 
-# each pair of a mesh and a box or sphere with a hull point of the mesh inside the other at
-# each configuration read (its two solids): hulls.c's hull_point_lanes in lane 0
+# NAME_check's answer at each configuration read, and each pair of a mesh and a box or sphere
+# with a hull point of the mesh inside the other (its two solids): hulls.c's hull_point_lanes
+# in lane 0
 HULL_POINT_HITS = r"""
 #include <stdio.h>
 #include "rb.c"
@@ -142,7 +155,7 @@ int main(void)
         fk(q, g);
         for (s = 0; s < NG; s++)
             for (i = 0; i < 12; i++) lanes[s][i][0] = g[s][i];
-        printf("row\n");
+        printf("check %d\n", checker_check(q));
         for (p = 0; p < NP; p++)
             if (hull_point_lanes(lanes[0][0], PAIR[p][0], PAIR[p][1], 1u))
                 printf("hit %d %d\n", PAIR[p][0], PAIR[p][1]);
@@ -155,27 +168,13 @@ int main(void)
 def test_hull_points_inside_a_box_are_collisions_fcl_finds(tmp_path: Path) -> None:
     """UR5 among boxes: where a hull point of a mesh (a corner of its triangles) lies inside a
     box (hulls.c's hull_point_lanes, which a motion's pass answers first), FCL finds the
-    mesh and the box colliding (~55 such hits in 2,000 random configurations)."""
-    import fcl
-
+    mesh and the box colliding (~55 such hits in 2,000 random configurations), and NAME_check
+    answers COLLIDES."""
     scene = among_boxes("ur5", seed=11, boxes=10)
     exact = CollisionChecker(scene)
     source, _ = c_source(exact, "rb", cells=True)
     q = np.ascontiguousarray(configurations(scene, 2000, seed=6))
-    out = run_harness(tmp_path, source, HULL_POINT_HITS, q)
-    hits, row = [], -1
-    for words in (line.split() for line in out.splitlines()):
-        if words[0] == "row":
-            row += 1
-        else:
-            hits.append((row, int(words[1]), int(words[2])))
+    answers, hits = _answers_and_hits(run_harness(tmp_path, source, HULL_POINT_HITS, q))
     assert len(hits) >= 20, len(hits)
-    poses = exact._solid_poses(q)
-    s = exact.solids
-    for k, a, b in hits:
-        objects = []
-        for solid in (a, b):
-            o = s.fcl_object(solid)
-            o.setTransform(fcl.Transform(poses[k, solid, :3, :3], poses[k, solid, :3, 3]))
-            objects.append(o)
-        assert fcl.collide(*objects, fcl.CollisionRequest(), fcl.CollisionResult()) > 0, (k, a, b)
+    assert all(answers[k] == COLLIDES for k, _, _ in hits)
+    _assert_fcl_collides(exact, q, hits)

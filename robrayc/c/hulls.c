@@ -345,16 +345,14 @@ static int nodes_hulls_apart(int na, int nb, const double *t)
  * block's g[group][entry][lane], flat) */
 static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
 {
-    int l, i;
+    int l;
     if (SOLID[a].exact >= 0) { int s = a; a = b; b = s; }
     if (SOLID[a].exact != -1 || TROOT[a] < 0) return mask;
     for (l = 0; l < 8; l++) {
         double ga[12], gb[12], pose[12];
         if (!(mask >> l & 1u)) continue;
-        for (i = 0; i < 12; i++) {
-            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
-            gb[i] = g[(SOLID[b].group * 12 + i) * 8 + l];
-        }
+        lane_pose(g, SOLID[a].group, l, ga);
+        lane_pose(g, SOLID[b].group, l, gb);
         if (SOLID[b].exact < 0) {
             if (hull_apart(ga, a, gb, b, &SOLID[b])) mask &= ~(1u << l);
             continue;
@@ -374,7 +372,7 @@ static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
 {
     const struct solid *s;
     unsigned hit = 0u;
-    int l, i, k, n;
+    int l, k, n;
     if (SOLID[a].exact >= 0) { int t = a; a = b; b = t; }
     s = &SOLID[b];
     if (!HULLS_BOUND || SOLID[a].exact != -1 || (s->exact != 0 && s->exact != 1)
@@ -383,10 +381,8 @@ static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
         const double *h = THULL + THULLS[a][0], r = s->half[0] - HULL_GAP;
         double ga[12], gb[12], wb[12], m[12];
         if (!(mask >> l & 1u)) continue;
-        for (i = 0; i < 12; i++) {
-            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
-            gb[i] = g[(s->group * 12 + i) * 8 + l];
-        }
+        lane_pose(g, SOLID[a].group, l, ga);
+        lane_pose(g, s->group, l, gb);
         mul(gb, s->pose, wb);
         relative_d(wb, ga, m);  /* a's group frame in b's */
         for (k = 0; k < n; k++) {

@@ -538,6 +538,14 @@ static int witness_crosses(const double *m, int a, int b)
     return 0;
 }
 
+/* lane l's pose of group s (out: 12 doubles) from the lanes' poses g[group][entry][lane]
+ * (lanes.c's block's g, flat) */
+static void lane_pose(const double *g, int s, int l, double *out)
+{
+    int i;
+    for (i = 0; i < 12; i++) out[i] = g[(s * 12 + i) * 8 + l];
+}
+
 /* the lanes of mask in which a crossing witness of meshes a and b crosses, at group poses g
  * (lanes.c's block's double poses g[group][entry][lane], flat): lanes in which the two
  * collide for certain, which passes.c's check_first answers first. No answer depends on it:
@@ -545,15 +553,13 @@ static int witness_crosses(const double *m, int a, int b)
 static unsigned witness_lanes(const double *g, int a, int b, unsigned mask)
 {
     unsigned hit = 0u;
-    int l, i;
+    int l;
     if (!CHECKER_WITNESSES || !XWITS[a][1] || !has_triangles(a) || !has_triangles(b)) return 0u;
     for (l = 0; l < 8; l++) {
         double ga[12], gb[12], m[12];
         if (!(mask >> l & 1u)) continue;
-        for (i = 0; i < 12; i++) {
-            ga[i] = g[(SOLID[a].group * 12 + i) * 8 + l];
-            gb[i] = g[(SOLID[b].group * 12 + i) * 8 + l];
-        }
+        lane_pose(g, SOLID[a].group, l, ga);
+        lane_pose(g, SOLID[b].group, l, gb);
         relative_d(ga, gb, m);
         if (witness_crosses(m, a, b)) hit |= 1u << l;
     }
