@@ -157,7 +157,8 @@ int main(void)
             for (i = 0; i < 12; i++) lanes[s][i][0] = g[s][i];
         printf("check %d\n", checker_check(q));
         for (p = 0; p < NP; p++)
-            if (hull_point_lanes(lanes[0][0], PAIR[p][0], PAIR[p][1], 1u))
+            if (hull_point_lanes(lanes[0][0], PAIR[p][0], &SOLID[PAIR[p][1]], 1u)
+                || hull_point_lanes(lanes[0][0], PAIR[p][1], &SOLID[PAIR[p][0]], 1u))
                 printf("hit %d %d\n", PAIR[p][0], PAIR[p][1]);
     }
 }

@@ -363,38 +363,59 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     return mask;
 }
 
-/* the lanes of mask in which a hull point of the mesh of solids a and b lies inside the other,
- * a box or a sphere, by more than HULL_GAP, at group poses g (as hull_lanes): lanes where the
- * two collide for certain, which passes.c's check_first answers first. A hull point is a
- * corner of the mesh's triangles: check1's tri_box and tri_sphere find it inside by more
- * than their DECIDE_GAP at fk's poses (~1e-14 a joint from these), a certain hit */
-static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
+/* is point y strictly inside solid s (a box or a sphere at the origin) shrunk by HULL_GAP */
+static int inside_shrunk(const struct solid *s, const double *y)
 {
-    const struct solid *s;
+    const double r = s->half[0] - HULL_GAP;
+    if (s->exact == 0) return r > 0.0 && dot3(y, y) < r * r;
+    return fabs(y[0]) < r && fabs(y[1]) < s->half[1] - HULL_GAP
+           && fabs(y[2]) < s->half[2] - HULL_GAP;
+}
+
+/* how far point y lies outside solid s (a box or a sphere at the origin) shrunk by HULL_GAP */
+static double shrunk_gap(const struct solid *s, const double *y)
+{
+    double h[3];
+    int i;
+    if (s->exact == 0) return sqrt(dot3(y, y)) - (s->half[0] - HULL_GAP);
+    for (i = 0; i < 3; i++) h[i] = s->half[i] - HULL_GAP;
+    return box_distance(y, h);
+}
+
+/* the lanes of mask in which a hull point of mesh solid a lies inside solid s (a box or a
+ * sphere: a robot's solid, or an obstacle's set at run time) by more than HULL_GAP, at group
+ * poses g (as hull_lanes): lanes where the two collide for certain, which passes.c's
+ * check_first answers first. A hull point is a corner of the mesh's triangles: check1's
+ * tri_box and tri_sphere find it inside by more than their DECIDE_GAP at fk's poses (~1e-14 a
+ * joint from these), a certain hit. Each cluster of hull points whose sphere lies wholly
+ * outside is passed over (a Fetch mesh has up to 2,132 hull points) */
+static unsigned hull_point_lanes(const double *g, int a, const struct solid *s, unsigned mask)
+{
     unsigned hit = 0u;
-    int l, k, n;
-    if (SOLID[a].exact >= 0) { int t = a; a = b; b = t; }
-    s = &SOLID[b];
+    int l, j, k, n, clusters;
     if (!HULLS_BOUND || SOLID[a].exact != -1 || (s->exact != 0 && s->exact != 1)
         || TROOT[a] < 0 || (n = THULLS[a][1]) <= 0) return 0u;
+    clusters = (n + HULL_CLUSTER - 1) / HULL_CLUSTER;
     for (l = 0; l < 8; l++) {
-        const double *h = THULL + THULLS[a][0], r = s->half[0] - HULL_GAP;
+        const double *h = THULL + THULLS[a][0], *c = h + 3 * n;  /* c: the clusters' spheres */
         double ga[12], gb[12], wb[12], m[12];
         if (!(mask >> l & 1u)) continue;
         lane_pose(g, SOLID[a].group, l, ga);
         lane_pose(g, s->group, l, gb);
         mul(gb, s->pose, wb);
         relative_d(wb, ga, m);  /* a's group frame in b's */
-        for (k = 0; k < n; k++) {
-            const double x[3] = { h[k], h[n + k], h[2 * n + k] };
+        for (j = 0; j < clusters && !(hit >> l & 1u); j++) {
+            const double x[3] = { c[j], c[clusters + j], c[2 * clusters + j] };
             double y[3];
             apply_d(m, x, y);
-            if (s->exact == 1 ? fabs(y[0]) < s->half[0] - HULL_GAP
-                                && fabs(y[1]) < s->half[1] - HULL_GAP
-                                && fabs(y[2]) < s->half[2] - HULL_GAP
-                              : r > 0.0 && dot3(y, y) < r * r) {
-                hit |= 1u << l;
-                break;
+            if (shrunk_gap(s, y) > c[3 * clusters + j]) continue;  /* none of its points */
+            for (k = j * HULL_CLUSTER; k < n && k < (j + 1) * HULL_CLUSTER; k++) {
+                const double p[3] = { h[k], h[n + k], h[2 * n + k] };
+                apply_d(m, p, y);
+                if (inside_shrunk(s, y)) {
+                    hit |= 1u << l;
+                    break;
+                }
             }
         }
     }
@@ -420,11 +441,11 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     return mask;
 }
 
-static unsigned hull_point_lanes(const double *g, int a, int b, unsigned mask)
+static unsigned hull_point_lanes(const double *g, int a, const struct solid *s, unsigned mask)
 {
     (void)g;
     (void)a;
-    (void)b;
+    (void)s;
     (void)mask;
     return 0u;
 }
