@@ -383,8 +383,7 @@ static double shrunk_gap(const struct solid *s, const double *y)
 }
 
 /* the lanes of mask in which a hull point of mesh solid a lies inside solid s (a box or a
- * sphere: a robot's solid, or an obstacle's set at run time) by more than HULL_GAP, at group
- * poses g (as hull_lanes): lanes where the two collide for certain, which passes.c's
+ * sphere) by more than HULL_GAP, at group poses g (as hull_lanes): lanes where the two collide for certain, which passes.c's
  * check_first answers first. A hull point is a corner of the mesh's triangles: check1's
  * tri_box and tri_sphere find it inside by more than their DECIDE_GAP at fk's poses (~1e-14 a
  * joint from these), a certain hit. Each cluster of hull points whose sphere lies wholly
