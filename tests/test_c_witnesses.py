@@ -138,8 +138,8 @@ def test_motions_answer_the_witnesses_hits_first(tmp_path: Path) -> None:
 
 
 # NAME_check's answer at each configuration read, and each pair of a mesh and a box or sphere
-# with a hull point of the mesh inside the other (its two solids): hulls.c's hull_point_lanes
-# in lane 0
+# with a hull point of the mesh inside the other (its two solids): hulls.c's
+# lane_hull_point_inside in lane 0
 HULL_POINT_HITS = r"""
 #include <stdio.h>
 #include "rb.c"
@@ -157,8 +157,8 @@ int main(void)
             for (i = 0; i < 12; i++) lanes[s][i][0] = g[s][i];
         printf("check %d\n", checker_check(q));
         for (p = 0; p < NP; p++)
-            if (hull_point_lanes(lanes[0][0], PAIR[p][0], &SOLID[PAIR[p][1]], 1u)
-                || hull_point_lanes(lanes[0][0], PAIR[p][1], &SOLID[PAIR[p][0]], 1u))
+            if (lane_hull_point_inside(lanes[0][0], PAIR[p][0], &SOLID[PAIR[p][1]], 0)
+                || lane_hull_point_inside(lanes[0][0], PAIR[p][1], &SOLID[PAIR[p][0]], 0))
                 printf("hit %d %d\n", PAIR[p][0], PAIR[p][1]);
     }
 }
@@ -168,7 +168,7 @@ int main(void)
 @needs_cc
 def test_hull_points_inside_a_box_are_collisions_fcl_finds(tmp_path: Path) -> None:
     """UR5 among boxes: where a hull point of a mesh (a corner of its triangles) lies inside a
-    box (hulls.c's hull_point_lanes, which a motion's pass answers first), FCL finds the
+    box (hulls.c's lane_hull_point_inside, which a motion's pass answers first), FCL finds the
     mesh and the box colliding (~55 such hits in 2,000 random configurations), and NAME_check
     answers COLLIDES."""
     scene = among_boxes("ur5", seed=11, boxes=10)

@@ -363,7 +363,8 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     return mask;
 }
 
-/* is point y strictly inside solid s (a box or a sphere at the origin) shrunk by HULL_GAP */
+/* is point y strictly inside solid s (a box or a sphere at the origin) shrunk by HULL_GAP
+ * (shrunk_gap below 0, without its square root: a test a hull point) */
 static int inside_shrunk(const struct solid *s, const double *y)
 {
     const double r = s->half[0] - HULL_GAP;
@@ -382,43 +383,37 @@ static double shrunk_gap(const struct solid *s, const double *y)
     return box_distance(y, h);
 }
 
-/* the lanes of mask in which a hull point of mesh solid a lies inside solid s (a box or a
- * sphere) by more than HULL_GAP, at group poses g (as hull_lanes): lanes where the two collide for certain, which passes.c's
- * check_first answers first. A hull point is a corner of the mesh's triangles: check1's
- * tri_box and tri_sphere find it inside by more than their DECIDE_GAP at fk's poses (~1e-14 a
- * joint from these), a certain hit. Each cluster of hull points whose sphere lies wholly
- * outside is passed over (a Fetch mesh has up to 2,132 hull points) */
-static unsigned hull_point_lanes(const double *g, int a, const struct solid *s, unsigned mask)
+/* does a hull point of mesh solid a lie inside solid s (a box or a sphere) by more than
+ * HULL_GAP in lane l of group poses g (as hull_lanes): the two collide there for certain,
+ * which passes.c's check_first answers first. A hull point is a corner of the mesh's
+ * triangles: check1's tri_box and tri_sphere find it inside by more than their DECIDE_GAP at
+ * fk's poses (~1e-14 a joint from these), a certain hit. Each cluster of hull points whose
+ * sphere lies wholly outside is passed over (a Fetch mesh has up to 2,132 hull points) */
+static int lane_hull_point_inside(const double *g, int a, const struct solid *s, int l)
 {
-    unsigned hit = 0u;
-    int l, j, k, n, clusters;
+    const double *h, *c;  /* the hull points; c: their clusters' spheres */
+    double ga[12], gb[12], wb[12], m[12], y[3];
+    int j, k, n, clusters;
     if (!HULLS_BOUND || SOLID[a].exact != -1 || (s->exact != 0 && s->exact != 1)
-        || TROOT[a] < 0 || (n = THULLS[a][1]) <= 0) return 0u;
+        || TROOT[a] < 0 || (n = THULLS[a][1]) <= 0) return 0;
+    h = THULL + THULLS[a][0];
+    c = h + 3 * n;
     clusters = (n + HULL_CLUSTER - 1) / HULL_CLUSTER;
-    for (l = 0; l < 8; l++) {
-        const double *h = THULL + THULLS[a][0], *c = h + 3 * n;  /* c: the clusters' spheres */
-        double ga[12], gb[12], wb[12], m[12];
-        if (!(mask >> l & 1u)) continue;
-        lane_pose(g, SOLID[a].group, l, ga);
-        lane_pose(g, s->group, l, gb);
-        mul(gb, s->pose, wb);
-        relative_d(wb, ga, m);  /* a's group frame in b's */
-        for (j = 0; j < clusters && !(hit >> l & 1u); j++) {
-            const double x[3] = { c[j], c[clusters + j], c[2 * clusters + j] };
-            double y[3];
-            apply_d(m, x, y);
-            if (shrunk_gap(s, y) > c[3 * clusters + j]) continue;  /* none of its points */
-            for (k = j * HULL_CLUSTER; k < n && k < (j + 1) * HULL_CLUSTER; k++) {
-                const double p[3] = { h[k], h[n + k], h[2 * n + k] };
-                apply_d(m, p, y);
-                if (inside_shrunk(s, y)) {
-                    hit |= 1u << l;
-                    break;
-                }
-            }
+    lane_pose(g, SOLID[a].group, l, ga);
+    lane_pose(g, s->group, l, gb);
+    mul(gb, s->pose, wb);
+    relative_d(wb, ga, m);  /* a's group frame in s's */
+    for (j = 0; j < clusters; j++) {
+        const double x[3] = { c[j], c[clusters + j], c[2 * clusters + j] };
+        apply_d(m, x, y);
+        if (shrunk_gap(s, y) > c[3 * clusters + j]) continue;  /* none of its points */
+        for (k = j * HULL_CLUSTER; k < n && k < (j + 1) * HULL_CLUSTER; k++) {
+            const double p[3] = { h[k], h[n + k], h[2 * n + k] };
+            apply_d(m, p, y);
+            if (inside_shrunk(s, y)) return 1;
         }
     }
-    return hit;
+    return 0;
 }
 
 #else
@@ -440,12 +435,12 @@ static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
     return mask;
 }
 
-static unsigned hull_point_lanes(const double *g, int a, const struct solid *s, unsigned mask)
+static int lane_hull_point_inside(const double *g, int a, const struct solid *s, int l)
 {
     (void)g;
     (void)a;
     (void)s;
-    (void)mask;
-    return 0u;
+    (void)l;
+    return 0;
 }
 #endif

@@ -546,24 +546,18 @@ static void lane_pose(const double *g, int s, int l, double *out)
     for (i = 0; i < 12; i++) out[i] = g[(s * 12 + i) * 8 + l];
 }
 
-/* the lanes of mask in which a crossing witness of meshes a and b crosses, at group poses g
- * (lanes.c's block's double poses g[group][entry][lane], flat): lanes in which the two
- * collide for certain, which passes.c's check_first answers first. No answer depends on it:
- * each such lane is still answered by check1 (which tries the same witness at fk's poses) */
-static unsigned witness_lanes(const double *g, int a, int b, unsigned mask)
+/* does a crossing witness of meshes a and b cross in lane l of group poses g (lanes.c's
+ * block's double poses g[group][entry][lane], flat): the two collide there for certain, which
+ * passes.c's check_first answers first. No answer depends on it: such a lane is still
+ * answered by check1 (which tries the same witness at fk's poses) */
+static int lane_witness_crosses(const double *g, int a, int b, int l)
 {
-    unsigned hit = 0u;
-    int l;
-    if (!CHECKER_WITNESSES || !XWITS[a][1] || !has_triangles(a) || !has_triangles(b)) return 0u;
-    for (l = 0; l < 8; l++) {
-        double ga[12], gb[12], m[12];
-        if (!(mask >> l & 1u)) continue;
-        lane_pose(g, SOLID[a].group, l, ga);
-        lane_pose(g, SOLID[b].group, l, gb);
-        relative_d(ga, gb, m);
-        if (witness_crosses(m, a, b)) hit |= 1u << l;
-    }
-    return hit;
+    double ga[12], gb[12], m[12];
+    if (!CHECKER_WITNESSES || !XWITS[a][1] || !has_triangles(a) || !has_triangles(b)) return 0;
+    lane_pose(g, SOLID[a].group, l, ga);
+    lane_pose(g, SOLID[b].group, l, gb);
+    relative_d(ga, gb, m);
+    return witness_crosses(m, a, b);
 }
 
 /* two meshes a and b (with triangles) at group poses g: their roots' spheres and boxes, their
@@ -599,13 +593,13 @@ static int decide_solid(const double *ga, int a, const double *ws, const struct 
     return 2;
 }
 
-static unsigned witness_lanes(const double *g, int a, int b, unsigned mask)
+static int lane_witness_crosses(const double *g, int a, int b, int l)
 {
     (void)g;
     (void)a;
     (void)b;
-    (void)mask;
-    return 0u;
+    (void)l;
+    return 0;
 }
 
 static int decide_meshes(double g[][12], int a, int b)

@@ -133,21 +133,21 @@ static unsigned pass_step(struct pass *p, int step)
     return fresh;
 }
 
-/* lane l (bit: 1 << l) if it collides for certain at solids a and b: two meshes whose
- * crossing witness crosses (meshes.c's witness_lanes), a mesh with a hull point inside a box
- * or a sphere (hulls.c's hull_point_lanes) */
-static unsigned pair_hits(const double *g, int a, int b, unsigned bit)
+/* do solids a and b collide for certain in lane l: two meshes whose crossing witness
+ * crosses (meshes.c's lane_witness_crosses), a mesh with a hull point inside a box or a
+ * sphere (hulls.c's lane_hull_point_inside) */
+static int pair_hit(const double *g, int a, int b, int l)
 {
     if (SOLID[a].exact != -1) {
         int t = a;
         a = b;
         b = t;
     }
-    return witness_lanes(g, a, b, bit) | hull_point_lanes(g, a, &SOLID[b], bit);
+    return lane_witness_crosses(g, a, b, l) || lane_hull_point_inside(g, a, &SOLID[b], l);
 }
 
 /* the lanes of fresh (just opened) in which the pair they opened at (from) collides for
- * certain (pair_hits). A lane opens at two meshes where their hulls overlap (lane_pair's last
+ * certain (pair_hit). A lane opens at two meshes where their hulls overlap (lane_pair's last
  * test): near contact, where the witnesses cross most often. A lane opened at the obstacles
  * set at run time is not tried: it does not say which, and a moving mesh's hull points
  * against each one near cost more than they spared (Fetch's motions +27 % of their
@@ -161,10 +161,11 @@ static unsigned pass_hits(const struct pass *p, unsigned fresh)
     for (l = 0; l < 8; l++) {
         const int at = p->from[l];
         if (!(fresh >> l & 1u)) continue;
-        if (at < LANE_MOVING)
-            hit |= pair_hits(g, FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8], 1u << l);
-        else if (at < LANE_ROBOT_END)
-            hit |= pair_hits(g, MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING], 1u << l);
+        if (at < LANE_MOVING
+                ? pair_hit(g, FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8], l)
+                : at < LANE_ROBOT_END
+                && pair_hit(g, MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING], l))
+            hit |= 1u << l;
     }
     return hit;
 }
