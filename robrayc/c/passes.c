@@ -161,11 +161,11 @@ static unsigned pass_hits(const struct pass *p, unsigned fresh)
     for (l = 0; l < 8; l++) {
         const int at = p->from[l];
         if (!(fresh >> l & 1u)) continue;
-        if (at < LANE_MOVING
-                ? pair_hit(g, FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8], l)
-                : at < LANE_ROBOT_END
-                && pair_hit(g, MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING], l))
-            hit |= 1u << l;
+        if (at < LANE_MOVING) {
+            if (pair_hit(g, FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8], l)) hit |= 1u << l;
+        } else if (at < LANE_ROBOT_END) {
+            if (pair_hit(g, MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING], l)) hit |= 1u << l;
+        }
     }
     return hit;
 }
