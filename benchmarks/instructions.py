@@ -11,6 +11,8 @@ generated checker built with gcc -O3 -march=haswell (AVX2: valgrind knows no AVX
 millions of instructions inside the named function:
 - check8: NAME_check8 over the blocks of 8 configurations NAME_check answers FREE, 20 times;
 - check: NAME_check over every configuration, twice;
+- check-free, check-colliding: NAME_check over the configurations it answers FREE, COLLIDES,
+  twice (their cell adds thousands of instructions an item: where the check row's go);
 - motions: NAME_check_motion at resolution 32 over the motions 2k -> 2k + 1 (2,000 at most);
 and a hash of each row's answers (two builds give the same answers when their hashes agree).
 With --vamp PATH (a checkout of KavrakiLab/vamp with its resources), also panda-spheres: VAMP's
@@ -48,26 +50,40 @@ from benchmarks.checker import (  # noqa: E402
 from benchmarks.obstacles import READ_OBSTACLES, obstacle_lines, split_scene  # noqa: E402
 
 HARNESS = PROCESS_CLOCK_HARNESS + READ_OBSTACLES + r"""
-/* main MODE N [M] < configurations [obstacles]: MODE 8 (check8), 1 (check) or m (motions);
- * M obstacles set at run time (kind, 12 pose, 3 size each); prints the answers' hash and the
- * row's time an item (us) */
+/* main MODE N [M] < configurations [obstacles]: MODE 8 (check8), 1 (check), f or c (check of
+ * the configurations it answers FREE, COLLIDES) or m (motions); M obstacles set at run time
+ * (kind, 12 pose, 3 size each); prints the answers' hash, the row's time an item (us) and its
+ * items */
 int main(int argc, char **argv)
 {
     const char mode = argc > 2 ? argv[1][0] : '1';
     const long n = argc > 2 ? atol(argv[2]) : 0, m = argc > 3 ? atol(argv[3]) : 0;
-    long k, nf = 0, h = 0, items = 0;
+    long k, nf = 0, nc = 0, h = 0, items = 0;
     int r, l, out[8];
     double *q = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG);
     double *fq = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG), t;
+    double *cq = malloc(sizeof(double) * (n + 1) * RB_N_CONFIG), *by;
+    int *answer = malloc(sizeof(int) * (n + 1));
     struct rb_obstacle *o = malloc(sizeof *o * (m + 1));
     for (k = 0; k < n * RB_N_CONFIG; k++) if (scanf("%lf", &q[k]) != 1) return 1;
     if (read_obstacles(o, m)) return 1;
     if (m && rb_set_obstacles(o, (int)m)) return 2;
-    for (k = 0; k < n; k++)
-        if (rb_check(q + k * RB_N_CONFIG) == RB_FREE) {
+    /* the configurations sorted by their answers (NAME_check's), by a function the row does not
+     * time: callgrind counts only the row's own calls */
+    if (mode == '8')
+        for (k = 0; k < n; k++) answer[k] = rb_check(q + k * RB_N_CONFIG);
+    else
+        rb_check_batch(q, n, answer);
+    for (k = 0; k < n; k++) {
+        const int a = answer[k];
+        if (a == RB_FREE) {
             for (r = 0; r < RB_N_CONFIG; r++) fq[nf * RB_N_CONFIG + r] = q[k * RB_N_CONFIG + r];
             nf++;
+        } else if (a == RB_COLLIDES) {
+            for (r = 0; r < RB_N_CONFIG; r++) cq[nc * RB_N_CONFIG + r] = q[k * RB_N_CONFIG + r];
+            nc++;
         }
+    }
     t = now();
     if (mode == '8') {
         for (r = 0; r < 20; r++)
@@ -78,19 +94,27 @@ int main(int argc, char **argv)
     } else if (mode == '1') {
         for (r = 0; r < 2; r++)
             for (k = 0; k < n; k++, items++) h = h * 31 + rb_check(q + k * RB_N_CONFIG);
+    } else if (mode == 'f' || mode == 'c') {
+        by = mode == 'f' ? fq : cq;
+        for (r = 0; r < 2; r++)
+            for (k = 0; k < (mode == 'f' ? nf : nc); k++, items++)
+                h = h * 31 + rb_check(by + k * RB_N_CONFIG);
     } else {
         for (k = 0; k + 1 < n && items < 2000; k += 2, items++)
             h = h * 31 + rb_check_motion(q + k * RB_N_CONFIG, q + (k + 1) * RB_N_CONFIG, 32.0);
     }
     t = now() - t;
-    printf("%ld %.6g\n", h, items ? 1e6 * t / items : 0.0);
+    printf("%ld %.6g %ld\n", h, items ? 1e6 * t / items : 0.0, items);
     return 0;
 }
 """
 
 # the rows: harness mode, the function callgrind counts
 ROWS = {"check8": ("8", "rb_check8"), "check": ("1", "rb_check"),
+        "check-free": ("f", "rb_check"), "check-colliding": ("c", "rb_check"),
         "motions": ("m", "rb_check_motion")}
+# rows whose cell also says thousands of instructions an item (the item counts differ by robot)
+PER_ITEM = ("check-free", "check-colliding")
 
 # run by a checkout's Python (PYTHONPATH: that checkout): its generated checker of the scene
 GENERATE = """
@@ -147,14 +171,16 @@ def build(scene_file: Path, checkout: Path, tmp: Path) -> dict[str, Path]:
     return exes
 
 
-def count(exe: Path, mode: str, function: str, n: list[str], text: str) -> tuple[float, str]:
-    """Millions of instructions inside function, and the answers' hash."""
+def count(exe: Path, mode: str, function: str, n: list[str],
+          text: str) -> tuple[float, str, int]:
+    """Millions of instructions inside function, the answers' hash and the row's items."""
     with tempfile.TemporaryDirectory() as out:
         run = subprocess.run(["valgrind", "--tool=callgrind", f"--toggle-collect={function}",
                               f"--callgrind-out-file={out}/cg", str(exe), mode, *n],
                              input=text, capture_output=True, text=True, check=True)
     collected = re.search(r"Collected : (\d+)", run.stderr)
-    return int(collected.group(1)) / 1e6, run.stdout.split()[0]
+    hash_, _, items = run.stdout.split()
+    return int(collected.group(1)) / 1e6, hash_, int(items)
 
 
 def timed(exe: Path, mode: str, n: list[str], text: str) -> float:
@@ -180,8 +206,11 @@ def robot_rows(key: str, args: argparse.Namespace) -> list[str]:
                 for name in checkouts:
                     times[name].append(timed(exes[name]["time"], mode, sizes, text))
             for name in checkouts:
-                millions, answers = count(exes[name]["count"], mode, function, sizes, text)
+                millions, answers, items = count(exes[name]["count"], mode, function, sizes,
+                                                 text)
                 cell = f"{row}={millions:.1f}M ({answers})"
+                if row in PER_ITEM:
+                    cell += f" {1000 * millions / max(items, 1):.1f}k an item of {items}"
                 if times[name]:
                     cell += f" {statistics.median(times[name]):.4g}us"
                 cells[name].append(cell)
