@@ -19,6 +19,22 @@ static int invalid(const unsigned char *active, unsigned char *states)
     return CHECKER_INVALID;
 }
 
+/* the solid pair at position `at` of check1's order (FIXB block at / 8, its partner at % 8;
+ * then MOVP at - 8 NFB) in *a and *b: 0 past them (the obstacles set at run time) */
+static int pair_at(int at, int *a, int *b)
+{
+    if (at < NFB * 8) {
+        *a = FIXB[at / 8].solid;
+        *b = FIXB[at / 8].partner[at % 8];
+    } else if (at < NFB * 8 + NMP) {
+        *a = MOVA[at - NFB * 8];
+        *b = MOVB[at - NFB * 8];
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
 /* the pair at position `from` (below), where a lane of lanes.c's pass opened after its trees
  * and hulls left the pair near, when it is two meshes with triangles: decide_pair's answer at
  * once, not after the trees' tests the lane made already (UR5's NAME_check8 and motions -6 to
@@ -30,16 +46,7 @@ static int invalid(const unsigned char *active, unsigned char *states)
 static int opened_pair(double g[][12], int from)
 {
     int a, b, r;
-    if (from <= 0) return -1;
-    if (from < NFB * 8) {  /* FIXB block from / 8, its partner from % 8 */
-        a = FIXB[from / 8].solid;
-        b = FIXB[from / 8].partner[from % 8];
-    } else if (from < NFB * 8 + NMP) {  /* MOVP from - 8 NFB */
-        a = MOVA[from - NFB * 8];
-        b = MOVB[from - NFB * 8];
-    } else {
-        return -1;
-    }
+    if (from <= 0 || !pair_at(from, &a, &b)) return -1;
     if (SOLID[a].exact != -1 || SOLID[b].exact != -1 || !decides(a, b)) return -1;
     r = decide_pair(g, a, b);
     return r == 2 ? -1 : r;

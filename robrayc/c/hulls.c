@@ -69,6 +69,8 @@ struct hullshape { int kind, first, count; double m[12], half[3], centre[3]; };
 /* the points in a cluster (robrayc.analysis.collision.triangles.HULL_CLUSTER): the last of
  * a mesh's may hold fewer */
 #define HULL_CLUSTER 64
+/* the clusters of n hull points */
+#define HULL_CLUSTERS(n) (((n) + HULL_CLUSTER - 1) / HULL_CLUSTER)
 
 /* the largest w . p over points lo .. hi - 1 of p (their x, then their y, then their z: n
  * each) if more than *best, then in *best and the first point reaching it in *at; four points
@@ -136,7 +138,7 @@ static void hull_cluster(const double *p, int n, int k, const double *w, double 
  * has hundreds to thousands of points: 3.6 of its 11.5 clusters a support, on average) */
 static double hull_max(const double *p, int n, const double *w, int *at)
 {
-    const int clusters = (n + HULL_CLUSTER - 1) / HULL_CLUSTER;
+    const int clusters = HULL_CLUSTERS(n);
     const double *c = p + 3 * n;
     double best = -HUGE_VAL, reach[HULL_CLUSTERS_MAX], len;
     int k, first = 0;
@@ -398,7 +400,7 @@ static int lane_hull_point_inside(const double *g, int a, const struct solid *s,
         || TROOT[a] < 0 || (n = THULLS[a][1]) <= 0) return 0;
     h = THULL + THULLS[a][0];
     c = h + 3 * n;
-    clusters = (n + HULL_CLUSTER - 1) / HULL_CLUSTER;
+    clusters = HULL_CLUSTERS(n);
     lane_pose(g, SOLID[a].group, l, ga);
     lane_pose(g, s->group, l, gb);
     mul(gb, s->pose, wb);

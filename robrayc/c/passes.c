@@ -159,13 +159,9 @@ static unsigned pass_hits(const struct pass *p, unsigned fresh)
     unsigned hit = 0u;
     int l;
     for (l = 0; l < 8; l++) {
-        const int at = p->from[l];
-        if (!(fresh >> l & 1u)) continue;
-        if (at < LANE_MOVING) {
-            if (pair_hit(g, FIXB[at / 8].solid, FIXB[at / 8].partner[at % 8], l)) hit |= 1u << l;
-        } else if (at < LANE_ROBOT_END) {
-            if (pair_hit(g, MOVA[at - LANE_MOVING], MOVB[at - LANE_MOVING], l)) hit |= 1u << l;
-        }
+        int a, b;  /* the pair lane l opened at (configuration.c's pair_at) */
+        if ((fresh >> l & 1u) && pair_at(p->from[l], &a, &b) && pair_hit(g, a, b, l))
+            hit |= 1u << l;
     }
     return hit;
 }
