@@ -17,7 +17,7 @@ from robrayc.frontend import load_scene
 from robrayc.resources import resource_dir
 from tests.backends.test_c_checker import needs_cc
 from tests.test_c_lanes import PROVEN, SIMD, _library, _ones, near_contact, run_harness
-from tests.test_collision_motions import STRICT, among_boxes, configurations
+from tests.test_collision_motions import STRICT, among_boxes, block_answers, configurations, raked
 
 FREE = 0
 
@@ -190,6 +190,39 @@ def test_lanes_prove_near_mesh_pairs_apart_by_their_hulls(tmp_path: Path) -> Non
     assert fresh.sum() >= 20, (fresh.sum(), without.sum())
     assert (ones[with_hulls] == FREE).all()
     assert not exact.in_collision(everything[:len(fresh)][fresh]).any()
+
+
+@needs_cc
+@pytest.mark.slow
+def test_motions_guesses_change_no_answer(tmp_path: Path) -> None:
+    """UR5 among boxes: motions between random configurations (most collide) and short ones
+    ending a hair from contact (four blocks, the hulls tried at each): a motion
+    answers one of the first block of eight's answers that are not FREE, as NAME_check
+    answers its samples, and is FREE exactly where the build that keeps no guesses for the
+    hulls' proofs (CHECKER_HULL_GUESSES 0: hulls.c's struct hull_guess) finds it so."""
+    scene = among_boxes("ur5", seed=11, boxes=10)
+    exact = CollisionChecker(scene)
+    plain_dir, guess_dir = tmp_path / "plain", tmp_path / "guesses"
+    plain_dir.mkdir()
+    guess_dir.mkdir()
+    plain = _library(exact, plain_dir, "avx2", ["-DCHECKER_HULL_GUESSES=0"])
+    lib = _library(exact, guess_dir, "avx2")
+    q = configurations(scene, 400, seed=7)
+    near = near_contact(lib, q, np.random.default_rng(8))
+    rng = np.random.default_rng(9)
+    steps = rng.normal(size=(80, q.shape[1]))
+    steps *= 0.8 / np.linalg.norm(steps, axis=1, keepdims=True)  # 4 blocks at resolution 32
+    starts = np.concatenate([q[:40], near[:80] + steps])
+    ends = np.concatenate([q[40:80], near[:80]])
+    answers = []
+    for x, y in zip(starts, ends, strict=True):
+        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+        got = lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+        assert got in block_answers(_ones(plain, np.ascontiguousarray(raked(x, y, 32.0))).tolist())
+        assert (got == FREE) == (plain.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+                                 == FREE)
+        answers.append(got)
+    assert 10 <= sum(x == FREE for x in answers) < len(answers), answers
 
 
 def test_tree_nodes_hulls_hold_their_triangles() -> None:

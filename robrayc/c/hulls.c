@@ -40,6 +40,44 @@
 #define CHECKER_HULLS 1
 #endif
 
+/* What a motion's samples tell the hulls' proofs at its next samples, per solid pair and
+ * lane (the same lane's samples of a motion's blocks are one step apart: motions.c): the
+ * direction that last proved the pair apart there, GJK's first guess at the next sample,
+ * and whether their hulls met (`overlap`: the pair is left to check1 without a try for the
+ * rest of the motion). Pairs are kept by slot p % HULL_GUESS_SLOTS; one that finds another
+ * in its slot starts afresh. Neither changes an answer: a proof rests on GJK's last step
+ * alone, whatever its first guess, and a pair not tried is check1's, as one not proven is.
+ * UR5's forearm and wrists are not convex: their hulls meet through whole motions
+ * (docs/performance.md) */
+#define HULL_GUESS_SLOTS 64
+/* 0: none kept (each proof starts from the solids' centres: for comparisons) */
+#ifndef CHECKER_HULL_GUESSES
+#define CHECKER_HULL_GUESSES 1
+#endif
+struct hull_guess { int pair; unsigned overlap; double v[8][3]; };
+struct hull_guesses { struct hull_guess slot[HULL_GUESS_SLOTS]; };
+
+/* no pair has a guess yet */
+static void hull_guesses_start(struct hull_guesses *m)
+{
+    int s;
+    for (s = 0; s < HULL_GUESS_SLOTS; s++) m->slot[s].pair = -1;
+}
+
+/* solid pair p's guesses in m (made empty if another pair's were in its slot), or 0 without m */
+static struct hull_guess *hull_guess_of(struct hull_guesses *m, int p)
+{
+    struct hull_guess *g = m && CHECKER_HULL_GUESSES ? &m->slot[p % HULL_GUESS_SLOTS] : 0;
+    if (g && g->pair != p) {
+        int l, k;
+        g->pair = p;
+        g->overlap = 0u;
+        for (l = 0; l < 8; l++)
+            for (k = 0; k < 3; k++) g->v[l][k] = 0.0;
+    }
+    return g;
+}
+
 #if CHECKER_TRIANGLES == 2
 /* each mesh's hull points (THULLS[s] = { first double in THULL, count }; in clusters, as
  * hull_max reads them) and each triangle-tree node's (TNHULLS[n], likewise), bound at run
@@ -188,16 +226,17 @@ static double shape_support(const struct hullshape *s, const double *u, double *
            + s->half[2] * fabs(w[2]);
 }
 
-/* the affine combination of the n <= 4 points w nearest the origin, if it lies in their
- * convex hull (weights >= 0) and they span an (n - 1)-simplex: its squared length, the point
- * in v; else -1 (the edges' Gram matrix solved by Cramer's rule) */
-static double simplex_nearest(double w[][3], int n, double *v)
+/* the affine combination of the n <= 4 points w[at[0]] .. w[at[n - 1]] nearest the origin,
+ * if it lies in their convex hull (weights >= 0) and they span an (n - 1)-simplex: its
+ * squared length, the point in v; else -1 (the edges' Gram matrix solved by Cramer's rule) */
+static double simplex_nearest(double w[4][3], const int *at, int n, double *v)
 {
+    const double *w0 = w[at[0]];
     double e[3][3], g[3][3], b[3], lam[3] = { 0.0, 0.0, 0.0 }, det, sum = 0.0, scale = 0.0;
     int i, j, k;
     for (i = 0; i < n - 1; i++) {
-        sub3(w[i + 1], w[0], e[i]);
-        b[i] = -dot3(e[i], w[0]);
+        sub3(w[at[i + 1]], w0, e[i]);
+        b[i] = -dot3(e[i], w0);
         for (j = 0; j <= i; j++) g[i][j] = g[j][i] = dot3(e[i], e[j]);
         scale += g[i][i];
     }
@@ -217,7 +256,7 @@ static double simplex_nearest(double w[][3], int n, double *v)
         for (k = 0; k < 3; k++)  /* g's inverse: the columns c[i] / det */
             lam[k] = (c[0][k] * b[0] + c[1][k] * b[1] + c[2][k] * b[2]) / det;
     }
-    for (k = 0; k < 3; k++) v[k] = w[0][k];
+    for (k = 0; k < 3; k++) v[k] = w0[k];
     for (i = 0; i < n - 1; i++) {
         if (lam[i] < 0.0) return -1.0;
         sum += lam[i];
@@ -229,18 +268,19 @@ static double simplex_nearest(double w[][3], int n, double *v)
 /* the point of the convex hull of the n <= 4 points w nearest the origin, in v, and the
  * points of w spanning the face holding it kept first (their count returned); 0 when the
  * origin lies inside their tetrahedron, or nothing was found. Every face with the last point
- * is tried (at most 8, each a little linear algebra: a support costs more): GJK's new point
+ * is tried (at most 8, each a little linear algebra on the points' indices: a support costs
+ * more): GJK's new point
  * lies nearer the origin along v than the old nearest point, which the face holding the new
  * nearest point therefore holds */
 static int hull_nearest(double w[4][3], int n, double *v)
 {
-    double best = HUGE_VAL, p[3], s[4][3];
-    int mask, keep = 0, i, k, m;
+    double best = HUGE_VAL, p[3];
+    int mask, keep = 0, i, k, m, at[4];
     for (mask = 1 << (n - 1); mask < 1 << n; mask++) {
         double d;
         for (m = 0, i = 0; i < n; i++)
-            if (mask >> i & 1) { for (k = 0; k < 3; k++) s[m][k] = w[i][k]; m++; }
-        d = simplex_nearest(s, m, p);
+            if (mask >> i & 1) at[m++] = i;
+        d = simplex_nearest(w, at, m, p);
         if (d >= 0.0 && d < best) {
             best = d;
             keep = mask;
@@ -248,27 +288,36 @@ static int hull_nearest(double w[4][3], int n, double *v)
         }
     }
     if (!keep || keep == 15) return 0;
-    for (m = 0, i = 0; i < n; i++)
-        if (keep >> i & 1) { for (k = 0; k < 3; k++) s[m][k] = w[i][k]; m++; }
-    for (i = 0; i < m; i++)
-        for (k = 0; k < 3; k++) w[i][k] = s[i][k];
+    for (m = 0, i = 0; i < n; i++)  /* (m <= i: a point is moved only down, over a dropped one) */
+        if (keep >> i & 1) {
+            for (k = 0; k < 3; k++) w[m][k] = w[i][k];
+            m++;
+        }
     return m;
 }
 
 /* do shapes a and b lie farther apart than HULL_GAP: 1 on the proof (a direction v along
- * which their supports say so), else 0 (their hulls nearer, or GJK gave up) */
-static int hull_gjk(const struct hullshape *a, const struct hullshape *b)
+ * which their supports say so), else 0 (their hulls nearer, or GJK gave up). guess (or 0): a
+ * first guess at v (zeros: none), which a proof replaces with its own (struct hull_guess) */
+static int hull_gjk(const struct hullshape *a, const struct hullshape *b, double *guess)
 {
     double w[4][3], v[3], pa[3], pb[3], u[3];
     int n = 0, step, k;
-    sub3(a->centre, b->centre, v);  /* a first guess: from b's centre to a's */
-    if (!(dot3(v, v) > 0.0)) v[0] = 1.0;
+    if (guess && dot3(guess, guess) > 0.0) {
+        for (k = 0; k < 3; k++) v[k] = guess[k];
+    } else {
+        sub3(a->centre, b->centre, v);  /* a first guess: from b's centre to a's */
+        if (!(dot3(v, v) > 0.0)) v[0] = 1.0;
+    }
     for (step = 0; step < HULL_STEPS; step++) {
         double len2 = dot3(v, v), sa, sb;
         for (k = 0; k < 3; k++) u[k] = -v[k];
         sa = shape_support(a, u, pa);  /* a's points reach sa along -v at most */
         sb = shape_support(b, v, pb);  /* and b's sb along v */
-        if (-(sa + sb) > HULL_GAP * sqrt(len2)) return 1;  /* v . (x_a - x_b) > that */
+        if (-(sa + sb) > HULL_GAP * sqrt(len2)) {  /* v . (x_a - x_b) > that */
+            if (guess) for (k = 0; k < 3; k++) guess[k] = v[k];
+            return 1;
+        }
         sub3(pa, pb, w[n]);  /* the point of a - b furthest along -v */
         if (n > 0 && len2 - dot3(v, w[n]) <= 1e-9 * len2) return 0;  /* none nearer */
         n = hull_nearest(w, n + 1, v);
@@ -295,9 +344,10 @@ static int hull_shape(const struct solid *s, int mesh, struct hullshape *out)
 static const double HULL_IDENTITY[12] = { 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0 };
 
 /* is mesh solid a (group pose ga) farther than HULL_GAP from solid b: another mesh at group
- * pose `pose` (b >= 0), or sphere or box s at world pose `pose` (b < 0) */
+ * pose `pose` (b >= 0), or sphere or box s at world pose `pose` (b < 0); guess as hull_gjk's,
+ * in a's group frame */
 static int hull_apart(const double *ga, int a, const double *pose, int b,
-                      const struct solid *s)
+                      const struct solid *s, double *guess)
 {
     struct hullshape sa, sb;
     int k;
@@ -313,7 +363,7 @@ static int hull_apart(const double *ga, int a, const double *pose, int b,
         const double c[3] = { SOLID[b].bound[0], SOLID[b].bound[1], SOLID[b].bound[2] };
         apply_d(sb.m, c, sb.centre);
     }
-    return hull_gjk(&sa, &sb);
+    return hull_gjk(&sa, &sb, guess);
 }
 
 /* are triangle-tree nodes na (frame a) and nb (frame b; t: b -> a) farther apart than
@@ -339,28 +389,34 @@ static int nodes_hulls_apart(int na, int nb, const double *t)
     if (!HULLS_BOUND || TNHULLS[na][1] <= 0 || TNHULLS[nb][1] <= 0) return 0;
     node_shape(na, HULL_IDENTITY, &sa);
     node_shape(nb, t, &sb);
-    return hull_gjk(&sa, &sb);
+    return hull_gjk(&sa, &sb, 0);
 }
 
 /* the lanes of mask in which solids a and b (a mesh with another mesh, a sphere or a box; any
  * other pair keeps its lanes) are not shown apart by hull_apart at group poses g (lanes.c's
- * block's g[group][entry][lane], flat) */
-static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
+ * block's g[group][entry][lane], flat); guess: a motion's for the pair (struct hull_guess),
+ * or 0 */
+static unsigned hull_lanes(const double *g, int a, int b, unsigned mask,
+                           struct hull_guess *guess)
 {
     int l;
     if (SOLID[a].exact >= 0) { int s = a; a = b; b = s; }
     if (SOLID[a].exact != -1 || TROOT[a] < 0) return mask;
     for (l = 0; l < 8; l++) {
-        double ga[12], gb[12], pose[12];
-        if (!(mask >> l & 1u)) continue;
+        double ga[12], gb[12], *v = guess ? guess->v[l] : 0;
+        int apart;
+        if (!(mask >> l & 1u) || (guess && (guess->overlap >> l & 1u))) continue;
         lane_pose(g, SOLID[a].group, l, ga);
         lane_pose(g, SOLID[b].group, l, gb);
         if (SOLID[b].exact < 0) {
-            if (hull_apart(ga, a, gb, b, &SOLID[b])) mask &= ~(1u << l);
-            continue;
+            apart = hull_apart(ga, a, gb, b, &SOLID[b], v);
+        } else {
+            double pose[12];
+            mul(gb, SOLID[b].pose, pose);
+            apart = hull_apart(ga, a, pose, -1, &SOLID[b], v);
         }
-        mul(gb, SOLID[b].pose, pose);
-        if (hull_apart(ga, a, pose, -1, &SOLID[b])) mask &= ~(1u << l);
+        if (apart) mask &= ~(1u << l);
+        else if (guess) guess->overlap |= 1u << l;
     }
     return mask;
 }
@@ -429,9 +485,11 @@ static int nodes_hulls_apart(int na, int nb, const double *t)
 }
 #endif
 
-static unsigned hull_lanes(const double *g, int a, int b, unsigned mask)
+static unsigned hull_lanes(const double *g, int a, int b, unsigned mask,
+                           struct hull_guess *guess)
 {
     (void)g;
+    (void)guess;
     (void)a;
     (void)b;
     return mask;

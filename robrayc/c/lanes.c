@@ -122,6 +122,7 @@ struct block {
     double q[NQ_DECL][8], g[NG][12][8];
     float gf[NG][12][8], centre[NS_DECL][3][8], gate[NGATE_DECL][3][8];
     const double *row[8];  /* the configurations as given */
+    struct hull_guesses *guesses;  /* a motion's, for the hulls' proofs (hulls.c), or 0 */
 };
 
 /* the transform of a frame (pose in group b) from group a's frame, in lanes: out[0..8] the
@@ -386,7 +387,7 @@ static unsigned lane_pair(const struct block *k, int p, int a, int b, unsigned m
         mask = lane_tree_solid(k, a, b, mask);
         if (mask) mask = lane_tree_solid(k, b, a, mask);
     }
-    return mask ? hull_lanes(k->g[0][0], a, b, mask) : 0u;  /* a mesh's hull (hulls.c) */
+    return mask ? hull_lanes(k->g[0][0], a, b, mask, hull_guess_of(k->guesses, p)) : 0u;
 }
 
 /* the lanes whose point c (x, y, z) lies within reach of partner j of fixed block f (its

@@ -86,14 +86,16 @@ int checker_check_motion(const double *a, const double *b, double resolution)
     long n = motion_steps(a, b, resolution), step;
     int rake, i;
     double q[8][NQ_DECL];
+    struct hull_guesses guesses;
     if (!n) return CHECKER_INVALID;
+    hull_guesses_start(&guesses);
     for (step = 0; step < n; step++) {  /* the eight rakes' samples of a step: one block */
         int r;
         for (rake = 1; rake <= 8; rake++) {
             double t = (double)(rake * n - step) / (double)(8 * n);
             for (i = 0; i < NQ; i++) q[rake - 1][i] = (1.0 - t) * a[i] + t * b[i];
         }
-        r = check_first(q[0]);
+        r = check_first(q[0], &guesses);
         if (r != CHECKER_FREE) return r;
     }
     return checker_check(a);

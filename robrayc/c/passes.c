@@ -40,6 +40,7 @@ static void pass_start(struct pass *p, const double *q)
     int l, i;
     p->open = ~lane_valid(q) & 0xffu;
     p->at = 0;
+    p->k.guesses = 0;
     for (i = 0; i < NGATEB_DECL; i++) p->gate_known[i] = 0;
     for (l = 0; l < 8; l++) {
         p->from[l] = 0;
@@ -218,12 +219,13 @@ static int answer_hits(const struct pass *p, unsigned hit, unsigned *answered)
  * lanes has those it finds colliding for certain (pass_hits) answered at once. Where a
  * colliding lane is found, the near but collision-free lanes before it are spared their
  * check1 (UR5's motions: ~1,200 of 1,930 colliding motions end so) */
-static int check_first(const double *q)
+static int check_first(const double *q, struct hull_guesses *guesses)
 {
     struct pass p;
     unsigned answered = 0u;
     int l, r, done = 0;
     pass_start(&p, q);
+    p.k.guesses = guesses;
     for (l = 0; l < 8; l++) {
         while (!done && !(p.open >> l & 1u)) {  /* to the next step that opens lanes */
             const unsigned before = p.open;
