@@ -269,9 +269,8 @@ static double simplex_nearest(double w[4][3], const int *at, int n, double *v)
  * points of w spanning the face holding it kept first (their count returned); 0 when the
  * origin lies inside their tetrahedron, or nothing was found. Every face with the last point
  * is tried (at most 8, each a little linear algebra on the points' indices: a support costs
- * more): GJK's new point
- * lies nearer the origin along v than the old nearest point, which the face holding the new
- * nearest point therefore holds */
+ * more): GJK's new point lies nearer the origin along v than the old nearest point, which the
+ * face holding the new nearest point therefore holds */
 static int hull_nearest(double w[4][3], int n, double *v)
 {
     double best = HUGE_VAL, p[3];
