@@ -16,8 +16,16 @@ from robrayc.analysis.collision.triangles import HULL_CLUSTER, hull_clusters, hu
 from robrayc.frontend import load_scene
 from robrayc.resources import resource_dir
 from tests.backends.test_c_checker import needs_cc
-from tests.test_c_lanes import PROVEN, SIMD, _library, _ones, near_contact, run_harness
-from tests.test_collision_motions import STRICT, among_boxes, block_answers, configurations, raked
+from tests.test_c_lanes import (
+    PROVEN,
+    SIMD,
+    _library,
+    _ones,
+    motions_as_plain,
+    near_contact,
+    run_harness,
+)
+from tests.test_collision_motions import STRICT, among_boxes, configurations
 
 FREE = 0
 
@@ -214,14 +222,7 @@ def test_motions_guesses_change_no_answer(tmp_path: Path) -> None:
     steps *= 0.8 / np.linalg.norm(steps, axis=1, keepdims=True)  # 4 blocks at resolution 32
     starts = np.concatenate([q[:40], near[:80] + steps])
     ends = np.concatenate([q[40:80], near[:80]])
-    answers = []
-    for x, y in zip(starts, ends, strict=True):
-        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
-        got = lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
-        assert got in block_answers(_ones(plain, np.ascontiguousarray(raked(x, y, 32.0))).tolist())
-        assert (got == FREE) == (plain.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
-                                 == FREE)
-        answers.append(got)
+    answers = motions_as_plain(lib, plain, starts, ends)
     assert 10 <= sum(x == FREE for x in answers) < len(answers), answers
 
 

@@ -140,6 +140,23 @@ def _ones(lib: ctypes.CDLL, q: np.ndarray) -> np.ndarray:
     return np.array([lib.rb_check(row.ctypes.data) for row in q], dtype=np.int32)
 
 
+def motions_as_plain(lib: ctypes.CDLL, plain: ctypes.CDLL, starts: np.ndarray,
+                     ends: np.ndarray) -> list[int]:
+    """lib's answers to the motions starts[k] -> ends[k] at resolution 32, each asserted one of
+    the first block of eight's answers that are not FREE, as plain's NAME_check answers the
+    samples, and FREE exactly where plain's motion is (plain: the build without a shortcut
+    lib has, e.g. -DCHECKER_WITNESSES=0)."""
+    answers = []
+    for x, y in zip(starts, ends, strict=True):
+        x, y = np.ascontiguousarray(x), np.ascontiguousarray(y)
+        got = lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+        assert got in block_answers(_ones(plain, np.ascontiguousarray(raked(x, y, 32.0))).tolist())
+        assert (got == FREE) == (plain.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
+                                 == FREE)
+        answers.append(got)
+    return answers
+
+
 def _eights(lib: ctypes.CDLL, q: np.ndarray) -> np.ndarray:
     out = np.empty(len(q), dtype=np.int32)
     for k in range(0, len(q) - 7, 8):

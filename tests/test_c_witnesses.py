@@ -16,8 +16,8 @@ from robrayc.analysis.collision.compiled import c_source
 from robrayc.analysis.collision.motions import COLLIDES, FREE
 from robrayc.analysis.collision.witnesses import choose
 from tests.backends.test_c_checker import needs_cc
-from tests.test_c_lanes import _library, _ones, near_contact, run_harness
-from tests.test_collision_motions import among_boxes, block_answers, configurations, raked
+from tests.test_c_lanes import _library, _ones, motions_as_plain, near_contact, run_harness
+from tests.test_collision_motions import among_boxes, configurations
 
 
 def test_choose_covers_the_most_configurations_first() -> None:
@@ -125,15 +125,7 @@ def test_motions_answer_the_witnesses_hits_first(tmp_path: Path) -> None:
                                                   "-Wno-unused-const-variable"])
     lib = _library(checker, witness_dir, "avx2")
     q = configurations(scene, 160, seed=9)
-    a, b = np.ascontiguousarray(q[:80]), np.ascontiguousarray(q[80:])
-    answers = []
-    for x, y in zip(a, b, strict=True):
-        each = _ones(plain, np.ascontiguousarray(raked(x, y, 32.0))).tolist()
-        got = lib.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
-        assert got in block_answers(each)
-        assert (got == FREE) == (plain.rb_check_motion(x.ctypes.data, y.ctypes.data, 32.0)
-                                 == FREE)
-        answers.append(got)
+    answers = motions_as_plain(lib, plain, q[:80], q[80:])
     assert 20 <= sum(x != FREE for x in answers) < len(answers), answers
 
 

@@ -40,6 +40,9 @@
  *                      THULLS, TNHULLS, 2 bound at run time (checker_tbind, checker_hbind)
  *   CHECKER_HULLS      (default 1) 0: nothing is proven by the meshes' hulls (hulls.c: the
  *                      lanes' proof, and the triangle search's on the tree nodes')
+ *   CHECKER_HULL_GUESSES (default 1) 0: a motion keeps no first guesses for the hulls'
+ *                      proofs (hulls.c's struct hull_guess)
+ *   CHECKER_WITNESSES  (default 1) 0: no crossing witness is tried (meshes.c)
  *
  * Tables a robot defines (static const), as described at each struct below: SOLID[NS_DECL],
  * GROUP_SOLIDS[NG] (1: the group holds solids),
