@@ -173,21 +173,25 @@ def test_compiled_with_cells_agrees_beyond_the_limits(ur5) -> None:
     assert_same(ur5.scene, q)
 
 
+# the largest table the harness takes, in bytes: two variables' cells, or 32 x 32 x 32
+BITS = max(cl.CELLS[2] ** 2, 32 ** 3) // 8
+
 HARNESS = r"""
 #include <stdio.h>
+#define BITS """ + str(BITS) + r"""
 int main(void)
 {
     int p, dims, var[3], n[3], k;
     double lo[3], step[3], q[NQ + 1];
-    static unsigned char bits[8192];
+    static unsigned char bits[BITS];
     rcells_bind(BOXES, NODES, KIDS, LEAVES);
     while (scanf("%d %d %d %d %d %lf %lf %lf %lf %lf %lf %d %d %d", &p, &dims, &var[0],
                  &var[1], &var[2], &lo[0], &lo[1], &lo[2], &step[0], &step[1], &step[2], &n[0],
                  &n[1], &n[2]) == 14) {
         for (k = 0; k < NQ; k++) q[k] = 0.0;
-        for (k = 0; k < 8192; k++) bits[k] = 0;
+        for (k = 0; k < BITS; k++) bits[k] = 0;
         rcells_cells(p, dims, var, lo, step, n, 1e-9, q, LEV, bits, 100000000L);
-        for (k = 0; k < 8192; k++) printf("%d ", bits[k]);
+        for (k = 0; k < BITS; k++) printf("%d ", bits[k]);
         printf("\n");
     }
     return 0;
@@ -234,7 +238,7 @@ def test_certifying_source_strict_sanitized_and_same_cells(ur5, tmp_path: Path) 
         lines.append(" ".join(map(repr, fields)))
         grid = [(t.start[d], step[d], t.wrap[d]) for d in range(len(t.var))]
         packed = prover.cells(t.pair, list(t.var), grid, n, np.zeros(len(lo)))
-        expected.append(np.pad(packed, (0, 8192 - len(packed))).tolist())
+        expected.append(np.pad(packed, (0, BITS - len(packed))).tolist())
     run = subprocess.run([str(exe)], input="\n".join(lines) + "\n", capture_output=True,
                          text=True)
     assert run.returncode == 0 and not run.stderr, run.stderr

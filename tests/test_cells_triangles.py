@@ -63,11 +63,12 @@ def proofs(request):
 
 
 def test_base_and_upper_arm_proven_on_their_triangles(proofs) -> None:
-    """Failed before the triangle pass: the checker's own trees prove 2 % of the cells (the
-    finer trees 80 %); its triangles 96 % (the pair is apart in 96.5 % of random samples)."""
+    """Failed before the triangle pass: the checker's own trees prove 8.5 % of the 512 x 512
+    cells (2 % of 256 x 256; the finer trees 80 %); its triangles 96 % (the pair is apart in
+    96.5 % of random samples)."""
     _, _, out = proofs
     (base, only), (forearm, only2) = out
-    assert base.bits.mean() > 0.93 and only.mean() > 0.9
+    assert base.bits.mean() > 0.93 and only.mean() > 0.85
     assert forearm.bits.mean() > 0.93 and only2.mean() > 0.5
 
 

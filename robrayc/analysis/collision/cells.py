@@ -38,11 +38,14 @@ from robrayc.kinematics import (
 )
 from robrayc.records import record
 
-# Cells per variable, by the number of variables: one 4,096, two 256 x 256 (a UR5 shoulder
-# cell is 0.025 rad: its upper arm's points near the axes move about 2 mm within it), three
-# 32 x 32 x 32 (Panda's fifth link and each of its 8 finger boxes: 95 % of the cells proven;
-# 64 x 64 x 64 proves 98 %, but a quarter as many pairs fit MAX_CELLS).
-CELLS = {1: 4096, 2: 256, 3: 32}
+# Cells per variable, by the number of variables: one 4,096, two 512 x 512 (a UR5 shoulder
+# cell is 0.012 rad: its upper arm's points near the axes move about 1 mm within it; the
+# lanes a cell leaves unproven are those next to contact, whose exact proof is the costly one:
+# UR5's NAME_check8 -6.6 % against 256 x 256, for 0.2 s more of proofs), three 32 x 32 x 32
+# (Panda's fifth link and each of its 8 finger boxes: 95 % of the cells proven; 64 x 64 x 64
+# proves 98 %, but took Panda's proofs from 0.8 to 2.1 s for 3 % of NAME_check8's
+# instructions). 1,024 x 1,024 ran UR5's tables past their budgets: fewer proven.
+CELLS = {1: 4096, 2: 512, 3: 32}
 # Pairs whose bounding spheres overlap in fewer random configurations than MIN_SHARE, or whose
 # trees are apart in fewer than MIN_APART of the first APART_SAMPLES of them, are left to
 # their trees; the others get tables, the most often near and apart first, up to MAX_CELLS
