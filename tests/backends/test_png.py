@@ -128,9 +128,12 @@ def test_progress_on_a_terminal_only(tmp_path):
     from tests.corpus import REPO
 
     scene = str(write_boxes(tmp_path))
-    # its own runner: stderr a pseudo-terminal (tests/run.py captures it into a pipe)
+    # its own runner: stderr a pseudo-terminal (tests/run.py captures it into a pipe). Large
+    # enough to render for over a second: POV-Ray reports its pixels as it goes, but a picture
+    # finished before the first report read shows none (800 x 600 took 0.7 s on a 2-core
+    # machine, and under the suite's load it once showed nothing)
     cmd = [sys.executable, "-m", "robrayc", scene, "-o", str(tmp_path / "t.png"),
-           "--pov-x", "800", "--pov-y", "600"]
+           "--pov-x", "2400", "--pov-y", "1800"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     leader, follower = pty.openpty()
     proc = subprocess.Popen(cmd, stderr=follower, stdout=subprocess.DEVNULL, env=env)
