@@ -39,12 +39,12 @@ from robrayc.kinematics import (
 from robrayc.records import record
 
 # Cells per variable, by the number of variables: one 4,096, two 512 x 512 (a UR5 shoulder
-# cell is 0.012 rad: its upper arm's points near the axes move about 1 mm within it; the
-# lanes a cell leaves unproven are those next to contact, whose exact proof is the costly one:
-# UR5's NAME_check8 -6.6 % against 256 x 256, for 0.2 s more of proofs), three 32 x 32 x 32
-# (Panda's fifth link and each of its 8 finger boxes: 95 % of the cells proven; 64 x 64 x 64
-# proves 98 %, but took Panda's proofs from 0.8 to 2.1 s for 3 % of NAME_check8's
-# instructions). 1,024 x 1,024 ran UR5's tables past their budgets: fewer proven.
+# cell is 0.012 rad: its upper arm's points near the axes move about 1 mm within it; a cell
+# left unproven is next to contact, where a lane's exact proof costs most: UR5's NAME_check8
+# -6.6 % against 256 x 256 for 0.2 s more of proofs; 1,024 x 1,024 ran past the budgets),
+# three 32 x 32 x 32 (Panda's fifth link and each of its 8 finger boxes: 95 % of the cells
+# proven; 64 x 64 x 64 proves 98 %, but took Panda's proofs from 0.8 to 2.1 s to spare 3 %
+# of its NAME_check8's instructions).
 CELLS = {1: 4096, 2: 512, 3: 32}
 # Pairs whose bounding spheres overlap in fewer random configurations than MIN_SHARE, or whose
 # trees are apart in fewer than MIN_APART of the first APART_SAMPLES of them, are left to
@@ -58,13 +58,13 @@ MAX_CELLS = 16 * CELLS[2] ** 2
 # A pair gets finer trees when its own trees prove fewer of its cells than this short of the
 # share of samples at which it is apart.
 SLACK = 0.05
-# Node pairs a table may visit (about 10 ns each; UR5's base and upper arm take 66 million),
-# and all tables together; past them, the cells left stay unproven (a bound on the time,
-# which does not depend on the machine).
+# Node pairs a table may visit (about 10 ns each; UR5's tables among the benchmark's 20 boxes
+# take 79 million in all), and all tables together; past them, the cells left stay unproven
+# (a bound on the time, which does not depend on the machine).
 VISITS = 100_000_000
 TOTAL_VISITS = 400_000_000
 # The proving trees' leaves, relative to the checker's default (0.25: UR5's base and upper arm
-# are proven apart in 80 % of their cells, 2 % at the default leaf size).
+# were proven apart in 80 % of their 256 x 256 cells, 2 % at the default leaf size).
 FINER = 0.25
 # Each cell is proven over this much more of each variable (absorbs the rounding of the
 # cell index computed at run time, ~1e-15 rad).
@@ -76,7 +76,8 @@ SPEED_ROUNDING = 1.0 + 1e-6
 # where the kernel leaves answers to the exact checker; twice it, for the rounding of the
 # kinematics and of the triangle tests), in boxes split at most TRIANGLE_DEPTH times within
 # a cell, visiting at most TRIANGLE_CELL node pairs a cell, TRIANGLE_VISITS a table and
-# TRIANGLE_TOTAL in all (a bound on the time that does not depend on the machine).
+# TRIANGLE_TOTAL in all (a bound on the time that does not depend on the machine; the same
+# UR5's take 349 million of it).
 TRIANGLE_GAP = 2.0
 TRIANGLE_DEPTH = 24
 TRIANGLE_CELL = 20_000
