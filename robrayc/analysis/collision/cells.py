@@ -42,9 +42,8 @@ from robrayc.records import record
 # cell is 0.012 rad: its upper arm's points near the axes move about 1 mm within it; a cell
 # left unproven is next to contact, where a lane's exact proof costs most: UR5's NAME_check8
 # -6.6 % against 256 x 256 for 0.2 s more of proofs; 1,024 x 1,024 ran past the budgets),
-# three 32 x 32 x 32 (Panda's fifth link and each of its 8 finger boxes: 95 % of the cells
-# proven; 64 x 64 x 64 proves 98 %, but took Panda's proofs from 0.8 to 2.1 s to spare 3 %
-# of its NAME_check8's instructions).
+# three 32 x 32 x 32 (Panda's fifth link, each finger box: 95 % proven; 64 x 64 x 64 proves
+# 98 %, but took Panda's proofs from 0.8 to 2.1 s to spare 3 % of NAME_check8's work).
 CELLS = {1: 4096, 2: 512, 3: 32}
 # Pairs whose bounding spheres overlap in fewer random configurations than MIN_SHARE, or whose
 # trees are apart in fewer than MIN_APART of the first APART_SAMPLES of them, are left to
