@@ -113,8 +113,8 @@ struct hullshape { int kind, first, count; double m[12], half[3], centre[3]; };
 /* the largest w . p over points lo .. hi - 1 of p (their x, then their y, then their z: n
  * each) if more than *best, then in *best and a point reaching it in *at; eight points at a
  * time with AVX-512, four with AVX2 (the same sums in the same order: the same values, bit
- * for bit; UR5's and Fetch's NAME_check8 and motions 7 and 12 % faster with AVX-512 than
- * with AVX2 on an AMD EPYC, the supports being most of their hull proofs' time) */
+ * for bit; UR5's NAME_check8 and motions, where the supports are a fifth of the time, 4-5 %
+ * faster with AVX-512 than with AVX2 on an AMD EPYC; Fetch's and Panda's within 1 %) */
 static void hull_run(const double *p, int n, int lo, int hi, const double *w, double *best,
                      int *at)
 {
