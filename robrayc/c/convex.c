@@ -24,8 +24,7 @@
 
 /* DECIDE_GAP itself is defined in checker_kernel.h (obstacles.c uses it too) */
 
-/* meshes.c (after this file): whether solid s has triangles, and two meshes' answer */
-static int has_triangles(int s);
+/* meshes.c (after this file): two meshes' answer */
 static int decide_meshes(double g[][12], int a, int b);
 
 static double dot3(const double *a, const double *b)
