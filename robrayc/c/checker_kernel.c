@@ -302,12 +302,18 @@ static int tree_tree(int na, int nb, const float *pb, const float *t)
     return 0;
 }
 
+/* 0: pair1 descends the float trees before the triangles, as it did (for comparisons: the
+ * answers are the same) */
+#ifndef CHECKER_TRIANGLES_FIRST
+#define CHECKER_TRIANGLES_FIRST 1
+#endif
+
 /* is solid a a mesh with triangles, and b a sphere, a box or another such mesh: a pair whose
  * triangles pair1 tests before its float trees */
 static int triangles_first(int a, int b)
 {
     const int kb = SOLID[b].exact;
-    return SOLID[a].exact == -1 && has_triangles(a)
+    return CHECKER_TRIANGLES_FIRST && SOLID[a].exact == -1 && has_triangles(a)
            && (kb == 0 || kb == 1 || (kb == -1 && has_triangles(b)));
 }
 
