@@ -110,6 +110,21 @@ struct hullshape { int kind, first, count; double m[12], half[3], centre[3]; };
 /* the clusters of n hull points */
 #define HULL_CLUSTERS(n) (((n) + HULL_CLUSTER - 1) / HULL_CLUSTER)
 
+#if defined(__AVX512F__) || defined(__AVX2__)
+/* the vector lanes' best (tops[j], reached at point lo + wheres[j]) into *best and *at where
+ * one is more */
+static void best_lane(const double *tops, const double *wheres, int lanes, int lo,
+                      double *best, int *at)
+{
+    int j;
+    for (j = 0; j < lanes; j++)
+        if (tops[j] > *best) {
+            *best = tops[j];
+            *at = lo + (int)wheres[j];
+        }
+}
+#endif
+
 /* the largest w . p over points lo .. hi - 1 of p (their x, then their y, then their z: n
  * each) if more than *best, then in *best and a point reaching it in *at; eight points at a
  * time with AVX-512, four with AVX2 (the same sums in the same order: the same values, bit
@@ -124,11 +139,9 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
     if (hi - lo >= 8) {
         const __m512d wx = _mm512_set1_pd(w[0]), wy = _mm512_set1_pd(w[1]);
         const __m512d wz = _mm512_set1_pd(w[2]);
-        __m512d top = _mm512_set1_pd(-HUGE_VAL);
-        __m512i where = _mm512_setzero_si512(), index = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-        double tops[8];
-        long long wheres[8];
-        int j;
+        __m512d top = _mm512_set1_pd(-HUGE_VAL), where = _mm512_setzero_pd();
+        __m512d index = _mm512_set_pd(7.0, 6.0, 5.0, 4.0, 3.0, 2.0, 1.0, 0.0);
+        double tops[8], wheres[8];
         for (; k + 8 <= hi; k += 8) {
             const __m512d d = _mm512_add_pd(_mm512_add_pd(
                 _mm512_mul_pd(wx, _mm512_loadu_pd(p + k)),
@@ -136,16 +149,12 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
                 _mm512_mul_pd(wz, _mm512_loadu_pd(p + 2 * n + k)));
             const __mmask8 more = _mm512_cmp_pd_mask(d, top, _CMP_GT_OQ);
             top = _mm512_mask_blend_pd(more, top, d);
-            where = _mm512_mask_blend_epi64(more, where, index);
-            index = _mm512_add_epi64(index, _mm512_set1_epi64(8));
+            where = _mm512_mask_blend_pd(more, where, index);
+            index = _mm512_add_pd(index, _mm512_set1_pd(8.0));
         }
         _mm512_storeu_pd(tops, top);
-        _mm512_storeu_si512(wheres, where);
-        for (j = 0; j < 8; j++)
-            if (tops[j] > top_best) {
-                top_best = tops[j];
-                top_at = lo + (int)wheres[j];
-            }
+        _mm512_storeu_pd(wheres, where);
+        best_lane(tops, wheres, 8, lo, &top_best, &top_at);
     }
 #elif defined(__AVX2__)
     if (hi - lo >= 4) {
@@ -154,7 +163,6 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
         __m256d top = _mm256_set1_pd(-HUGE_VAL), where = _mm256_setzero_pd();
         __m256d index = _mm256_set_pd(3.0, 2.0, 1.0, 0.0);
         double tops[4], wheres[4];
-        int j;
         for (; k + 4 <= hi; k += 4) {
             __m256d d = _mm256_add_pd(_mm256_add_pd(
                 _mm256_mul_pd(wx, _mm256_loadu_pd(p + k)),
@@ -167,11 +175,7 @@ static void hull_run(const double *p, int n, int lo, int hi, const double *w, do
         }
         _mm256_storeu_pd(tops, top);
         _mm256_storeu_pd(wheres, where);
-        for (j = 0; j < 4; j++)
-            if (tops[j] > top_best) {
-                top_best = tops[j];
-                top_at = lo + (int)wheres[j];
-            }
+        best_lane(tops, wheres, 4, lo, &top_best, &top_at);
     }
 #endif
     for (; k < hi; k++) {
