@@ -14,11 +14,11 @@
  * closed forms in double (the exact checker's tests and contact tolerance); others through
  * their certified sphere trees, in their own group's frame (no placement): against a box or
  * sphere exactly, against the other solid's bounding box (every solid lies in its box), then
- * tree against tree. MAYBE when spheres still overlap at the leaves. (A mesh with triangles
+ * tree against tree. MAYBE when spheres still overlap at the leaves (a mesh with triangles
  * against a sphere, a box or another such mesh: its triangles first, the trees only where
- * they leave it MAYBE: pair1.) A pair whose relative
- * pose depends on one to three joint variables skips all that in the cells of those
- * variables proven apart when the robot's tables were generated (CELLTAB).
+ * they leave it MAYBE: pair1). A pair whose relative pose depends on one to three joint
+ * variables skips all that in the cells of those variables proven apart when the robot's
+ * tables were generated (CELLTAB).
  *
  * Tables besides checker_kernel.h's structs: BOX[s], each solid's bounding box in its group
  * frame (centre, rotation row-major with the box axes as columns, half extents; margin
@@ -300,21 +300,6 @@ static int tree_tree(int na, int nb, const float *pb, const float *t)
     for (k = KID[na][0]; k < KID[na][0] + KID[na][1]; k++)
         if (tree_tree(k, nb, pb, t)) return 1;
     return 0;
-}
-
-/* 0: pair1 descends the float trees before the triangles, as it did (for comparisons: the
- * answers are the same) */
-#ifndef CHECKER_TRIANGLES_FIRST
-#define CHECKER_TRIANGLES_FIRST 1
-#endif
-
-/* is solid a a mesh with triangles, and b a sphere, a box or another such mesh: a pair whose
- * triangles pair1 tests before its float trees */
-static int triangles_first(int a, int b)
-{
-    const int kb = SOLID[b].exact;
-    return CHECKER_TRIANGLES_FIRST && SOLID[a].exact == -1 && has_triangles(a)
-           && (kb == 0 || kb == 1 || (kb == -1 && has_triangles(b)));
 }
 
 /* one solid pair whose bounding spheres overlap: FREE, COLLIDES or MAYBE (what the trees

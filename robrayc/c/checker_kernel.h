@@ -100,8 +100,10 @@ static void fk(const double *q, double g[][12]);
  * a and b, and its answer at group poses g (FREE, COLLIDES or MAYBE; a: a tree solid) */
 static int decides(int a, int b);
 static int decide_pair(double g[][12], int a, int b);
-/* whether solid s is a mesh with triangles there (meshes.c) */
+/* whether solid s is a mesh with triangles there (meshes.c); whether a pair of a and b is
+ * decided on its triangles before its float trees (convex.c: pair1) */
 static int has_triangles(int s);
+static int triangles_first(int a, int b);
 /* and a mesh solid a (its group's pose ga) against a sphere, box or cylinder (exact 0, 1,
  * -2) solid s at world pose ws (s's group pose times s->pose; s may be no solid of the
  * robot's: an obstacle); MAYBE for any other kind, or a solid a without triangles */

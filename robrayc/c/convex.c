@@ -245,6 +245,21 @@ static int decides(int a, int b)
     return (sa->exact >= 0 || has_triangles(a)) && (sb->exact >= 0 || has_triangles(b));
 }
 
+/* 0: pair1 (checker_kernel.c) descends the float trees before the triangles, as it did (for
+ * comparisons: the answers are the same) */
+#ifndef CHECKER_TRIANGLES_FIRST
+#define CHECKER_TRIANGLES_FIRST 1
+#endif
+
+/* is solid a a mesh with triangles, and b a sphere, a box or another such mesh: a pair whose
+ * triangles pair1 tests before its float trees */
+static int triangles_first(int a, int b)
+{
+    const int kb = SOLID[b].exact;
+    return CHECKER_TRIANGLES_FIRST && SOLID[a].exact == -1 && has_triangles(a)
+           && (kb == 0 || kb == 1 || (kb == -1 && has_triangles(b)));
+}
+
 static int decide_pair(double g[][12], int a, int b)
 {
     const struct solid *sb = &SOLID[b];
