@@ -7,7 +7,6 @@ contact, every pair's state (NAME_solid_states) as well as each configuration's 
 from __future__ import annotations
 
 import ctypes
-import re
 from pathlib import Path
 
 import numpy as np
@@ -40,8 +39,7 @@ def test_triangles_first_answer_as_the_trees_first(key: str, tmp_path: Path) -> 
     (tmp_path / "trees").mkdir()
     first = _library(exact, tmp_path / "first", "avx2")
     trees = _library(exact, tmp_path / "trees", "avx2", ["-DCHECKER_TRIANGLES_FIRST=0"])
-    source = (tmp_path / "first" / "rb_avx2.c").read_text()
-    pairs = int(re.search(r"#define RB_N_SOLID_PAIRS (\d+)", source).group(1))
+    pairs = len(exact._pi)  # the solid pairs tested (compiled.py's n_solid_pairs)
     q = configurations(scene, 300, seed=4)
     q = np.ascontiguousarray(np.concatenate([q, near_contact(trees, q,
                                                              np.random.default_rng(3))]))
